@@ -1,0 +1,101 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import {
+  apiKeyFromEnv,
+  cairnHome,
+  createModel,
+  isProviderId,
+  loadSettings,
+  ModelConfigError,
+  providerIds,
+  providers,
+  SettingsError,
+  type ApprovalCategory,
+  type Model,
+  type ProviderId,
+  type RetryPolicy,
+  type Settings,
+} from "@cairn/core";
+import type { RunArgs } from "./run-args.js";
+import { UsageError } from "./usage-error.js";
+
+export type RunConfig = {
+  cwd: string;
+  home: string;
+  model: Model;
+  fallbackModel?: Model;
+  protocol: "xml" | "native";
+  autoApprove: ApprovalCategory[];
+  maxTurns?: number;
+  maxMistakes?: number;
+  retry: Partial<RetryPolicy>;
+};
+
+type Env = Record<string, string | undefined>;
+
+function workspace(dir: string): string {
+  const resolved = path.resolve(dir);
+  let isDir = false;
+  try {
+    isDir = statSync(resolved).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw new UsageError(`The workspace ${resolved} is not a directory: pass an existing folder with --cwd.`);
+  return resolved;
+}
+
+const localProviders: ReadonlySet<ProviderId> = new Set(["ollama", "lmstudio"]);
+
+/** Flags beat the environment, which beats CAIRN_HOME/settings.json, which beats defaults. */
+export function resolveRunConfig(args: RunArgs, env: Env): RunConfig {
+  const home = cairnHome(env);
+  let settings: Settings;
+  try {
+    settings = loadSettings(home);
+  } catch (error) {
+    if (error instanceof SettingsError) throw new UsageError(error.message);
+    throw error;
+  }
+  const providerName = args.provider ?? env.CAIRN_PROVIDER?.trim() ?? settings.provider ?? "anthropic";
+  if (!isProviderId(providerName)) {
+    throw new UsageError(`Unknown provider "${providerName}" (from CAIRN_PROVIDER or settings.json). Use one of: ${providerIds.join(", ")}.`);
+  }
+  const provider: ProviderId = providerName;
+  const modelId = args.model ?? env.CAIRN_MODEL?.trim() ?? settings.model ?? providers[provider].defaultModel;
+  if (!modelId) throw new UsageError(`Provider ${provider} has no default model: pass --model or set CAIRN_MODEL.`);
+  const baseUrl = args.baseUrl ?? env.CAIRN_BASE_URL?.trim() ?? settings.baseUrl;
+  const apiKey = apiKeyFromEnv(provider, env);
+
+  const make = (id: string): Model => {
+    try {
+      return createModel({
+        provider,
+        model: id,
+        ...(apiKey ? { apiKey } : {}),
+        ...(baseUrl ? { baseUrl } : {}),
+        ...(settings.models?.[id] ? { info: settings.models[id] } : {}),
+      });
+    } catch (error) {
+      if (error instanceof ModelConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+  };
+
+  const fallbackId = args.fallbackModel ?? settings.fallbackModel;
+  const retry: Partial<RetryPolicy> = { ...settings.retry };
+  if (args.retries !== undefined) retry.maxRetries = args.retries;
+  const config: RunConfig = {
+    cwd: workspace(args.cwd),
+    home,
+    model: make(modelId),
+    protocol: args.protocol ?? settings.protocol ?? (localProviders.has(provider) ? "xml" : "native"),
+    autoApprove: args.autoApprove ?? settings.autoApprove ?? ["read"],
+    retry,
+  };
+  if (fallbackId) config.fallbackModel = make(fallbackId);
+  const maxTurns = args.maxTurns ?? settings.maxTurns;
+  if (maxTurns !== undefined) config.maxTurns = maxTurns;
+  if (settings.maxMistakes !== undefined) config.maxMistakes = settings.maxMistakes;
+  return config;
+}

@@ -1,0 +1,62 @@
+import { createRequire } from "node:module";
+import { exitCodes, runHeadless, type Io } from "./headless.js";
+import { parseRunArgs, runHelp } from "./run-args.js";
+import { UsageError } from "./usage-error.js";
+
+const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+
+const help = `cairn ${version}: an autonomous coding agent
+
+Usage:
+  cairn run [options] [--] <task...>   run a task headlessly (scripts, CI)
+  cairn --version
+
+Run \`cairn run --help\` for the options. Keys come from the environment:
+ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY, or CAIRN_API_KEY.`;
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return "";
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").trim();
+}
+
+export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+      io.stdout(`${help}\n`);
+      return command === undefined ? exitCodes.usage : 0;
+    }
+    if (command === "--version" || command === "-v") {
+      io.stdout(`${version}\n`);
+      return 0;
+    }
+    if (command === "run") {
+      const args = parseRunArgs(rest, process.cwd());
+      if (args === "help") {
+        io.stdout(`${runHelp}\n`);
+        return 0;
+      }
+      if (args.task === "") args.task = await readStdin();
+      if (args.task === "") throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
+      return await runHeadless(args, io);
+    }
+    throw new UsageError(`Unknown command "${command}". Run cairn --help.`);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`cairn: ${error.message}\n`);
+      return exitCodes.usage;
+    }
+    io.stderr(`cairn: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return exitCodes.failed;
+  }
+}
+
+function defaultIo(): Io {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    env: process.env,
+  };
+}

@@ -1,0 +1,103 @@
+import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { classifyModelError } from "./classify-error.js";
+import { ModelError } from "./errors.js";
+import { toProviderPrompt } from "./to-provider-prompt.js";
+import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId, Usage } from "./types.js";
+
+function toUsage(usage: Extract<LanguageModelV3StreamPart, { type: "finish" }>["usage"]): Usage {
+  const cacheRead = usage.inputTokens.cacheRead ?? 0;
+  const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
+  const total = usage.inputTokens.total ?? 0;
+  return {
+    inputTokens: usage.inputTokens.noCache ?? Math.max(0, total - cacheRead - cacheWrite),
+    outputTokens: usage.outputTokens.total ?? 0,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
+}
+
+function toFinishReason(unified: string): FinishReason {
+  switch (unified) {
+    case "stop":
+    case "length":
+    case "tool-calls":
+    case "content-filter":
+      return unified;
+    default:
+      return "other";
+  }
+}
+
+/** Adapts an AI SDK provider model (LanguageModelV3) to Cairn's one-method Model. */
+export class AiSdkModel implements Model {
+  constructor(
+    readonly provider: ProviderId,
+    readonly id: string,
+    readonly info: ModelInfo,
+    private readonly model: LanguageModelV3,
+  ) {}
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+    let started = false;
+    let finished = false;
+    let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+    try {
+      const result = await this.model.doStream({
+        prompt: toProviderPrompt(request.system, request.messages, this.provider === "anthropic"),
+        abortSignal: signal,
+        maxOutputTokens: request.maxOutputTokens ?? this.info.maxOutputTokens,
+        ...(request.tools
+          ? { tools: request.tools.map((t) => ({ type: "function" as const, name: t.name, description: t.description, inputSchema: t.inputSchema })) }
+          : {}),
+      });
+      reader = result.stream.getReader();
+      for (;;) {
+        const { done, value: part } = await reader.read();
+        if (done) break;
+        switch (part.type) {
+          case "text-delta":
+            if (part.delta) {
+              started = true;
+              yield { type: "text-delta", text: part.delta };
+            }
+            break;
+          case "reasoning-delta": {
+            started = true;
+            const signature = (part.providerMetadata?.anthropic as { signature?: string } | undefined)?.signature;
+            yield signature ? { type: "reasoning-delta", text: part.delta, signature } : { type: "reasoning-delta", text: part.delta };
+            break;
+          }
+          case "tool-input-start":
+            started = true;
+            yield { type: "tool-call-start", id: part.id, name: part.toolName };
+            break;
+          case "tool-input-delta":
+            yield { type: "tool-call-delta", id: part.id, argsText: part.delta };
+            break;
+          case "tool-call":
+            started = true;
+            yield { type: "tool-call", id: part.toolCallId, name: part.toolName, argsText: part.input };
+            break;
+          case "error":
+            throw part.error;
+          case "finish":
+            // A finish without the provider's own stop reason means the stream ended early.
+            if (part.finishReason.raw === undefined && part.finishReason.unified === "other") {
+              throw new ModelError("stream_cut", "The model's response stream ended before it finished.");
+            }
+            finished = true;
+            yield { type: "finish", reason: toFinishReason(part.finishReason.unified), usage: toUsage(part.usage) };
+            break;
+          default:
+            break;
+        }
+      }
+      if (!finished) throw new ModelError("stream_cut", "The model's response stream ended before it finished.");
+    } catch (error) {
+      throw classifyModelError(error, started, signal);
+    } finally {
+      // Closes the HTTP response when the consumer stops early or the stream failed.
+      if (!finished) await reader?.cancel().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,48 @@
+export type ModelErrorKind =
+  | "rate_limit"
+  | "overloaded"
+  | "server"
+  | "network"
+  | "stream_cut"
+  | "timeout"
+  | "context_window"
+  | "auth"
+  | "bad_request"
+  | "aborted";
+
+const retryableKinds: ReadonlySet<ModelErrorKind> = new Set([
+  "rate_limit",
+  "overloaded",
+  "server",
+  "network",
+  "stream_cut",
+  "timeout",
+]);
+
+/** Every failure of a model request, classified once at the provider edge. */
+export class ModelError extends Error {
+  readonly kind: ModelErrorKind;
+  readonly status: number | undefined;
+  /** From `retry-after` / `retry-after-ms`, when the server sent one. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(kind: ModelErrorKind, message: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause });
+    this.name = "ModelError";
+    this.kind = kind;
+    this.status = opts.status;
+    this.retryAfterMs = opts.retryAfterMs;
+  }
+
+  get retryable(): boolean {
+    return retryableKinds.has(this.kind);
+  }
+}
+
+/** The request did not fit the model's context window; the context layer can shrink it and try again. */
+export class ContextWindowExceededError extends ModelError {
+  constructor(message: string, status?: number) {
+    super("context_window", message, status === undefined ? {} : { status });
+    this.name = "ContextWindowExceededError";
+  }
+}

@@ -1,0 +1,94 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { AiSdkModel } from "./ai-sdk-model.js";
+import { modelInfo } from "./catalog.js";
+import type { Model, ModelInfo, ProviderId } from "./types.js";
+
+type ProviderDefaults = {
+  /** Environment variables holding the key, in order of preference (CAIRN_API_KEY is always the last fallback). */
+  keyEnv: readonly string[];
+  keyRequired: boolean;
+  baseUrl?: string;
+  baseUrlRequired?: boolean;
+  defaultModel?: string;
+};
+
+export const providers: Readonly<Record<ProviderId, ProviderDefaults>> = {
+  anthropic: { keyEnv: ["ANTHROPIC_API_KEY"], keyRequired: true, defaultModel: "claude-sonnet-4-5" },
+  openai: { keyEnv: ["OPENAI_API_KEY"], keyRequired: true, defaultModel: "gpt-5" },
+  "openai-compatible": { keyEnv: [], keyRequired: false, baseUrlRequired: true },
+  openrouter: { keyEnv: ["OPENROUTER_API_KEY"], keyRequired: true, baseUrl: "https://openrouter.ai/api/v1", defaultModel: "anthropic/claude-sonnet-4.5" },
+  deepseek: { keyEnv: ["DEEPSEEK_API_KEY"], keyRequired: true, baseUrl: "https://api.deepseek.com/v1", defaultModel: "deepseek-chat" },
+  ollama: { keyEnv: [], keyRequired: false, baseUrl: "http://localhost:11434/v1" },
+  lmstudio: { keyEnv: [], keyRequired: false, baseUrl: "http://localhost:1234/v1" },
+};
+
+export const providerIds = Object.keys(providers) as ProviderId[];
+
+export function isProviderId(value: string): value is ProviderId {
+  return Object.hasOwn(providers, value);
+}
+
+/** The first key found in the environment for this provider, then CAIRN_API_KEY. */
+export function apiKeyFromEnv(provider: ProviderId, env: Record<string, string | undefined>): string | undefined {
+  for (const name of [...providers[provider].keyEnv, "CAIRN_API_KEY"]) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+export type ModelConfig = {
+  provider: ProviderId;
+  model: string;
+  apiKey?: string;
+  /** API root. Anthropic: with or without /v1. OpenAI and compatible endpoints: including /v1. */
+  baseUrl?: string;
+  /** Overrides what the catalog knows (context window, price). */
+  info?: Partial<ModelInfo>;
+};
+
+/** A configuration problem a person must fix; the message names what to set. */
+export class ModelConfigError extends Error {
+  override name = "ModelConfigError";
+}
+
+function anthropicBaseUrl(url: string): string {
+  const trimmed = url.replace(/\/+$/, "");
+  return trimmed.endsWith("/v1") ? trimmed : `${trimmed}/v1`;
+}
+
+export function createModel(config: ModelConfig): Model {
+  const defaults = providers[config.provider];
+  if (!defaults) throw new ModelConfigError(`Unknown provider "${String(config.provider)}". Use one of: ${providerIds.join(", ")}.`);
+  if (defaults.keyRequired && !config.apiKey) {
+    const names = [...defaults.keyEnv, "CAIRN_API_KEY"].join(" or ");
+    throw new ModelConfigError(`No API key for ${config.provider}: set ${names}.`);
+  }
+  const baseUrl = config.baseUrl ?? defaults.baseUrl;
+  if (defaults.baseUrlRequired && !baseUrl) {
+    throw new ModelConfigError(`Provider ${config.provider} needs a base URL: pass --base-url or set CAIRN_BASE_URL (e.g. http://localhost:8000/v1).`);
+  }
+  const info: ModelInfo = { ...modelInfo(config.model, config.provider), ...config.info };
+  const apiKey = config.apiKey ?? "";
+  switch (config.provider) {
+    case "anthropic": {
+      const provider = createAnthropic({ apiKey, ...(baseUrl ? { baseURL: anthropicBaseUrl(baseUrl) } : {}) });
+      return new AiSdkModel(config.provider, config.model, info, provider(config.model));
+    }
+    case "openai": {
+      const provider = createOpenAI({ apiKey, ...(baseUrl ? { baseURL: baseUrl.replace(/\/+$/, "") } : {}) });
+      return new AiSdkModel(config.provider, config.model, info, provider.chat(config.model));
+    }
+    default: {
+      const provider = createOpenAICompatible({
+        name: config.provider,
+        baseURL: baseUrl!.replace(/\/+$/, ""),
+        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+        includeUsage: true,
+      });
+      return new AiSdkModel(config.provider, config.model, info, provider.chatModel(config.model));
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The conversation as Cairn stores it, and the one-method model interface the loop talks to.
+ * Providers translate these shapes to and from their wire formats; nothing else does.
+ */
+
+export type TextPart = { type: "text"; text: string };
+export type ImagePart = { type: "image"; mediaType: string; data: string /* base64 */ };
+export type ReasoningPart = { type: "reasoning"; text: string; signature?: string };
+export type ToolCallPart = { type: "tool-call"; id: string; name: string; input: Record<string, unknown> };
+export type ToolResultPart = {
+  type: "tool-result";
+  toolCallId: string;
+  toolName: string;
+  content: Array<TextPart | ImagePart>;
+  isError: boolean;
+};
+
+export type UserMessage = { role: "user"; content: Array<TextPart | ImagePart | ToolResultPart> };
+export type AssistantMessage = { role: "assistant"; content: Array<TextPart | ReasoningPart | ToolCallPart> };
+export type Message = UserMessage | AssistantMessage;
+
+/** A tool as the provider's native function calling sees it. */
+export type ToolSpec = { name: string; description: string; inputSchema: Record<string, unknown> };
+
+export type ModelRequest = {
+  system: string;
+  messages: Message[];
+  /** Present only for the native tool-call protocol. */
+  tools?: ToolSpec[];
+  maxOutputTokens?: number;
+};
+
+export type FinishReason = "stop" | "length" | "tool-calls" | "content-filter" | "other";
+
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+};
+
+export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+/** What a model stream yields. Errors are thrown as `ModelError`. */
+export type ModelEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string; signature?: string }
+  | { type: "tool-call-start"; id: string; name: string }
+  | { type: "tool-call-delta"; id: string; argsText: string }
+  | { type: "tool-call"; id: string; name: string; argsText: string }
+  | { type: "finish"; reason: FinishReason; usage: Usage };
+
+/** Price in US dollars per million tokens. */
+export type Pricing = { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+
+export type ModelInfo = {
+  contextWindow: number;
+  maxOutputTokens: number;
+  pricing?: Pricing;
+  supportsImages: boolean;
+};
+
+export type ProviderId =
+  | "anthropic"
+  | "openai"
+  | "openai-compatible"
+  | "openrouter"
+  | "ollama"
+  | "lmstudio"
+  | "deepseek";
+
+/** A model is one method. */
+export interface Model {
+  readonly provider: ProviderId;
+  readonly id: string;
+  readonly info: ModelInfo;
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+}

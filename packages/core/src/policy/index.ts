@@ -1,0 +1,2 @@
+export { approvalCategories, approvalCategory, autoApproval, parseApprovalList, type ApprovalSettings, type AutoDecision } from "./approval.js";
+export { resolveWorkspacePath } from "./workspace.js";

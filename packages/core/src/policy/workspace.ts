@@ -1,0 +1,88 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export type WorkspacePath = {
+  /** The path the tool will use: absolute and normalised, symlinks left as written. */
+  absolute: string;
+  /** True when the real location (all symlinks followed) is outside the workspace root. */
+  external: boolean;
+};
+
+/** How many symlinks one resolution may follow before it is treated as a loop. */
+const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * Resolves a model-supplied path against the workspace root and says whether it leaves the
+ * workspace. `cwd` is the workspace root; `input` is relative to it, absolute, or starts with `~`.
+ *
+ * The boundary is decided on real paths: the deepest existing ancestor is realpath'd and the
+ * rest appended, so `..`, absolute paths and symlinks anywhere in the path (including dangling
+ * ones and not-yet-existing files below a symlinked folder) are all caught.
+ */
+export function resolveWorkspacePath(cwd: string, input: string): WorkspacePath {
+  const absolute = path.resolve(cwd, expandHome(input));
+  const root = realPathOf(cwd);
+  const real = realPathOf(absolute);
+  if (root === undefined || real === undefined) return { absolute, external: true };
+  return { absolute, external: !isInside(root, real) };
+}
+
+/** How a path is shown to the model and to people: relative to the workspace with `/`, else absolute. */
+export function displayPath(cwd: string, absolute: string): string {
+  const relative = path.relative(cwd, absolute);
+  if (relative === "") return ".";
+  if (!isInsideRelative(relative)) return absolute;
+  return relative.split(path.sep).join("/");
+}
+
+function expandHome(input: string): string {
+  if (input === "~") return os.homedir();
+  if (input.startsWith("~/") || input.startsWith(`~${path.sep}`)) return path.join(os.homedir(), input.slice(2));
+  return input;
+}
+
+function isInside(root: string, candidate: string): boolean {
+  return isInsideRelative(path.relative(root, candidate));
+}
+
+function isInsideRelative(relative: string): boolean {
+  if (relative === "") return true;
+  if (path.isAbsolute(relative)) return false; // another drive on Windows
+  return relative !== ".." && !relative.startsWith(`..${path.sep}`);
+}
+
+/**
+ * The real path of `target`, which need not exist: realpath of the deepest existing ancestor with
+ * the missing tail appended. A dangling symlink is followed by hand, since writing through it
+ * creates its target. Returns undefined when symlinks loop.
+ */
+function realPathOf(target: string, hops = 0): string | undefined {
+  if (hops > MAX_SYMLINK_HOPS) return undefined;
+  try {
+    return fs.realpathSync.native(target);
+  } catch (error) {
+    if (errorCode(error) === "ELOOP") return undefined;
+  }
+  const parent = path.dirname(target);
+  if (parent === target) return target; // the filesystem root itself could not be resolved
+  const realParent = realPathOf(parent, hops);
+  if (realParent === undefined) return undefined;
+  const here = path.join(realParent, path.basename(target));
+  const linkTarget = readLinkOrUndefined(here);
+  if (linkTarget === undefined) return here;
+  return realPathOf(path.resolve(realParent, linkTarget), hops + 1);
+}
+
+function readLinkOrUndefined(file: string): string | undefined {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return undefined; // not a symlink, or does not exist: either way there is nothing to follow
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}

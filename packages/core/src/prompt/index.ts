@@ -1,0 +1,1 @@
+export { buildSystemPrompt, continueAfterOutputLimit, noToolNudge, systemInfo, type SystemPromptInput } from "./system-prompt.js";

@@ -1,0 +1,66 @@
+import os from "node:os";
+import type { ProtocolName } from "../protocol/types.js";
+import { xmlToolSection } from "../protocol/xml/xml-protocol.js";
+import type { AnyTool, Mode } from "../tools/tool.js";
+
+export type SystemPromptInput = {
+  cwd: string;
+  mode: Mode;
+  protocol: ProtocolName;
+  tools: readonly AnyTool[];
+  /** Extra instructions from the person or the host (appended last). */
+  customInstructions?: string;
+  system?: { platform: string; shell: string; home: string };
+};
+
+export function systemInfo(): { platform: string; shell: string; home: string } {
+  return { platform: `${os.type()} ${os.release()} (${process.platform})`, shell: process.env.SHELL ?? "/bin/sh", home: os.homedir() };
+}
+
+const modeText: Record<Mode, string> = {
+  act: "You are in ACT mode: carry the task out with the tools, step by step, and finish with attempt_completion.",
+  plan: "You are in PLAN mode: explore with read-only tools and work out a plan with the person. Do not change files or run commands that change anything.",
+};
+
+/**
+ * The system prompt: who the agent is, how to use tools (xml only; native tools travel as schemas),
+ * the rules that keep work safe and cheap, the machine, and the mode.
+ */
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const sys = input.system ?? systemInfo();
+  const sections = [
+    `You are Cairn, a highly skilled software engineer working as an autonomous coding agent in the person's workspace. You complete the task you are given by using tools, one step at a time, checking the result of each step before the next.`,
+    input.protocol === "xml" ? xmlToolSection(input.tools) : "",
+    `# Rules
+
+- The workspace is ${input.cwd}. Give paths relative to it. Paths outside it need the person's approval and may be denied.
+- Read a file before you edit it, unless you create it. Write complete file contents; never leave placeholders.
+- Do not ask questions you can answer with a tool. Ask only when the task is truly ambiguous.
+- When a tool fails or is denied, read why and adapt; do not repeat the same call.
+- Be brief in prose. Do not end with questions or offers of more help.
+- When the task is done, call attempt_completion with a short, final summary of what you did.`,
+    `# System
+
+Operating system: ${sys.platform}
+Shell: ${sys.shell}
+Home: ${sys.home}
+Workspace: ${input.cwd}`,
+    `# Mode
+
+${modeText[input.mode]}`,
+    input.customInstructions ? `# Instructions from the person\n\n${input.customInstructions.trim()}` : "",
+  ];
+  return sections.filter((s) => s !== "").join("\n\n");
+}
+
+/** The reminder sent when a reply used no tool. */
+export function noToolNudge(protocol: ProtocolName): string {
+  const how =
+    protocol === "xml"
+      ? "Tool calls are XML blocks, for example:\n<attempt_completion>\n<result>What was done.</result>\n</attempt_completion>"
+      : "Call one of the provided tools.";
+  return `[ERROR] You did not use a tool in your previous reply. Every reply must use a tool. If the task is done, use attempt_completion; if you need the person, use ask_followup_question. ${how}`;
+}
+
+export const continueAfterOutputLimit =
+  "[Your reply was cut off by the output token limit. Continue exactly where you stopped, mid-word if need be: no preamble, no repetition.]";

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { AssistantMessage, ModelEvent, ReasoningPart, ToolSpec, UserMessage } from "../model/types.js";
+import type { AnyTool } from "../tools/tool.js";
+import { toolResultText } from "./result-text.js";
+import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "./types.js";
+
+export function toolSpec(tool: AnyTool): ToolSpec {
+  const schema = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<string, unknown>;
+  delete schema.$schema;
+  return { name: tool.name, description: tool.description, inputSchema: schema };
+}
+
+function parseArgs(argsText: string): { input: Record<string, unknown>; error?: string } {
+  if (argsText.trim() === "") return { input: {} };
+  try {
+    const value: unknown = JSON.parse(argsText);
+    if (value && typeof value === "object" && !Array.isArray(value)) return { input: value as Record<string, unknown> };
+    return { input: {}, error: "The arguments must be a JSON object." };
+  } catch (error) {
+    return { input: {}, error: `The arguments are not valid JSON (${(error as Error).message}).` };
+  }
+}
+
+class NativeParser implements TurnParser {
+  text = "";
+  private names = new Map<string, string>();
+
+  push(event: ModelEvent): ProtocolEvent[] {
+    switch (event.type) {
+      case "text-delta":
+        this.text += event.text;
+        return [{ type: "text", text: event.text }];
+      case "reasoning-delta":
+        return [{ type: "reasoning", text: event.text, ...(event.signature ? { signature: event.signature } : {}) }];
+      case "tool-call-start":
+        this.names.set(event.id, event.name);
+        return [{ type: "call-start", id: event.id, name: event.name }];
+      case "tool-call-delta":
+        return [{ type: "call-delta", id: event.id, name: this.names.get(event.id) ?? "", param: null, text: event.argsText }];
+      case "tool-call": {
+        const { input, error } = parseArgs(event.argsText);
+        const call: ParsedCall = { id: event.id, name: event.name, input, ...(error ? { inputError: error } : {}) };
+        return [{ type: "call", call }];
+      }
+      case "finish":
+        return [{ type: "finish", reason: event.reason, usage: event.usage }];
+    }
+  }
+
+  end(): ProtocolEvent[] {
+    return [];
+  }
+}
+
+/** The provider's own function calling: tools go in the request as JSON schemas. */
+export const nativeProtocol: ToolProtocol = {
+  name: "native",
+  requestTools: (tools) => tools.map(toolSpec),
+  createParser: () => new NativeParser(),
+  assistantMessage(text: string, reasoning: ReasoningPart[], calls: ParsedCall[]): AssistantMessage {
+    return {
+      role: "assistant",
+      content: [
+        ...reasoning,
+        ...(text ? [{ type: "text" as const, text }] : []),
+        ...calls.map((c) => ({ type: "tool-call" as const, id: c.id, name: c.name, input: c.input })),
+      ],
+    };
+  },
+  resultsMessage(outcomes: CallOutcome[], notes: string[]): UserMessage {
+    return {
+      role: "user",
+      content: [
+        ...outcomes.map(({ call, result }) => ({
+          type: "tool-result" as const,
+          toolCallId: call.id,
+          toolName: call.name,
+          isError: result.isError === true,
+          content: typeof result.content === "string" ? [{ type: "text" as const, text: toolResultText(result) }] : result.content,
+        })),
+        ...notes.map((text) => ({ type: "text" as const, text })),
+      ],
+    };
+  },
+};

@@ -1,0 +1,92 @@
+import type { XmlToolSpec } from "./types.js";
+
+/**
+ * Tags matched one character at a time: a candidate stays alive while it is a prefix of some tag,
+ * so deciding about a `<` never needs more than the longest tag's length of lookahead.
+ */
+export class TagSet<T> {
+  private readonly prefixes = new Set<string>();
+  private readonly tags = new Map<string, T>();
+
+  add(tag: string, value: T): void {
+    this.tags.set(tag, value);
+    for (let k = 1; k <= tag.length; k++) this.prefixes.add(tag.slice(0, k));
+  }
+
+  isPrefix(candidate: string): boolean {
+    return this.prefixes.has(candidate);
+  }
+
+  get(candidate: string): T | undefined {
+    return this.tags.get(candidate);
+  }
+}
+
+/** What a tag seen inside a tool block means. */
+export type BlockTag = { kind: "tool-close" } | { kind: "param-open"; param: CompiledParam };
+
+export type CompiledParam = {
+  name: string;
+  raw: boolean;
+  closeTag: string;
+  /**
+   * What may follow this param's closing tag for that tag to end the value: `</tool>` or another
+   * param's opening tag (its own too, for a trimmed param).
+   */
+  terminators: TagSet<BlockTag>;
+};
+
+export type CompiledTool = {
+  name: string;
+  /** Tags recognised between params: every param's opening tag and `</tool>`. */
+  body: TagSet<BlockTag>;
+};
+
+const TAG_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+function checkName(name: string, what: string): void {
+  if (!TAG_NAME.test(name)) {
+    throw new Error(
+      `XmlStreamParser: ${what} "${name}" cannot be written as an XML tag; use letters, digits, "_", "." and "-", starting with a letter or "_".`,
+    );
+  }
+}
+
+function compileTool(spec: XmlToolSpec): CompiledTool {
+  checkName(spec.name, "tool name");
+  const rawNames = new Set(spec.rawParams ?? []);
+  for (const raw of rawNames) {
+    if (!spec.params.includes(raw)) {
+      throw new Error(`XmlStreamParser: raw param "${raw}" of tool "${spec.name}" is not in its params; add it to params or drop it from rawParams.`);
+    }
+  }
+  const close: BlockTag = { kind: "tool-close" };
+  const params = [...new Set(spec.params)].map((name): CompiledParam => {
+    checkName(name, `param of tool "${spec.name}"`);
+    return { name, raw: rawNames.has(name), closeTag: `</${name}>`, terminators: new TagSet() };
+  });
+  const body = new TagSet<BlockTag>();
+  body.add(`</${spec.name}>`, close);
+  for (const param of params) {
+    body.add(`<${param.name}>`, { kind: "param-open", param });
+    param.terminators.add(`</${spec.name}>`, close);
+    for (const other of params) {
+      // A raw value (a file, a diff) may well contain `</content>\n<content>`; a trimmed one
+      // followed by its own opening tag is the param written twice, and the last one wins.
+      if (other !== param || !param.raw) param.terminators.add(`<${other.name}>`, { kind: "param-open", param: other });
+    }
+  }
+  return { name: spec.name, body };
+}
+
+/** Every known tool by its opening tag `<name>`. */
+export function compileTools(specs: readonly XmlToolSpec[]): TagSet<CompiledTool> {
+  const tools = new TagSet<CompiledTool>();
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    if (seen.has(spec.name)) throw new Error(`XmlStreamParser: tool "${spec.name}" is listed twice; pass each tool once.`);
+    seen.add(spec.name);
+    tools.add(`<${spec.name}>`, compileTool(spec));
+  }
+  return tools;
+}

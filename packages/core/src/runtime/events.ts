@@ -1,0 +1,126 @@
+/**
+ * AgentEvent: the only thing hosts consume. One discriminated union on `type`.
+ *
+ * Field names are snake_case because events are a wire format (`cairn run --json` prints them
+ * as they are); where Claude Code's stream-json has the same event (system/init, assistant,
+ * system/api_retry, result) the names and shapes match it, so tools built for it read ours.
+ */
+
+export type UsageJson = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+};
+
+export type ApprovalCategory =
+  | "read"
+  | "read-external"
+  | "edit"
+  | "edit-external"
+  | "safe-commands"
+  | "all-commands"
+  | "browser"
+  | "mcp";
+
+export type AssistantContentJson =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+
+export type ResultSubtype =
+  | "success"
+  | "needs_input"
+  | "error_max_turns"
+  | "error_mistake_limit"
+  | "error_during_execution"
+  | "error_aborted";
+
+export type AgentEvent =
+  | {
+      type: "system";
+      subtype: "init";
+      session_id: string;
+      cwd: string;
+      model: string;
+      provider: string;
+      protocol: "xml" | "native";
+      mode: "act" | "plan";
+      tools: string[];
+      permissionMode: "default" | "yolo";
+      auto_approve: ApprovalCategory[];
+    }
+  | {
+      type: "system";
+      subtype: "api_retry";
+      attempt: number;
+      max_retries: number;
+      retry_delay_ms: number;
+      error_status: number | null;
+      error: string;
+    }
+  | { type: "system"; subtype: "fallback_model"; from_model: string; to_model: string; error: string }
+  | { type: "system"; subtype: "notice"; level: "info" | "warning"; message: string }
+  | { type: "turn_start"; turn: number; reason: string }
+  /** Streaming prose of one model response (`message_id` names the attempt); drop it if `stream_discarded` follows. */
+  | { type: "text_delta"; message_id: string; text: string }
+  | { type: "reasoning_delta"; message_id: string; text: string }
+  /** A retry threw away what this message had streamed so far. */
+  | { type: "stream_discarded"; message_id: string; reason: string }
+  /** A piece of a tool call still streaming: text of one parameter (xml), or of the raw JSON arguments (native, param null). */
+  | { type: "tool_call_delta"; id: string; name: string; param: string | null; text: string }
+  | { type: "tool_call"; id: string; name: string; input: Record<string, unknown>; summary: string }
+  | {
+      type: "approval_request";
+      id: string;
+      tool: string;
+      category: ApprovalCategory;
+      summary: string;
+      input: Record<string, unknown>;
+    }
+  | {
+      type: "approval_decision";
+      id: string;
+      tool: string;
+      approved: boolean;
+      by: "auto" | "user" | "policy" | "hook";
+      reason: string;
+      feedback?: string;
+    }
+  | { type: "tool_output"; id: string; text: string }
+  | { type: "tool_result"; tool_use_id: string; name: string; content: string; is_error: boolean; status: "done" | "error" | "denied" }
+  /** A complete assistant message, as Claude Code's stream-json `assistant` event. */
+  | {
+      type: "assistant";
+      message: {
+        id: string;
+        role: "assistant";
+        model: string;
+        content: AssistantContentJson[];
+        stop_reason: string;
+        usage: UsageJson;
+      };
+      session_id: string;
+    }
+  | { type: "usage"; model: string; usage: UsageJson; cost_usd: number | null; total_cost_usd: number | null }
+  | { type: "question"; id: string; question: string; options: string[] }
+  | { type: "error"; message: string; kind: string }
+  | {
+      type: "result";
+      subtype: ResultSubtype;
+      is_error: boolean;
+      result: string;
+      num_turns: number;
+      duration_ms: number;
+      duration_api_ms: number;
+      total_cost_usd: number | null;
+      usage: UsageJson;
+      session_id: string;
+      permission_denials: Array<{ tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> }>;
+      /** For needs_input: the question (and its options) the person must answer. */
+      question?: { text: string; options: string[] };
+      /** For success: a command the model suggests to show the result. */
+      command?: string;
+    };
+
+export type AgentEventType = AgentEvent["type"];

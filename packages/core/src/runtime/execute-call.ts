@@ -1,0 +1,138 @@
+import { approvalCategory, autoApproval, type ApprovalSettings } from "../policy/approval.js";
+import { resolveWorkspacePath } from "../policy/workspace.js";
+import { toolResultText } from "../protocol/result-text.js";
+import type { CallOutcome, ParsedCall } from "../protocol/types.js";
+import { runTool, validateInput } from "../tools/run-tool.js";
+import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
+import type { AgentEvent } from "./events.js";
+import type { Hooks } from "./hooks.js";
+import type { Host } from "./host.js";
+
+export type CallEnv = {
+  tools: ReadonlyMap<string, AnyTool>;
+  mode: Mode;
+  cwd: string;
+  approval: ApprovalSettings;
+  host: Host;
+  hooks: Hooks;
+  signal: AbortSignal;
+  emit(event: AgentEvent): void;
+};
+
+/** ok: ran and succeeded; error: invalid or failed (a mistake); denied: refused by the person or policy. */
+export type Verdict = "ok" | "error" | "denied";
+
+export type ExecutedCall = CallOutcome & { verdict: Verdict };
+
+function summarize(tool: AnyTool | undefined, call: ParsedCall): string {
+  try {
+    return tool?.summarize?.(call.input) ?? call.name;
+  } catch {
+    return call.name;
+  }
+}
+
+function finish(env: CallEnv, call: ParsedCall, result: ToolResult, verdict: Verdict): ExecutedCall {
+  const status = verdict === "ok" ? "done" : verdict;
+  env.emit({ type: "tool_result", tool_use_id: call.id, name: call.name, content: toolResultText(result), is_error: result.isError === true, status });
+  return { call, result, verdict };
+}
+
+const fail = (env: CallEnv, call: ParsedCall, content: string) => finish(env, call, { content, isError: true }, "error");
+
+async function decideApproval(
+  env: CallEnv,
+  tool: AnyTool,
+  call: ParsedCall,
+  summary: string,
+): Promise<{ approved: true } | { approved: false; content: string }> {
+  const category = approvalCategory(tool, call.input, env.cwd);
+  if (!category) return { approved: true };
+  const auto = autoApproval(category, env.approval);
+  if (auto) {
+    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "auto", reason: auto.reason });
+    return { approved: true };
+  }
+  env.emit({ type: "approval_request", id: call.id, tool: call.name, category, summary, input: call.input });
+  if (!env.host.approve) {
+    const reason = `needs approval (${category}) and nobody can approve it in this run`;
+    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
+    return {
+      approved: false,
+      content: `The user denied this operation: ${call.name} ${reason}. Do not retry it; find another way or finish with what you can do.`,
+    };
+  }
+  const response = await env.host.approve({ id: call.id, tool: call.name, category, summary, input: call.input }, env.signal);
+  env.emit({
+    type: "approval_decision",
+    id: call.id,
+    tool: call.name,
+    approved: response.approved,
+    by: "user",
+    reason: response.approved ? "approved by the user" : "denied by the user",
+    ...(response.feedback ? { feedback: response.feedback } : {}),
+  });
+  if (response.approved) return { approved: true };
+  const feedback = response.feedback ? `\nThe user said: ${response.feedback}` : "";
+  return { approved: false, content: `The user denied this operation.${feedback}` };
+}
+
+/**
+ * One call's way through the loop: known tool, mode, valid input, hooks, approval, execution,
+ * then the answer to a question. Never throws for the tool's sake; every outcome is a result.
+ */
+export async function executeCall(call: ParsedCall, env: CallEnv): Promise<ExecutedCall> {
+  const tool = env.tools.get(call.name);
+  const summary = summarize(tool, call);
+  env.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input, summary });
+
+  if (!tool) {
+    const names = [...env.tools.keys()].join(", ");
+    return fail(env, call, `There is no tool named "${call.name}". Use one of: ${names}.`);
+  }
+  if (call.inputError) return fail(env, call, `${call.inputError} Call ${call.name} again with complete parameters.`);
+  if (!tool.modes.includes(env.mode)) {
+    const result = { content: `${call.name} is not available in ${env.mode.toUpperCase()} mode.`, isError: true };
+    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason: result.content });
+    return finish(env, call, result, "denied");
+  }
+  const valid = validateInput(tool, call.input);
+  if (!valid.ok) return fail(env, call, valid.message);
+  let input = valid.input;
+
+  const hookVerdict = await env.hooks.beforeTool?.({ ...call, input });
+  if (hookVerdict && "deny" in hookVerdict) {
+    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "hook", reason: hookVerdict.deny });
+    return finish(env, call, { content: `Blocked by a hook: ${hookVerdict.deny}`, isError: true }, "denied");
+  }
+  if (hookVerdict && "input" in hookVerdict) {
+    const revalidated = validateInput(tool, hookVerdict.input);
+    if (!revalidated.ok) return fail(env, call, revalidated.message);
+    input = revalidated.input;
+  }
+
+  const approval = await decideApproval(env, tool, { ...call, input }, summary);
+  if (!approval.approved) return finish(env, call, { content: approval.content, isError: true }, "denied");
+
+  let result = await runTool(tool, input, {
+    cwd: env.cwd,
+    signal: env.signal,
+    resolvePath: (path) => resolveWorkspacePath(env.cwd, path).absolute,
+    emitOutput: (text) => env.emit({ type: "tool_output", id: call.id, text }),
+  });
+  result = (await env.hooks.afterTool?.({ ...call, input }, result)) ?? result;
+
+  if (result.control?.type === "ask") {
+    const { question, options } = result.control;
+    env.emit({ type: "question", id: call.id, question, options });
+    const answer = await env.host.ask?.(question, options, env.signal);
+    if (answer !== undefined) result = { content: `<answer>\n${answer}\n</answer>` };
+  }
+  return finish(env, { ...call, input }, result, result.isError ? "error" : "ok");
+}
+
+/** The result recorded for calls after a denial in the same message (Cline skips them too). */
+export function skippedResult(env: CallEnv, call: ParsedCall, because: string): ExecutedCall {
+  env.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input, summary: call.name });
+  return finish(env, call, { content: `Skipped: ${because}`, isError: true }, "denied");
+}

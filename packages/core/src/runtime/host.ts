@@ -1,0 +1,22 @@
+import type { ApprovalCategory } from "./events.js";
+
+export type ApprovalRequest = {
+  id: string;
+  tool: string;
+  category: ApprovalCategory;
+  summary: string;
+  input: Record<string, unknown>;
+};
+
+export type ApprovalResponse = { approved: boolean; feedback?: string };
+
+/**
+ * What a host supplies. A headless host answers from its flags; an interactive one asks the person.
+ * Without `approve`, calls that need approval are denied; without `ask`, a question ends the run
+ * with `needs_input`.
+ */
+export type Host = {
+  approve?(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse>;
+  /** The person's answer, or undefined when nobody can answer now. */
+  ask?(question: string, options: string[], signal: AbortSignal): Promise<string | undefined>;
+};

@@ -1,0 +1,285 @@
+import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
+import { addUsage, emptyUsage, type Message, type Model, type Usage } from "../model/types.js";
+import type { ApprovalSettings } from "../policy/approval.js";
+import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
+import { protocolFor } from "../protocol/index.js";
+import type { ProtocolName } from "../protocol/types.js";
+import type { AnyTool, Mode } from "../tools/tool.js";
+import { Channel } from "./channel.js";
+import type { AgentEvent, ApprovalCategory, ResultSubtype } from "./events.js";
+import type { Hooks } from "./hooks.js";
+import type { Host } from "./host.js";
+import { mistakeLimitReached, nextMistakeCount, turnLimitReached } from "./stop-conditions.js";
+import { runTurn } from "./turn.js";
+import { usageJson } from "./usage-json.js";
+
+export type TaskOptions = {
+  model: Model;
+  /** Takes over when the model's retries are used up. */
+  fallbackModel?: Model;
+  tools: readonly AnyTool[];
+  cwd: string;
+  protocol?: ProtocolName;
+  mode?: Mode;
+  yolo?: boolean;
+  autoApprove?: readonly ApprovalCategory[];
+  host?: Host;
+  hooks?: Hooks;
+  maxTurns?: number;
+  /** Consecutive mistakes (no tool used, invalid input, failed tools) before the task stops. */
+  maxMistakes?: number;
+  /** Continuations of a reply cut by the output-token limit. */
+  maxContinuations?: number;
+  retry?: Partial<RetryPolicy>;
+  sessionId?: string;
+  customInstructions?: string;
+  /** Replaces the built system prompt entirely. */
+  systemPrompt?: string;
+  /** Messages to start from (a restored conversation). */
+  messages?: Message[];
+};
+
+export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;
+
+export type TaskSnapshot = {
+  sessionId: string;
+  mode: Mode;
+  messages: Message[];
+  turns: number;
+  usage: Usage;
+  costUsd: number | null;
+};
+
+/**
+ * Why the loop goes round again. Retries, fallback and output-limit continuations happen
+ * inside a turn (runTurn), since they complete the same assistant message.
+ */
+export type Transition = "start" | "next_turn" | "no_tool_nudge";
+
+/**
+ * A coding task: a conversation with a model that acts through tools until it calls
+ * attempt_completion. `run` and `continue` stream AgentEvents and return the result.
+ */
+export class Task {
+  readonly sessionId: string;
+  readonly cwd: string;
+  private mode: Mode;
+  private messages: Message[];
+  private readonly options: TaskOptions;
+  private readonly tools: ReadonlyMap<string, AnyTool>;
+  private readonly listeners = new Set<(event: AgentEvent) => void>();
+  private controller = new AbortController();
+  private running = false;
+  private turns = 0;
+  private usage: Usage = emptyUsage();
+  private costUsd: number | null = null;
+
+  constructor(options: TaskOptions) {
+    this.options = options;
+    this.sessionId = options.sessionId ?? randomUUID();
+    this.cwd = realpathSync.native(options.cwd);
+    this.mode = options.mode ?? "act";
+    this.messages = options.messages ? structuredClone(options.messages) : [];
+    this.tools = new Map(options.tools.map((t) => [t.name, t]));
+  }
+
+  /** Starts the task with the person's request. */
+  run(task: string): AsyncGenerator<AgentEvent, TaskResult> {
+    return this.pump(task);
+  }
+
+  /** Continues after a result: feedback on a completion, an answer, or a new instruction. */
+  continue(message: string): AsyncGenerator<AgentEvent, TaskResult> {
+    return this.pump(message);
+  }
+
+  /** Stops the model stream and any running tool; the run ends with error_aborted. */
+  abort(): void {
+    this.controller.abort();
+  }
+
+  /** Every event of every run, for hosts that observe rather than drive. Returns an unsubscribe function. */
+  subscribe(listener: (event: AgentEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  snapshot(): TaskSnapshot {
+    return { sessionId: this.sessionId, mode: this.mode, messages: structuredClone(this.messages), turns: this.turns, usage: { ...this.usage }, costUsd: this.costUsd };
+  }
+
+  restore(messages: Message[]): void {
+    if (this.running) throw new Error("Cannot restore messages while the task is running; abort it first.");
+    this.messages = structuredClone(messages);
+  }
+
+  setMode(mode: Mode): void {
+    this.mode = mode;
+  }
+
+  private async *pump(text: string): AsyncGenerator<AgentEvent, TaskResult> {
+    if (this.running) throw new Error("This task is already running; wait for it to finish or abort it.");
+    this.running = true;
+    if (this.controller.signal.aborted) this.controller = new AbortController();
+    const channel = new Channel<AgentEvent>();
+    const emit = (event: AgentEvent) => {
+      this.options.hooks?.onEvent?.(event);
+      for (const listener of this.listeners) listener(event);
+      channel.push(event);
+    };
+    let finished = false;
+    const driving = this.drive(text, emit).finally(() => {
+      finished = true;
+      channel.close();
+    });
+    try {
+      for await (const event of channel) yield event;
+      return await driving;
+    } finally {
+      if (!finished) {
+        this.controller.abort();
+        await driving.catch(() => undefined);
+      }
+      this.running = false;
+    }
+  }
+
+  private appendUser(text: string): void {
+    const last = this.messages[this.messages.length - 1];
+    if (last?.role === "user") last.content.push({ type: "text", text });
+    else this.messages.push({ role: "user", content: [{ type: "text", text }] });
+  }
+
+  private async drive(text: string, emit: (event: AgentEvent) => void): Promise<TaskResult> {
+    const options = this.options;
+    const protocol = protocolFor(options.protocol ?? "native");
+    const started = Date.now();
+    const turnsAtStart = this.turns;
+    let apiMs = 0;
+    const denials: TaskResult["permission_denials"] = [];
+    const approval: ApprovalSettings = { yolo: options.yolo === true, autoApprove: new Set(options.autoApprove ?? []) };
+    const offered = () => [...this.tools.values()].filter((t) => t.modes.includes(this.mode));
+    const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+
+    emit({
+      type: "system",
+      subtype: "init",
+      session_id: this.sessionId,
+      cwd: this.cwd,
+      model: options.model.id,
+      provider: options.model.provider,
+      protocol: protocol.name,
+      mode: this.mode,
+      tools: offered().map((t) => t.name),
+      permissionMode: approval.yolo ? "yolo" : "default",
+      auto_approve: [...approval.autoApprove],
+    });
+
+    const finish = (subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): TaskResult => {
+      const outcome: TaskResult = {
+        subtype,
+        is_error: subtype !== "success" && subtype !== "needs_input",
+        result,
+        num_turns: this.turns - turnsAtStart,
+        duration_ms: Date.now() - started,
+        duration_api_ms: apiMs,
+        total_cost_usd: this.costUsd,
+        usage: usageJson(this.usage),
+        session_id: this.sessionId,
+        permission_denials: denials,
+        ...extra,
+      };
+      emit({ type: "result", ...outcome });
+      return outcome;
+    };
+
+    this.appendUser(text);
+    let mistakes = 0;
+    let model = options.model;
+    const maxMistakes = options.maxMistakes ?? 3;
+    for (let transition: Transition = "start"; ; ) {
+      if (turnLimitReached(this.turns - turnsAtStart, options.maxTurns)) {
+        return finish("error_max_turns", `Stopped after ${options.maxTurns} turns without completing the task (--max-turns).`);
+      }
+      this.turns++;
+      emit({ type: "turn_start", turn: this.turns, reason: transition });
+      const tools = offered();
+      const outcome = await runTurn({
+        model,
+        fallbackModel: model === options.fallbackModel ? undefined : options.fallbackModel,
+        protocol,
+        tools,
+        system: options.systemPrompt ?? buildSystemPrompt({ cwd: this.cwd, mode: this.mode, protocol: protocol.name, tools, customInstructions: options.customInstructions }),
+        messages: this.messages,
+        retry,
+        maxContinuations: options.maxContinuations ?? 3,
+        hooks: options.hooks ?? {},
+        callEnv: { tools: this.tools, mode: this.mode, cwd: this.cwd, approval, host: options.host ?? {}, hooks: options.hooks ?? {}, signal: this.controller.signal, emit },
+        signal: this.controller.signal,
+        emit,
+        costSoFar: this.costUsd,
+      });
+      this.usage = addUsage(this.usage, outcome.usage);
+      if (outcome.cost !== null) this.costUsd = (this.costUsd ?? 0) + outcome.cost;
+      apiMs += outcome.apiMs;
+
+      if (outcome.kind === "aborted") return finish("error_aborted", "The task was stopped.");
+      if (outcome.kind === "failed") {
+        emit({ type: "error", kind: outcome.error.kind, message: outcome.error.message });
+        return finish("error_during_execution", `The model request failed: ${outcome.error.message}`);
+      }
+      model = outcome.model;
+      this.messages.push(outcome.assistant);
+      emit({
+        type: "assistant",
+        session_id: this.sessionId,
+        message: {
+          id: `${this.sessionId}_${this.turns}`,
+          role: "assistant",
+          model: model.id,
+          content: outcome.assistant.content.map((p) =>
+            p.type === "text" ? { type: "text", text: p.text } : p.type === "reasoning" ? { type: "thinking", thinking: p.text } : { type: "tool_use", id: p.id, name: p.name, input: p.input },
+          ),
+          stop_reason: outcome.finishReason,
+          usage: usageJson(outcome.usage),
+        },
+      });
+
+      for (const done of outcome.executed) {
+        if (done.verdict === "denied") denials.push({ tool_name: done.call.name, tool_use_id: done.call.id, tool_input: done.call.input });
+      }
+
+      if (outcome.executed.length === 0) {
+        mistakes++;
+        if (mistakeLimitReached(mistakes, maxMistakes)) {
+          return finish("error_mistake_limit", `Stopped: the model replied ${mistakes} times in a row without using a tool.`);
+        }
+        this.appendUser(noToolNudge(protocol.name));
+        transition = "no_tool_nudge";
+        continue;
+      }
+
+      this.messages.push(protocol.resultsMessage(outcome.executed, outcome.notes));
+      const control = outcome.executed.map((e) => e.result.control).find((c) => c !== undefined);
+      if (control?.type === "complete") {
+        return finish("success", control.result, control.command ? { command: control.command } : {});
+      }
+      if (control?.type === "ask") {
+        return finish("needs_input", control.question, { question: { text: control.question, options: control.options } });
+      }
+      mistakes = nextMistakeCount(mistakes, outcome.executed.map((e) => e.verdict));
+      if (mistakeLimitReached(mistakes, maxMistakes)) {
+        const last = outcome.executed[outcome.executed.length - 1]!;
+        return finish("error_mistake_limit", `Stopped after ${mistakes} consecutive mistakes; the last: ${last.call.name}: ${firstLine(last.result)}`);
+      }
+      transition = "next_turn";
+    }
+  }
+}
+
+function firstLine(result: { content: unknown }): string {
+  const text = typeof result.content === "string" ? result.content : "";
+  return text.split("\n")[0] ?? "";
+}

@@ -1,0 +1,214 @@
+import { randomUUID } from "node:crypto";
+import { costOf } from "../model/cost.js";
+import { classifyModelError } from "../model/classify-error.js";
+import type { ModelError } from "../model/errors.js";
+import { retryDelayMs, sleep, type RetryPolicy } from "../model/retry.js";
+import { addUsage, emptyUsage, type AssistantMessage, type FinishReason, type Message, type Model, type ModelRequest, type ReasoningPart, type Usage } from "../model/types.js";
+import { continueAfterOutputLimit } from "../prompt/system-prompt.js";
+import type { ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../protocol/types.js";
+import type { AnyTool } from "../tools/tool.js";
+import type { AgentEvent } from "./events.js";
+import { executeCall, skippedResult, type CallEnv, type ExecutedCall } from "./execute-call.js";
+import type { Hooks } from "./hooks.js";
+import { usageJson } from "./usage-json.js";
+
+export type TurnInput = {
+  model: Model;
+  fallbackModel: Model | undefined;
+  protocol: ToolProtocol;
+  tools: readonly AnyTool[];
+  system: string;
+  messages: readonly Message[];
+  retry: RetryPolicy;
+  maxContinuations: number;
+  hooks: Hooks;
+  callEnv: CallEnv;
+  signal: AbortSignal;
+  emit(event: AgentEvent): void;
+  /** Cost so far in this task, to report running totals. */
+  costSoFar: number | null;
+};
+
+export type TurnOutcome =
+  | {
+      kind: "replied";
+      /** The model that answered (the fallback, after a switch). */
+      model: Model;
+      assistant: AssistantMessage;
+      executed: ExecutedCall[];
+      finishReason: FinishReason;
+      usage: Usage;
+      cost: number | null;
+      apiMs: number;
+      /** Notes for the model about this turn (a broken stream whose complete calls were kept). */
+      notes: string[];
+    }
+  | { kind: "failed"; error: ModelError; model: Model; usage: Usage; cost: number | null; apiMs: number }
+  | { kind: "aborted"; usage: Usage; cost: number | null; apiMs: number };
+
+const addCost = (a: number | null, b: number | null) => (a === null || b === null ? (a ?? b) : a + b);
+
+/**
+ * One assistant message: request it (retrying and falling back as the policy allows, continuing
+ * it when the output limit cuts it), and run each tool call the moment its block is complete.
+ */
+export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
+  const { protocol, tools, emit, signal } = input;
+  const messageId = `msg_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+  let model = input.model;
+  let usage = emptyUsage();
+  let cost: number | null = null;
+  let apiMs = 0;
+
+  // Text of pieces already accepted (before a continuation), and the parser fed with it.
+  let committedText = "";
+  let parser: TurnParser = protocol.createParser(tools, messageId);
+  const calls: ParsedCall[] = [];
+  const executed: ExecutedCall[] = [];
+  let reasoning: ReasoningPart[] = [];
+  let halt: string | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  let finishReason = "stop" as FinishReason;
+  const notes: string[] = [];
+
+  const dispatch = (call: ParsedCall) => {
+    calls.push(call);
+    chain = chain.then(async () => {
+      if (halt !== undefined) {
+        executed.push(skippedResult(input.callEnv, call, halt));
+        return;
+      }
+      const done = await executeCall(call, input.callEnv);
+      executed.push(done);
+      if (done.verdict === "denied") halt = `${done.call.name} before it in this message was denied; this call did not run.`;
+      else if (done.result.control?.type === "complete") halt = "attempt_completion before it in this message ended the task.";
+      else if (done.result.control?.type === "ask") halt = "a question before it in this message is waiting for an answer.";
+    });
+  };
+
+  let pieceId = "";
+  let pieceReasoning = "";
+  let pieceSignature: string | undefined;
+  const handle = (events: ProtocolEvent[]) => {
+    for (const event of events) {
+      switch (event.type) {
+        case "text":
+          emit({ type: "text_delta", message_id: pieceId, text: event.text });
+          break;
+        case "reasoning":
+          pieceReasoning += event.text;
+          if (event.signature) pieceSignature = event.signature;
+          if (event.text) emit({ type: "reasoning_delta", message_id: pieceId, text: event.text });
+          break;
+        case "call-start":
+          break;
+        case "call-delta":
+          emit({ type: "tool_call_delta", id: event.id, name: event.name, param: event.param, text: event.text });
+          break;
+        case "call":
+          dispatch(event.call);
+          break;
+        case "finish":
+          finishReason = event.reason;
+          usage = addUsage(usage, event.usage);
+          {
+            const requestCost = costOf(event.usage, model.info.pricing);
+            cost = addCost(cost, requestCost);
+            emit({ type: "usage", model: model.id, usage: usageJson(event.usage), cost_usd: requestCost, total_cost_usd: addCost(input.costSoFar, cost) });
+          }
+          break;
+      }
+    }
+  };
+
+  let attempt = 0;
+  let continuations = 0;
+  let usedFallback = false;
+  for (;;) {
+    pieceId = `${messageId}_${continuations}_${attempt}`;
+    pieceReasoning = "";
+    pieceSignature = undefined;
+    const callsBefore = calls.length;
+    const messages: Message[] = [...input.messages];
+    if (continuations > 0) {
+      messages.push({ role: "assistant", content: [{ type: "text", text: committedText }] });
+      messages.push({ role: "user", content: [{ type: "text", text: continueAfterOutputLimit }] });
+    }
+    let request: ModelRequest = { system: input.system, messages };
+    const requestTools = protocol.requestTools(tools);
+    if (requestTools) request.tools = requestTools;
+    request = (await input.hooks.beforeModel?.(request)) ?? request;
+
+    const started = Date.now();
+    try {
+      for await (const event of model.stream(request, signal)) handle(parser.push(event));
+      apiMs += Date.now() - started;
+    } catch (raw) {
+      apiMs += Date.now() - started;
+      const error = classifyModelError(raw, true, signal);
+      if (error.kind === "aborted" || signal.aborted) {
+        await chain;
+        return { kind: "aborted", usage, cost, apiMs };
+      }
+      if (calls.length > callsBefore) {
+        // Calls already running are kept with the text that carried them; the model is told.
+        handle(parser.end());
+        notes.push(`[Your previous reply was cut off by a connection error (${error.message}) after its last complete tool call. Continue from there.]`);
+        finishReason = "other";
+        break;
+      }
+      emit({ type: "stream_discarded", message_id: pieceId, reason: error.message });
+      attempt++;
+      let delay = retryDelayMs(error, attempt, input.retry);
+      if (delay === undefined && error.retryable && input.fallbackModel && !usedFallback) {
+        usedFallback = true;
+        emit({ type: "system", subtype: "fallback_model", from_model: model.id, to_model: input.fallbackModel.id, error: error.message });
+        model = input.fallbackModel;
+        attempt = 0;
+        delay = 0;
+      }
+      if (delay === undefined) {
+        await chain;
+        return { kind: "failed", error, model, usage, cost, apiMs };
+      }
+      if (attempt > 0) {
+        emit({
+          type: "system",
+          subtype: "api_retry",
+          attempt,
+          max_retries: input.retry.maxRetries,
+          retry_delay_ms: delay,
+          error_status: error.status ?? null,
+          error: error.message,
+        });
+      }
+      try {
+        await sleep(delay, signal);
+      } catch {
+        await chain;
+        return { kind: "aborted", usage, cost, apiMs };
+      }
+      // Rebuild the parser from accepted text only; its calls were dispatched already.
+      parser = protocol.createParser(tools, messageId);
+      if (committedText) parser.push({ type: "text-delta", text: committedText });
+      continue;
+    }
+
+    if (pieceReasoning || pieceSignature) {
+      reasoning = [...reasoning, { type: "reasoning", text: pieceReasoning, ...(pieceSignature ? { signature: pieceSignature } : {}) }];
+    }
+    if (finishReason === "length" && continuations < input.maxContinuations && halt === undefined) {
+      continuations++;
+      attempt = 0;
+      committedText = parser.text;
+      continue;
+    }
+    handle(parser.end());
+    break;
+  }
+
+  await chain;
+  const assistant = protocol.assistantMessage(parser.text, reasoning, calls);
+  await input.hooks.afterModel?.(assistant);
+  return { kind: "replied", model, assistant, executed, finishReason, usage, cost, apiMs, notes };
+}

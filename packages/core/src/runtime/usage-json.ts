@@ -1,0 +1,11 @@
+import type { Usage } from "../model/types.js";
+import type { UsageJson } from "./events.js";
+
+export function usageJson(usage: Usage): UsageJson {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cacheReadTokens,
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+  };
+}

@@ -1,0 +1,1 @@
+export { cairnHome, loadSettings, SettingsError, settingsSchema, type Settings } from "./settings.js";

@@ -1,0 +1,229 @@
+import type { Stats } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { z } from "zod";
+import { displayPath } from "../policy/workspace.js";
+import { defineTool, type ToolResult } from "./tool.js";
+
+/** A read shows at most this many lines... */
+const MAX_LINES = 2000;
+/** ...and at most this many bytes; the window ends at the last whole line that fits. */
+const MAX_BYTES = 256 * 1024;
+/** A NUL byte in this many leading bytes marks a binary file (git's heuristic). */
+const BINARY_SNIFF_BYTES = 8 * 1024;
+const CHUNK_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+
+const parameters = z.object({
+  path: z.string().describe("Path of the file, relative to the workspace (or absolute)."),
+  start_line: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("First line to read, 1-based. Defaults to 1."),
+  end_line: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("Last line to read, 1-based and inclusive. Defaults to the end of the file."),
+});
+
+const description = `Read a text file and return its contents exactly as stored (no line numbers, whitespace and line endings kept).
+Files up to ${MAX_LINES} lines and ${MAX_BYTES / 1024} KB come back whole. Longer files come back as their first ${MAX_LINES} lines (or ${MAX_BYTES / 1024} KB) followed by a note such as "[Showing lines 1-${MAX_LINES} of 58211. Use start_line/end_line to read more.]"; read further windows with start_line and end_line (1-based, inclusive).
+Binary files (images, archives, compiled files) cannot be read. To find files, use list_files; to read a large file, read only the lines you need.
+
+Example:
+<read_file>
+<path>src/main.ts</path>
+<start_line>120</start_line>
+<end_line>180</end_line>
+</read_file>`;
+
+export const readFileTool = defineTool({
+  name: "read_file",
+  description,
+  parameters,
+  kind: "read",
+  modes: ["act", "plan"],
+  access: (input) => [{ type: "read", path: input.path }],
+  summarize: (input) => {
+    const range =
+      input.start_line !== undefined || input.end_line !== undefined
+        ? ` lines ${input.start_line ?? 1}-${input.end_line ?? "end"}`
+        : "";
+    return `read ${input.path}${range}`;
+  },
+  async execute(input, ctx) {
+    const absolute = ctx.resolvePath(input.path);
+    const shown = displayPath(ctx.cwd, absolute);
+    const first = input.start_line ?? 1;
+    const requestedLast = input.end_line ?? Number.POSITIVE_INFINITY;
+    if (requestedLast < first) {
+      return failure(`end_line (${requestedLast}) is before start_line (${first}). Give a range with start_line <= end_line.`);
+    }
+
+    let stats: Stats;
+    try {
+      stats = await stat(absolute);
+    } catch (error) {
+      if (isNotFound(error)) {
+        return failure(`File not found: ${shown}. Use list_files on its folder to see which files exist.`);
+      }
+      throw error;
+    }
+    if (stats.isDirectory()) {
+      return failure(`${shown} is a directory, not a file. Use list_files to see what it contains.`);
+    }
+    if (!stats.isFile()) {
+      return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be read as text.`);
+    }
+
+    let scan: Scan;
+    try {
+      scan = await scanLines(absolute, first, Math.min(requestedLast, first + MAX_LINES - 1), ctx.signal);
+    } catch (error) {
+      if (!isAccessDenied(error)) throw error;
+      return failure(`Permission denied reading ${shown}. Ask the user to make it readable, or read another file.`);
+    }
+    if (scan.binary) {
+      return failure(`${shown} is a binary file (${stats.size} bytes); it cannot be read as text.`);
+    }
+    if (scan.totalLines === 0) {
+      if (input.start_line !== undefined && input.start_line > 1) {
+        return failure(`${shown} is empty, so there is no line ${input.start_line}.`);
+      }
+      return { content: `[${shown} is empty.]` };
+    }
+    if (first > scan.totalLines) {
+      return failure(
+        `start_line ${first} is past the end of ${shown}, which has ${scan.totalLines} line${scan.totalLines === 1 ? "" : "s"}. Use a start_line from 1 to ${scan.totalLines}.`,
+      );
+    }
+
+    // ignoreBOM keeps a byte-order mark in the text, so what the model sees is what is on disk.
+    const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(scan.window);
+    const wantedLast = Math.min(requestedLast, scan.totalLines);
+    if (first === 1 && scan.lastShown === scan.totalLines && !scan.cutLine) return { content: text };
+
+    const note = scan.cutLine
+      ? `[Line ${first} is too long to show whole; showing its first ${scan.window.length} bytes. Use a command such as cut or head -c to inspect it.]`
+      : scan.lastShown < wantedLast
+        ? `[Showing lines ${first}-${scan.lastShown} of ${scan.totalLines}. Use start_line/end_line to read more.]`
+        : `[Showing lines ${first}-${scan.lastShown} of ${scan.totalLines}.]`;
+    const separator = text.endsWith("\n") ? "" : "\n";
+    return { content: `${text}${separator}${note}` };
+  },
+});
+
+type Scan = {
+  binary: boolean;
+  /** Lines in the file; a final line without a newline counts, an empty file has none. */
+  totalLines: number;
+  /** The bytes of lines `first..lastShown`, whole lines only unless `cutLine`. */
+  window: Buffer;
+  lastShown: number;
+  /** The first requested line alone exceeded the byte cap and was cut. */
+  cutLine: boolean;
+};
+
+/**
+ * One streaming pass: collects the bytes of lines `first..last` (bounded by MAX_BYTES) and counts
+ * every line, so a window of a huge file costs memory for the window only.
+ */
+async function scanLines(file: string, first: number, last: number, signal: AbortSignal): Promise<Scan> {
+  const handle = await open(file, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    const pieces: Buffer[] = [];
+    let windowBytes = 0;
+    let lineNumber = 1; // the line the next byte belongs to
+    let lineHasBytes = false;
+    let lastShown = first - 1;
+    let collecting = true;
+    let cutLine = false;
+    // Where the current line's bytes begin in `pieces`, to drop a line that turns out not to fit.
+    let lineStartPieces = 0;
+    let lineStartBytes = 0;
+    let sniffed = 0;
+
+    for (;;) {
+      signal.throwIfAborted();
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      if (sniffed < BINARY_SNIFF_BYTES) {
+        const sniffEnd = Math.min(bytesRead, BINARY_SNIFF_BYTES - sniffed);
+        if (chunk.subarray(0, sniffEnd).includes(0)) {
+          return { binary: true, totalLines: 0, window: Buffer.alloc(0), lastShown: 0, cutLine: false };
+        }
+        sniffed += sniffEnd;
+      }
+
+      let start = 0;
+      while (start < bytesRead) {
+        const newline = chunk.indexOf(NEWLINE, start);
+        const end = newline === -1 || newline >= bytesRead ? bytesRead : newline + 1;
+        const endsLine = end === newline + 1 && newline !== -1;
+
+        if (collecting && lineNumber >= first && lineNumber <= last) {
+          const segment = chunk.subarray(start, end);
+          if (windowBytes + segment.length <= MAX_BYTES) {
+            pieces.push(Buffer.from(segment));
+            windowBytes += segment.length;
+          } else if (lineNumber === first) {
+            const kept = Buffer.from(segment.subarray(0, charBoundary(segment, MAX_BYTES - windowBytes)));
+            pieces.push(kept);
+            windowBytes += kept.length;
+            lastShown = first;
+            cutLine = true;
+            collecting = false;
+          } else {
+            pieces.length = lineStartPieces;
+            windowBytes = lineStartBytes;
+            collecting = false;
+          }
+        }
+
+        if (endsLine) {
+          if (collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
+          if (lineNumber >= last) collecting = false;
+          lineNumber += 1;
+          lineHasBytes = false;
+          lineStartPieces = pieces.length;
+          lineStartBytes = windowBytes;
+        } else {
+          lineHasBytes = true;
+        }
+        start = end;
+      }
+    }
+
+    // A final line without a trailing newline.
+    const totalLines = lineHasBytes ? lineNumber : lineNumber - 1;
+    if (lineHasBytes && collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
+    return { binary: false, totalLines, window: Buffer.concat(pieces, windowBytes), lastShown, cutLine };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The largest length <= `limit` that does not split a UTF-8 sequence. */
+function charBoundary(bytes: Buffer, limit: number): number {
+  let end = Math.min(limit, bytes.length);
+  while (end > 0 && end < bytes.length && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return end;
+}
+
+function failure(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+function isAccessDenied(error: unknown): boolean {
+  if (typeof error !== "object" || error === null || !("code" in error)) return false;
+  return error.code === "EACCES" || error.code === "EPERM";
+}
+
+function isNotFound(error: unknown): boolean {
+  if (typeof error !== "object" || error === null || !("code" in error)) return false;
+  return error.code === "ENOENT" || error.code === "ENOTDIR";
+}

@@ -1,0 +1,58 @@
+import type { z } from "zod";
+import type { ImagePart, TextPart } from "../model/types.js";
+
+export type ToolKind = "read" | "edit" | "command" | "browser" | "mcp" | "interaction" | "control";
+export type Mode = "act" | "plan";
+
+/** What a call touches, so policy can decide approval and the workspace boundary without knowing the tool. */
+export type ToolAccess =
+  | { type: "read"; path: string }
+  | { type: "edit"; path: string }
+  | { type: "none" };
+
+/** The result the model gets back. Failures are data: `isError` with a message that says what to do next. */
+export type ToolResult = {
+  content: string | Array<TextPart | ImagePart>;
+  isError?: boolean;
+  /** Control flow the loop acts on after the result is recorded. */
+  control?:
+    | { type: "complete"; result: string; command?: string }
+    | { type: "ask"; question: string; options: string[] };
+};
+
+/** Everything a tool may use. Host capabilities are passed in, never imported. */
+export type ToolContext = {
+  /** Absolute, real path of the workspace root. */
+  cwd: string;
+  signal: AbortSignal;
+  /** Resolves a model-supplied path against the workspace. */
+  resolvePath(path: string): string;
+  /** Streams progress (command output, previews) to the host. */
+  emitOutput(text: string): void;
+};
+
+export type Tool<S extends z.ZodObject = z.ZodObject> = {
+  name: string;
+  /** What the model reads about the tool. */
+  description: string;
+  /** Parameters; one schema drives validation, the native JSON schema and the XML prompt. */
+  parameters: S;
+  /** Per-parameter: keep whitespace exactly (file content, diffs) instead of trimming. */
+  rawParameters?: ReadonlyArray<keyof z.infer<S> & string>;
+  kind: ToolKind;
+  modes: readonly Mode[];
+  /** The paths a call reads or edits. Defaults to none. */
+  access?(input: z.infer<S>): ToolAccess[];
+  /** One line for people: "read src/a.ts". */
+  summarize?(input: z.infer<S>): string;
+  execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+};
+
+/** Identity function that keeps the schema's inferred type attached to `execute`. */
+export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+// Tools are stored heterogeneously; `any` is confined to this alias.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;

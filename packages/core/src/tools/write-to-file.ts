@@ -1,0 +1,148 @@
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { displayPath } from "../policy/workspace.js";
+import { defineTool, type ToolResult } from "./tool.js";
+
+/** Files up to this size are echoed back in the result, so the model sees exactly what is on disk. */
+const ECHO_MAX_LINES = 50;
+const ECHO_MAX_BYTES = 8 * 1024;
+
+/** Markdown files legitimately start and end with fences; never unwrap them. */
+const MARKDOWN_EXTENSIONS = new Set([".md", ".mdx", ".markdown"]);
+
+const parameters = z.object({
+  path: z.string().describe("Path of the file to write, relative to the workspace (or absolute)."),
+  content: z
+    .string()
+    .describe("The complete content of the file, exactly as it should be on disk. Never partial, never elided."),
+});
+
+const description = `Write a file: create it, or replace all of its content. Missing parent folders are created.
+Give the COMPLETE file content, without omissions or placeholders such as "// rest unchanged"; whatever you write is exactly what the file will contain. To change part of an existing file, prefer an edit tool (replace_in_file) over rewriting it.
+Returns whether the file was created or updated and its line count; for small files, the final content as saved.
+
+Example:
+<write_to_file>
+<path>src/greet.ts</path>
+<content>
+export function greet(name: string): string {
+  return \`Hello, \${name}!\`;
+}
+</content>
+</write_to_file>`;
+
+export const writeToFileTool = defineTool({
+  name: "write_to_file",
+  description,
+  parameters,
+  rawParameters: ["content"],
+  kind: "edit",
+  modes: ["act"],
+  access: (input) => [{ type: "edit", path: input.path }],
+  summarize: (input) => `write ${input.path}`,
+  async execute(input, ctx) {
+    const absolute = ctx.resolvePath(input.path);
+    const shown = displayPath(ctx.cwd, absolute);
+    if (/[/\\]$/.test(input.path)) {
+      return failure(`${input.path} names a folder. Give the path of a file, e.g. ${input.path}index.ts.`);
+    }
+
+    const unwrapped = MARKDOWN_EXTENSIONS.has(path.extname(absolute).toLowerCase())
+      ? undefined
+      : unwrapCodeFence(input.content);
+    const content = unwrapped?.inner ?? input.content;
+
+    // Write through a symlink to its target instead of replacing the link with a regular file.
+    const target = await realpath(absolute).catch(() => absolute);
+    const existing = await stat(target).catch(() => undefined);
+    if (existing?.isDirectory()) {
+      return failure(`${shown} is a folder. Give the path of a file inside it, e.g. ${shown}/index.ts.`);
+    }
+    const previous = existing === undefined ? undefined : await readFile(target);
+
+    const lines = countLines(content);
+    if (previous !== undefined && previous.equals(Buffer.from(content, "utf8"))) {
+      return { content: `No changes: ${shown} already has this content (${plural(lines, "line")}).` };
+    }
+
+    try {
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeAtomically(target, content, existing?.mode);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "EEXIST" || code === "ENOTDIR") {
+        return failure(`Cannot create ${shown}: part of its folder path is an existing file. Choose another path.`);
+      }
+      if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
+        return failure(`Permission denied writing ${shown}. Ask the user to make it writable, or write elsewhere.`);
+      }
+      throw error;
+    }
+
+    const summary =
+      previous === undefined
+        ? `Created ${shown} (${plural(lines, "line")}).`
+        : `Updated ${shown} (${plural(lines, "line")}, was ${countLines(previous.toString("utf8"))}).`;
+    const parts = [summary];
+    if (unwrapped !== undefined) {
+      parts.push(`Removed the \`\`\`${unwrapped.language} code fence wrapped around the content.`);
+    }
+    if (lines <= ECHO_MAX_LINES && Buffer.byteLength(content) <= ECHO_MAX_BYTES && content !== "") {
+      parts.push(`<final_file_content path="${shown}">\n${content}${content.endsWith("\n") ? "" : "\n"}</final_file_content>`);
+    }
+    return { content: parts.join("\n") };
+  },
+});
+
+/**
+ * When the model wraps the whole file in a markdown fence (```lang ... ```), returns what is inside.
+ * Only a fence around everything counts: the first line opens it, the last non-blank line closes it,
+ * and no line in between starts a fence, so files that merely contain fences are left alone.
+ */
+function unwrapCodeFence(content: string): { inner: string; language: string } | undefined {
+  const opening = /^\s*```([^\s`]*)[^\S\r\n]*\r?\n/.exec(content);
+  if (opening === null) return undefined;
+  const body = content.slice(opening[0].length);
+  const closing = /(^|\r?\n)```[^\S\r\n]*\s*$/.exec(body);
+  if (closing === null) return undefined;
+  const keptNewline = closing[1] ?? "";
+  const inner = body.slice(0, closing.index) + keptNewline;
+  if (/(^|\n)\s*```/.test(inner)) return undefined;
+  return { inner, language: opening[1] ?? "" };
+}
+
+/** Writes to a temporary file beside the target, then renames it over, so readers never see half a file. */
+async function writeAtomically(target: string, content: string, mode: number | undefined): Promise<void> {
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    await writeFile(temporary, content, { flag: "wx" });
+    if (mode !== undefined) await chmod(temporary, mode & 0o7777);
+    await rename(temporary, target);
+  } catch (error) {
+    await unlink(temporary).catch(() => {}); // best effort: the write already failed
+    throw error;
+  }
+}
+
+/** Lines as an editor counts them: a final line without a newline counts, an empty file has none. */
+function countLines(text: string): number {
+  if (text === "") return 0;
+  let count = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count += 1;
+  return text.endsWith("\n") ? count : count + 1;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function failure(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}
