@@ -1,2 +1,3 @@
 export { approvalCategories, approvalCategory, autoApproval, parseApprovalList, type ApprovalSettings, type AutoDecision } from "./approval.js";
 export { resolveWorkspacePath } from "./workspace.js";
+export { IgnoreRules, ignoreFileNames } from "./ignore-rules.js";

@@ -1,4 +1,5 @@
 import { approvalCategory, autoApproval, type ApprovalSettings } from "../policy/approval.js";
+import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { toolResultText } from "../protocol/result-text.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
@@ -12,6 +13,9 @@ export type CallEnv = {
   tools: ReadonlyMap<string, AnyTool>;
   mode: Mode;
   cwd: string;
+  ignore: IgnoreRules;
+  scratchDir: string;
+  modelSupportsImages: boolean;
   approval: ApprovalSettings;
   host: Host;
   hooks: Hooks;
@@ -100,6 +104,13 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   if (!valid.ok) return fail(env, call, valid.message);
   let input = valid.input;
 
+  const blocked = blockedPath(env, tool, input);
+  if (blocked) {
+    const reason = `${blocked} is blocked by ${env.ignore.files.join(" / ") || ".cairnignore"}; the person has put it out of reach.`;
+    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
+    return finish(env, call, { content: `${reason} Do not try to access it another way; work without it.`, isError: true }, "denied");
+  }
+
   const hookVerdict = await env.hooks.beforeTool?.({ ...call, input });
   if (hookVerdict && "deny" in hookVerdict) {
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "hook", reason: hookVerdict.deny });
@@ -117,6 +128,9 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   let result = await runTool(tool, input, {
     cwd: env.cwd,
     signal: env.signal,
+    ignore: env.ignore,
+    scratchDir: env.scratchDir,
+    modelSupportsImages: env.modelSupportsImages,
     resolvePath: (path) => resolveWorkspacePath(env.cwd, path).absolute,
     emitOutput: (text) => env.emit({ type: "tool_output", id: call.id, text }),
   });
@@ -129,6 +143,15 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     if (answer !== undefined) result = { content: `<answer>\n${answer}\n</answer>` };
   }
   return finish(env, { ...call, input }, result, result.isError ? "error" : "ok");
+}
+
+/** The first path of the call that the workspace's ignore files block, if any. */
+function blockedPath(env: CallEnv, tool: AnyTool, input: Record<string, unknown>): string | undefined {
+  for (const access of tool.access?.(input) ?? []) {
+    if (access.type === "none") continue;
+    if (env.ignore.ignores(resolveWorkspacePath(env.cwd, access.path).absolute)) return access.path;
+  }
+  return undefined;
 }
 
 /** The result recorded for calls after a denial in the same message (Cline skips them too). */

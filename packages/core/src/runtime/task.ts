@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type Message, type Model, type Usage } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
+import { IgnoreRules } from "../policy/ignore-rules.js";
 import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
@@ -37,6 +40,8 @@ export type TaskOptions = {
   customInstructions?: string;
   /** Replaces the built system prompt entirely. */
   systemPrompt?: string;
+  /** Where tools spill large outputs (default: a folder in the system temp dir). */
+  scratchDir?: string;
   /** Messages to start from (a restored conversation). */
   messages?: Message[];
 };
@@ -75,6 +80,8 @@ export class Task {
   private turns = 0;
   private usage: Usage = emptyUsage();
   private costUsd: number | null = null;
+  private readonly ignore: IgnoreRules;
+  private readonly scratchDir: string;
 
   constructor(options: TaskOptions) {
     this.options = options;
@@ -83,6 +90,8 @@ export class Task {
     this.mode = options.mode ?? "act";
     this.messages = options.messages ? structuredClone(options.messages) : [];
     this.tools = new Map(options.tools.map((t) => [t.name, t]));
+    this.ignore = new IgnoreRules(this.cwd);
+    this.scratchDir = options.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
   }
 
   /** Starts the task with the person's request. */
@@ -216,7 +225,19 @@ export class Task {
         retry,
         maxContinuations: options.maxContinuations ?? 3,
         hooks: options.hooks ?? {},
-        callEnv: { tools: this.tools, mode: this.mode, cwd: this.cwd, approval, host: options.host ?? {}, hooks: options.hooks ?? {}, signal: this.controller.signal, emit },
+        callEnv: {
+          tools: this.tools,
+          mode: this.mode,
+          cwd: this.cwd,
+          ignore: this.ignore,
+          scratchDir: this.scratchDir,
+          modelSupportsImages: model.info.supportsImages,
+          approval,
+          host: options.host ?? {},
+          hooks: options.hooks ?? {},
+          signal: this.controller.signal,
+          emit,
+        },
         signal: this.controller.signal,
         emit,
         costSoFar: this.costUsd,

@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { askFollowupQuestionTool } from "./ask-followup-question.js";
+import { testContext } from "./test-context.js";
 import type { ToolContext } from "./tool.js";
 
-const ctx: ToolContext = {
-  cwd: "/nowhere",
-  signal: new AbortController().signal,
-  resolvePath: (p) => p,
-  emitOutput: () => {},
-};
+const ctx: ToolContext = testContext("/nowhere", { resolvePath: (p) => p });
 
 const parse = (input: unknown) => askFollowupQuestionTool.parameters.safeParse(input);
 

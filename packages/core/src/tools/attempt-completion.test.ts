@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { attemptCompletionTool } from "./attempt-completion.js";
+import { testContext } from "./test-context.js";
 import type { ToolContext } from "./tool.js";
 
-const ctx: ToolContext = {
-  cwd: "/nowhere",
-  signal: new AbortController().signal,
-  resolvePath: (p) => p,
-  emitOutput: () => {},
-};
+const ctx: ToolContext = testContext("/nowhere", { resolvePath: (p) => p });
 
 const run = (input: unknown) => attemptCompletionTool.execute(attemptCompletionTool.parameters.parse(input), ctx);
 

@@ -6,3 +6,4 @@ export { attemptCompletionTool } from "./attempt-completion.js";
 export { listFilesTool } from "./list-files.js";
 export { readFileTool } from "./read-file.js";
 export { writeToFileTool } from "./write-to-file.js";
+export { testContext } from "./test-context.js";

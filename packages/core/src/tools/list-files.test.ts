@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { listFilesTool } from "./list-files.js";
+import { testContext } from "./test-context.js";
 import type { ToolContext } from "./tool.js";
 
 let base: string;
@@ -14,12 +15,7 @@ beforeEach(async () => {
   base = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-list-")));
   ws = path.join(base, "ws");
   await mkdir(ws);
-  ctx = {
-    cwd: ws,
-    signal: new AbortController().signal,
-    resolvePath: (p) => resolveWorkspacePath(ws, p).absolute,
-    emitOutput: () => {},
-  };
+  ctx = testContext(ws);
 });
 
 afterEach(async () => {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { readFileTool } from "./read-file.js";
+import { testContext } from "./test-context.js";
 import type { ToolContext } from "./tool.js";
 
 let ws: string;
@@ -11,12 +12,7 @@ let ctx: ToolContext;
 
 beforeEach(async () => {
   ws = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-read-")));
-  ctx = {
-    cwd: ws,
-    signal: new AbortController().signal,
-    resolvePath: (p) => resolveWorkspacePath(ws, p).absolute,
-    emitOutput: () => {},
-  };
+  ctx = testContext(ws);
 });
 
 afterEach(async () => {

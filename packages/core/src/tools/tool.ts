@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ImagePart, TextPart } from "../model/types.js";
+import type { IgnoreRules } from "../policy/ignore-rules.js";
 
 export type ToolKind = "read" | "edit" | "command" | "browser" | "mcp" | "interaction" | "control";
 export type Mode = "act" | "plan";
@@ -29,6 +30,12 @@ export type ToolContext = {
   resolvePath(path: string): string;
   /** Streams progress (command output, previews) to the host. */
   emitOutput(text: string): void;
+  /** .cairnignore / .clineignore: listing and search tools leave these paths out. */
+  ignore: IgnoreRules;
+  /** A folder of this task's where a tool may spill output too large for the model (created on demand). */
+  scratchDir: string;
+  /** Whether the model takes images (read_file returns pictures only then). */
+  modelSupportsImages: boolean;
 };
 
 export type Tool<S extends z.ZodObject = z.ZodObject> = {

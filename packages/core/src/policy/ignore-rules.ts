@@ -1,0 +1,57 @@
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+/** The files that block paths from every tool, in the workspace root (gitignore syntax). */
+export const ignoreFileNames = [".cairnignore", ".clineignore"] as const;
+
+/**
+ * Paths the person has put out of the agent's reach with .cairnignore (or Cline's .clineignore).
+ * Rules are re-read when a file changes, so an edit applies from the next call on.
+ */
+export class IgnoreRules {
+  private matcher: Ignore | undefined;
+  private stamp = "";
+
+  constructor(readonly cwd: string) {}
+
+  /** Names of the ignore files in force, for messages. */
+  get files(): string[] {
+    return ignoreFileNames.filter((name) => this.stampOf(name) !== "");
+  }
+
+  private stampOf(name: string): string {
+    try {
+      const stat = statSync(path.join(this.cwd, name));
+      return stat.isFile() ? `${stat.mtimeMs}:${stat.size}` : "";
+    } catch {
+      return "";
+    }
+  }
+
+  private current(): Ignore | undefined {
+    const stamp = ignoreFileNames.map((name) => this.stampOf(name)).join("|");
+    if (stamp !== this.stamp) {
+      this.stamp = stamp;
+      const rules = ignoreFileNames.flatMap((name) => {
+        try {
+          return [readFileSync(path.join(this.cwd, name), "utf8")];
+        } catch {
+          return [];
+        }
+      });
+      this.matcher = rules.length > 0 ? ignore().add(rules) : undefined;
+    }
+    return this.matcher;
+  }
+
+  /** True when an absolute path inside the workspace is blocked. Paths outside are never matched here. */
+  ignores(absolutePath: string): boolean {
+    const matcher = this.current();
+    if (!matcher) return false;
+    const relative = path.relative(this.cwd, absolutePath);
+    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return false;
+    const posix = relative.split(path.sep).join("/");
+    return matcher.ignores(posix) || matcher.ignores(`${posix}/`);
+  }
+}
