@@ -1,13 +1,14 @@
 import { z } from "zod";
 import type { AssistantMessage, ModelEvent, ReasoningPart, ToolSpec, UserMessage } from "../model/types.js";
 import type { AnyTool } from "../tools/tool.js";
+import { splitDescription } from "./describe-tool.js";
 import { toolResultText } from "./result-text.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "./types.js";
 
 export function toolSpec(tool: AnyTool): ToolSpec {
   const schema = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<string, unknown>;
   delete schema.$schema;
-  return { name: tool.name, description: tool.description, inputSchema: schema };
+  return { name: tool.name, description: splitDescription(tool).prose, inputSchema: schema };
 }
 
 function parseArgs(argsText: string): { input: Record<string, unknown>; error?: string } {

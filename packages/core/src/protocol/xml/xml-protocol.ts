@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AssistantMessage, ModelEvent, ReasoningPart, UserMessage } from "../../model/types.js";
 import type { AnyTool } from "../../tools/tool.js";
 import { coerceXmlParams } from "../coerce.js";
+import { splitDescription } from "../describe-tool.js";
 import { toolResultText } from "../result-text.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../types.js";
 import { XmlStreamParser, type XmlParseEvent, type XmlToolSpec } from "./stream-parser.js";
@@ -118,7 +119,10 @@ export const xmlProtocol: ToolProtocol = {
 /** The tool section of the system prompt for the xml protocol: format, then each tool. */
 export function xmlToolSection(tools: readonly AnyTool[]): string {
   const docs = tools
-    .map((tool) => `## ${tool.name}\n${tool.description.trim()}\nParameters:\n${paramLines(tool)}`)
+    .map((tool) => {
+      const { prose, example } = splitDescription(tool);
+      return `## ${tool.name}\n${prose}\nParameters:\n${paramLines(tool)}${example ? `\nExample:\n${example}` : ""}`;
+    })
     .join("\n\n");
   return `# Tool use
 
@@ -128,7 +132,7 @@ You act through tools. To call one, write it as XML in your reply: the tool name
 <parameter_name>value</parameter_name>
 </tool_name>
 
-Write parameter values as they are, without escaping. You may call several tools in one message; they run in order, and each result comes back in the next user message. Every reply must contain at least one tool call.
+Write parameter values as they are, without escaping; a newline right after an opening tag or right before a closing tag is not part of the value. You may call several tools in one message; they run in order, and each result comes back in the next user message. Every reply must contain at least one tool call.
 
 # Tools
 
