@@ -152,9 +152,9 @@ describe("read_file", () => {
 
   it("refuses binary files, giving their size", async () => {
     const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]);
-    await writeFile(path.join(ws, "logo.png"), bytes);
-    const result = await read({ path: "logo.png" });
-    expect(result).toEqual({ content: "logo.png is a binary file (12 bytes); it cannot be read as text.", isError: true });
+    await writeFile(path.join(ws, "logo.bin"), bytes);
+    const result = await read({ path: "logo.bin" });
+    expect(result).toEqual({ content: "logo.bin is a binary file (12 bytes); it cannot be read as text.", isError: true });
   });
 
   it("points to list_files when the file does not exist", async () => {

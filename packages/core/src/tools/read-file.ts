@@ -2,6 +2,7 @@ import type { Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
+import { documentKind, extractDocumentText, maxImageBytes, readImage } from "./read-document.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 /** A read shows at most this many lines... */
@@ -27,11 +28,12 @@ const parameters = z.object({
     .min(1)
     .optional()
     .describe("Last line to read, 1-based and inclusive. Defaults to the end of the file."),
+  line_numbers: z.boolean().optional().describe('true to prefix every line with its number ("12 | "), e.g. before an edit.'),
 });
 
 const description = `Read a text file and return its contents exactly as stored (no line numbers, whitespace and line endings kept).
 Files up to ${MAX_LINES} lines and ${MAX_BYTES / 1024} KB come back whole. Longer files come back as their first ${MAX_LINES} lines (or ${MAX_BYTES / 1024} KB) followed by a note such as "[Showing lines 1-${MAX_LINES} of 58211. Use start_line/end_line to read more.]"; read further windows with start_line and end_line (1-based, inclusive).
-Binary files (images, archives, compiled files) cannot be read. To find files, use list_files; to read a large file, read only the lines you need.
+PDF and DOCX files come back as their extracted text; images (PNG, JPEG, GIF, WebP) as pictures when the model takes images. Other binary files (archives, compiled files) cannot be read. To find files, use list_files; to read a large file, read only the lines you need.
 
 Example:
 <read_file>
@@ -79,6 +81,22 @@ export const readFileTool = defineTool({
       return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be read as text.`);
     }
 
+    const kind = documentKind(absolute);
+    if (kind === "image") {
+      if (!ctx.modelSupportsImages) return failure(`${shown} is an image, and the current model cannot take images. Describe what you need from it to the user, or use a model that accepts images.`);
+      if (stats.size > maxImageBytes) return failure(`${shown} is an image of ${stats.size} bytes, over the ${maxImageBytes / 1024 / 1024} MB a model accepts.`);
+      return { content: [{ type: "text", text: `[Image ${shown}, ${stats.size} bytes]` }, await readImage(absolute)] };
+    }
+    if (kind === "pdf" || kind === "docx") {
+      let text: string;
+      try {
+        text = await extractDocumentText(absolute, kind);
+      } catch (error) {
+        return failure(`Could not extract text from ${shown} (${(error as Error).message}). The file may be damaged or encrypted.`);
+      }
+      return { content: windowOfText(text, first, requestedLast, shown, input.line_numbers === true) };
+    }
+
     let scan: Scan;
     try {
       scan = await scanLines(absolute, first, Math.min(requestedLast, first + MAX_LINES - 1), ctx.signal);
@@ -104,17 +122,48 @@ export const readFileTool = defineTool({
     // ignoreBOM keeps a byte-order mark in the text, so what the model sees is what is on disk.
     const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(scan.window);
     const wantedLast = Math.min(requestedLast, scan.totalLines);
-    if (first === 1 && scan.lastShown === scan.totalLines && !scan.cutLine) return { content: text };
+    const shownText = input.line_numbers === true && !scan.cutLine ? numberLines(text, first) : text;
+    if (first === 1 && scan.lastShown === scan.totalLines && !scan.cutLine) return { content: shownText };
 
     const note = scan.cutLine
       ? `[Line ${first} is too long to show whole; showing its first ${scan.window.length} bytes. Use a command such as cut or head -c to inspect it.]`
       : scan.lastShown < wantedLast
         ? `[Showing lines ${first}-${scan.lastShown} of ${scan.totalLines}. Use start_line/end_line to read more.]`
         : `[Showing lines ${first}-${scan.lastShown} of ${scan.totalLines}.]`;
-    const separator = text.endsWith("\n") ? "" : "\n";
-    return { content: `${text}${separator}${note}` };
+    const separator = shownText.endsWith("\n") ? "" : "\n";
+    return { content: `${shownText}${separator}${note}` };
   },
 });
+
+/** Prefixes each line with its number, right-aligned: "  9 | text". */
+function numberLines(text: string, first: number): string {
+  const lines = text.split("\n");
+  const trailing = lines[lines.length - 1] === "" ? lines.pop() : undefined;
+  const width = String(first + lines.length - 1).length;
+  const numbered = lines.map((line, i) => `${String(first + i).padStart(width)} | ${line}`).join("\n");
+  return trailing === undefined ? numbered : `${numbered}\n`;
+}
+
+/** A window of text already in memory (extracted from a document), under the same caps as files. */
+function windowOfText(text: string, first: number, requestedLast: number, shown: string, lineNumbers: boolean): string {
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const total = lines.length;
+  if (total === 0) return `[${shown} has no extractable text (it may be scanned images).]`;
+  if (first > total) return `[start_line ${first} is past the end of the text of ${shown}, which has ${total} lines.]`;
+  const last = Math.min(requestedLast, total, first + MAX_LINES - 1);
+  let window = lines.slice(first - 1, last);
+  let bytes = 0;
+  const fit = window.findIndex((line) => (bytes += Buffer.byteLength(line) + 1) > MAX_BYTES);
+  if (fit > 0) window = window.slice(0, fit);
+  const lastShown = first + window.length - 1;
+  const body = `${window.join("\n")}\n`;
+  const numbered = lineNumbers ? numberLines(body, first) : body;
+  const header = `[Text extracted from ${shown}]\n`;
+  if (first === 1 && lastShown === total) return `${header}${numbered}`;
+  const more = lastShown < Math.min(requestedLast, total) ? " Use start_line/end_line to read more." : "";
+  return `${header}${numbered}[Showing lines ${first}-${lastShown} of ${total}.${more}]`;
+}
 
 type Scan = {
   binary: boolean;
