@@ -28,6 +28,7 @@ export class ProgressRenderer {
         else if (event.subtype === "api_retry")
           this.line(`↻ model request failed (${event.error_status ?? "network"}: ${firstLine(event.error, 100)}); retry ${event.attempt}/${event.max_retries} in ${(event.retry_delay_ms / 1000).toFixed(1)}s`);
         else if (event.subtype === "fallback_model") this.line(`↻ switching to the fallback model ${event.to_model}`);
+        else if (event.subtype === "mode") this.line(`· now in ${event.mode.toUpperCase()} mode: ${event.reason}`);
         else this.line(`${event.level === "warning" ? "!" : "·"} ${event.message}`);
         return;
       case "text_delta":
@@ -57,7 +58,7 @@ export class ProgressRenderer {
       case "result": {
         const summary = `${event.num_turns} turn${event.num_turns === 1 ? "" : "s"}, ${event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens} in / ${event.usage.output_tokens} out tokens, ${dollars(event.total_cost_usd)}`;
         if (event.subtype === "success") this.line(`✓ completed (${summary})`);
-        else if (event.subtype === "needs_input") this.line(`? waiting for an answer (${summary})`);
+        else if (event.subtype === "needs_input") this.line(`? waiting for ${event.plan ? "your approval of the plan" : "an answer"} (${summary})`);
         else this.line(`✗ ${event.result} (${summary})`);
         return;
       }

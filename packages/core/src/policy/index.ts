@@ -1,3 +1,4 @@
 export { approvalCategories, approvalCategory, autoApproval, parseApprovalList, type ApprovalSettings, type AutoDecision } from "./approval.js";
 export { resolveWorkspacePath } from "./workspace.js";
 export { IgnoreRules, ignoreFileNames } from "./ignore-rules.js";
+export { callSignature, checkForLoop, defaultLoopSettings, loopWarning, narrationRefusal, type CallRecord, type LoopSettings, type LoopVerdict } from "./loop-detection.js";

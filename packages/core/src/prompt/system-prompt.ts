@@ -19,7 +19,7 @@ export function systemInfo(): { platform: string; shell: string; home: string } 
 
 const modeText: Record<Mode, string> = {
   act: "You are in ACT mode: carry the task out with the tools, step by step, and finish with attempt_completion.",
-  plan: "You are in PLAN mode: explore with read-only tools and work out a plan with the person. Do not change files or run commands that change anything.",
+  plan: "You are in PLAN mode: explore with the read-only tools, then present your plan with plan_mode_respond and wait for the person to approve it. Tools that change files or run commands are not available in this mode.",
 };
 
 /**

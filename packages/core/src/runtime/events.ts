@@ -33,6 +33,7 @@ export type ResultSubtype =
   | "needs_input"
   | "error_max_turns"
   | "error_mistake_limit"
+  | "error_loop_detected"
   | "error_during_execution"
   | "error_aborted";
 
@@ -61,6 +62,7 @@ export type AgentEvent =
     }
   | { type: "system"; subtype: "fallback_model"; from_model: string; to_model: string; error: string }
   | { type: "system"; subtype: "notice"; level: "info" | "warning"; message: string }
+  | { type: "system"; subtype: "mode"; mode: "act" | "plan"; reason: string }
   | { type: "turn_start"; turn: number; reason: string }
   /** Streaming prose of one model response (`message_id` names the attempt); drop it if `stream_discarded` follows. */
   | { type: "text_delta"; message_id: string; text: string }
@@ -119,6 +121,8 @@ export type AgentEvent =
       permission_denials: Array<{ tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> }>;
       /** For needs_input: the question (and its options) the person must answer. */
       question?: { text: string; options: string[] };
+      /** For needs_input in Plan mode: the plan awaiting the person's approval. */
+      plan?: string;
       /** For success: a command the model suggests to show the result. */
       command?: string;
     };

@@ -1,5 +1,6 @@
 import { approvalCategory, autoApproval, type ApprovalSettings } from "../policy/approval.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
+import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { toolResultText } from "../protocol/result-text.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
@@ -17,6 +18,8 @@ export type CallEnv = {
   scratchDir: string;
   modelSupportsImages: boolean;
   approval: ApprovalSettings;
+  /** Every call the task has made, for loop detection; executeCall appends to it. */
+  history: CallRecord[];
   host: Host;
   hooks: Hooks;
   signal: AbortSignal;
@@ -38,6 +41,11 @@ function summarize(tool: AnyTool | undefined, call: ParsedCall): string {
 
 function finish(env: CallEnv, call: ParsedCall, result: ToolResult, verdict: Verdict): ExecutedCall {
   const status = verdict === "ok" ? "done" : verdict;
+  env.history.push({
+    name: call.name,
+    signature: callSignature(call.name, call.input),
+    ...(verdict === "ok" ? {} : { error: toolResultText(result) }),
+  });
   env.emit({ type: "tool_result", tool_use_id: call.id, name: call.name, content: toolResultText(result), is_error: result.isError === true, status });
   return { call, result, verdict };
 }
@@ -100,6 +108,8 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason: result.content });
     return finish(env, call, result, "denied");
   }
+  const narration = narrationRefusal(env.history, call.name);
+  if (narration) return finish(env, call, { content: narration, isError: true }, "denied");
   const valid = validateInput(tool, call.input);
   if (!valid.ok) return fail(env, call, valid.message);
   let input = valid.input;
@@ -156,6 +166,8 @@ function blockedPath(env: CallEnv, tool: AnyTool, input: Record<string, unknown>
 
 /** The result recorded for calls after a denial in the same message (Cline skips them too). */
 export function skippedResult(env: CallEnv, call: ParsedCall, because: string): ExecutedCall {
+  const result = { content: `Skipped: ${because}`, isError: true };
   env.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input, summary: call.name });
-  return finish(env, call, { content: `Skipped: ${because}`, isError: true }, "denied");
+  env.emit({ type: "tool_result", tool_use_id: call.id, name: call.name, content: result.content, is_error: true, status: "denied" });
+  return { call, result, verdict: "denied" };
 }

@@ -6,6 +6,7 @@ import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type Message, type Model, type Usage } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
+import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings } from "../policy/loop-detection.js";
 import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
@@ -36,6 +37,7 @@ export type TaskOptions = {
   /** Continuations of a reply cut by the output-token limit. */
   maxContinuations?: number;
   retry?: Partial<RetryPolicy>;
+  loopDetection?: Partial<LoopSettings>;
   sessionId?: string;
   customInstructions?: string;
   /** Replaces the built system prompt entirely. */
@@ -81,6 +83,7 @@ export class Task {
   private usage: Usage = emptyUsage();
   private costUsd: number | null = null;
   private readonly ignore: IgnoreRules;
+  private readonly callHistory: CallRecord[] = [];
   private readonly scratchDir: string;
 
   constructor(options: TaskOptions) {
@@ -233,6 +236,7 @@ export class Task {
           scratchDir: this.scratchDir,
           modelSupportsImages: model.info.supportsImages,
           approval,
+          history: this.callHistory,
           host: options.host ?? {},
           hooks: options.hooks ?? {},
           signal: this.controller.signal,
@@ -282,13 +286,38 @@ export class Task {
         continue;
       }
 
-      this.messages.push(protocol.resultsMessage(outcome.executed, outcome.notes));
+      const notes = [...outcome.notes];
+      const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.loopDetection });
+      if (loop.level === "warn") {
+        notes.push(loopWarning(loop));
+        emit({ type: "system", subtype: "notice", level: "warning", message: loop.reason });
+      }
       const control = outcome.executed.map((e) => e.result.control).find((c) => c !== undefined);
+      let plan: { approved: boolean; feedback?: string } | undefined;
+      if (control?.type === "plan") {
+        plan = approval.yolo ? { approved: true } : await options.host?.reviewPlan?.(control.plan, this.controller.signal);
+        if (plan?.approved) notes.push("[The user approved your plan. You are now in ACT mode: carry the plan out with the tools, and finish with attempt_completion.]");
+        else if (plan?.feedback) notes.push(`[The user reviewed your plan and said: ${plan.feedback}]`);
+      }
+      this.messages.push(protocol.resultsMessage(outcome.executed, notes));
+
       if (control?.type === "complete") {
         return finish("success", control.result, control.command ? { command: control.command } : {});
       }
       if (control?.type === "ask") {
         return finish("needs_input", control.question, { question: { text: control.question, options: control.options } });
+      }
+      if (control?.type === "plan") {
+        if (!plan) return finish("needs_input", control.plan, { plan: control.plan });
+        if (plan.approved) {
+          this.mode = "act";
+          emit({ type: "system", subtype: "mode", mode: "act", reason: approval.yolo ? "yolo: plans are approved automatically" : "the user approved the plan" });
+        }
+      }
+      if (loop.level === "stop") {
+        const goOn = await options.host?.confirmContinue?.(loop.reason, this.controller.signal);
+        if (!goOn) return finish("error_loop_detected", `Stopped: ${loop.reason}`);
+        this.callHistory.length = 0;
       }
       mistakes = nextMistakeCount(mistakes, outcome.executed.map((e) => e.verdict));
       if (mistakeLimitReached(mistakes, maxMistakes)) {

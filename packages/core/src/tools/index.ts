@@ -7,3 +7,5 @@ export { listFilesTool } from "./list-files.js";
 export { readFileTool } from "./read-file.js";
 export { writeToFileTool } from "./write-to-file.js";
 export { testContext } from "./test-context.js";
+export { actModeRespondTool } from "./act-mode-respond.js";
+export { planModeRespondTool } from "./plan-mode-respond.js";

@@ -1,6 +1,8 @@
+import { actModeRespondTool } from "./act-mode-respond.js";
 import { askFollowupQuestionTool } from "./ask-followup-question.js";
 import { attemptCompletionTool } from "./attempt-completion.js";
 import { listFilesTool } from "./list-files.js";
+import { planModeRespondTool } from "./plan-mode-respond.js";
 import { readFileTool } from "./read-file.js";
 import type { AnyTool } from "./tool.js";
 import { writeToFileTool } from "./write-to-file.js";
@@ -11,5 +13,7 @@ export const allTools: readonly AnyTool[] = [
   listFilesTool,
   writeToFileTool,
   askFollowupQuestionTool,
+  planModeRespondTool,
+  actModeRespondTool,
   attemptCompletionTool,
 ];

@@ -18,7 +18,9 @@ export type ToolResult = {
   /** Control flow the loop acts on after the result is recorded. */
   control?:
     | { type: "complete"; result: string; command?: string }
-    | { type: "ask"; question: string; options: string[] };
+    | { type: "ask"; question: string; options: string[] }
+    /** A plan presented in Plan mode, for the person to approve (then Act) or refine. */
+    | { type: "plan"; plan: string };
 };
 
 /** Everything a tool may use. Host capabilities are passed in, never imported. */

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { defineTool } from "./tool.js";
+
+const parameters = z.object({
+  response: z.string().min(1).describe("A short progress update for the user."),
+});
+
+const description = `Tell the user, in ACT mode, something they should know while you work: a finding, a decision, a change of approach. You keep working afterwards; this does not end the task or wait for an answer.
+Use it rarely, never twice in a row: between updates, act with the other tools. To ask something, use ask_followup_question; when done, use attempt_completion.
+
+Example:
+<act_mode_respond>
+<response>The tests fail for a reason unrelated to the task (a missing fixture); I am working around it and will note it at the end.</response>
+</act_mode_respond>`;
+
+export const actModeRespondTool = defineTool({
+  name: "act_mode_respond",
+  description,
+  parameters,
+  kind: "interaction",
+  modes: ["act"],
+  summarize: (input) => `note: ${input.response.split("\n", 1)[0]!.slice(0, 100)}`,
+  async execute() {
+    return { content: "Shown to the user. Continue with the task." };
+  },
+});
