@@ -1,7 +1,5 @@
-import { allTools, Task, type AgentEvent, type TaskResult } from "@cairn/core";
-import { resolveRunConfig } from "./config.js";
+import type { AgentEvent, Task, TaskResult } from "@cairn/core";
 import { ProgressRenderer } from "./progress-renderer.js";
-import type { RunArgs } from "./run-args.js";
 
 export type Io = {
   stdout: (text: string) => void;
@@ -18,27 +16,12 @@ export function exitCodeFor(result: TaskResult): number {
 }
 
 /**
- * `cairn run`: one task, no person. Calls that need approval and are not auto-approved are
- * denied (the model is told); a question ends the run with exit code 3.
+ * Drives one run of a task with nobody at the keyboard: events to stderr (or NDJSON to stdout),
+ * the final answer to stdout, Ctrl-C stops the run cleanly (a second one quits at once).
  */
-export async function runHeadless(args: RunArgs, io: Io): Promise<number> {
-  const config = resolveRunConfig(args, io.env);
-  const task = new Task({
-    model: config.model,
-    ...(config.fallbackModel ? { fallbackModel: config.fallbackModel } : {}),
-    tools: allTools,
-    cwd: config.cwd,
-    protocol: config.protocol,
-    mode: args.mode,
-    yolo: args.yolo,
-    autoApprove: config.autoApprove,
-    retry: config.retry,
-    ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
-    ...(config.maxMistakes !== undefined ? { maxMistakes: config.maxMistakes } : {}),
-  });
-
+export async function driveHeadless(task: Task, run: AsyncGenerator<AgentEvent, TaskResult>, json: boolean, io: Io): Promise<number> {
   const renderer = new ProgressRenderer(io.stderr);
-  const emit = args.json ? (event: AgentEvent) => io.stdout(`${JSON.stringify(event)}\n`) : (event: AgentEvent) => renderer.render(event);
+  const emit = json ? (event: AgentEvent) => io.stdout(`${JSON.stringify(event)}\n`) : (event: AgentEvent) => renderer.render(event);
 
   let interrupted = false;
   const onSignal = () => {
@@ -50,14 +33,13 @@ export async function runHeadless(args: RunArgs, io: Io): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const run = task.run(args.task);
     let next = await run.next();
     while (!next.done) {
       emit(next.value);
       next = await run.next();
     }
     const result = next.value;
-    if (!args.json) {
+    if (!json) {
       if (result.subtype === "success") {
         io.stdout(`${result.result}\n`);
         if (result.command) io.stderr(`Suggested command to see the result: ${result.command}\n`);
@@ -65,6 +47,7 @@ export async function runHeadless(args: RunArgs, io: Io): Promise<number> {
         const options = result.question?.options ?? [];
         io.stdout(`${result.result}\n${options.map((o) => `- ${o}\n`).join("")}`);
       }
+      if (result.subtype !== "success") io.stderr(`Task ${task.sessionId}: continue it with cairn resume ${task.sessionId} ["message"]\n`);
     }
     return exitCodeFor(result);
   } finally {

@@ -1,5 +1,8 @@
 import { createRequire } from "node:module";
-import { exitCodes, runHeadless, type Io } from "./headless.js";
+import { deleteCommand, historyCommand, showCommand } from "./commands/history.js";
+import { resumeCommand } from "./commands/resume.js";
+import { runCommand } from "./commands/run.js";
+import { exitCodes, type Io } from "./headless.js";
 import { parseRunArgs, runHelp } from "./run-args.js";
 import { UsageError } from "./usage-error.js";
 
@@ -8,7 +11,11 @@ const version = (createRequire(import.meta.url)("../package.json") as { version:
 const help = `cairn ${version}: an autonomous coding agent
 
 Usage:
-  cairn run [options] [--] <task...>   run a task headlessly (scripts, CI)
+  cairn run [options] [--] <task...>        run a task headlessly (scripts, CI)
+  cairn resume <id> [message] [options]     carry a stored task on (same options as run)
+  cairn history [--json] [--limit n]        stored tasks, newest first
+  cairn show <id> [--json]                  one task's record
+  cairn delete <id>                         remove a stored task
   cairn --version
 
 Run \`cairn run --help\` for the options. Keys come from the environment:
@@ -40,8 +47,19 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       }
       if (args.task === "") args.task = await readStdin();
       if (args.task === "") throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
-      return await runHeadless(args, io);
+      return await runCommand(args, io);
     }
+    if (command === "resume") {
+      const args = parseRunArgs(rest, process.cwd());
+      if (args === "help") {
+        io.stdout(`Usage: cairn resume <id> [message] [options]\n\n${runHelp.split("\n").slice(3).join("\n")}\n`);
+        return 0;
+      }
+      return await resumeCommand(args, io);
+    }
+    if (command === "history") return historyCommand(rest, io);
+    if (command === "show") return showCommand(rest, io);
+    if (command === "delete") return deleteCommand(rest, io);
     throw new UsageError(`Unknown command "${command}". Run cairn --help.`);
   } catch (error) {
     if (error instanceof UsageError) {

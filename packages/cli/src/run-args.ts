@@ -10,7 +10,8 @@ export type RunArgs = {
   baseUrl?: string;
   fallbackModel?: string;
   protocol?: "xml" | "native";
-  mode: "act" | "plan";
+  /** Undefined when not given: run defaults to act, resume keeps the task's mode. */
+  mode?: "act" | "plan";
   yolo: boolean;
   autoApprove?: ApprovalCategory[];
   maxTurns?: number;
@@ -94,10 +95,10 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
   const args: RunArgs = {
     task: parsed.positionals.join(" ").trim(),
     cwd: v.cwd ?? cwd,
-    mode: (v.mode as RunArgs["mode"] | undefined) ?? "act",
     yolo: v.yolo === true,
     json: v.json === true,
   };
+  if (v.mode !== undefined) args.mode = v.mode as "act" | "plan";
   if (v.provider !== undefined) args.provider = v.provider as ProviderId;
   if (v.model !== undefined) args.model = v.model;
   if (v["base-url"] !== undefined) args.baseUrl = v["base-url"];

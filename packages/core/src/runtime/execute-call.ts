@@ -150,7 +150,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     const { question, options } = result.control;
     env.emit({ type: "question", id: call.id, question, options });
     const answer = await env.host.ask?.(question, options, env.signal);
-    if (answer !== undefined) result = { content: `<answer>\n${answer}\n</answer>` };
+    result = answer === undefined ? { ...result, content: "[Waiting for the user's answer.]" } : { content: `<answer>\n${answer}\n</answer>` };
   }
   return finish(env, { ...call, input }, result, result.isError ? "error" : "ok");
 }

@@ -138,7 +138,7 @@ describe("Task", () => {
     expect(snap.messages.length).toBe(3);
     expect(snap.turns).toBe(1);
     await drain(task.continue("more"));
-    expect(task.snapshot().messages.length).toBe(5);
+    expect(task.snapshot().messages.length).toBe(6);
     task.restore(snap.messages);
     expect(task.snapshot().messages).toEqual(snap.messages);
   });

@@ -14,6 +14,8 @@ import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import type { AgentEvent, ApprovalCategory, ResultSubtype } from "./events.js";
 import type { Hooks } from "./hooks.js";
+import type { TaskJournal, TaskState } from "./journal.js";
+import { repairInterrupted, type PendingResult } from "./resume.js";
 import type { Host } from "./host.js";
 import { mistakeLimitReached, nextMistakeCount, turnLimitReached } from "./stop-conditions.js";
 import { runTurn } from "./turn.js";
@@ -46,6 +48,12 @@ export type TaskOptions = {
   scratchDir?: string;
   /** Messages to start from (a restored conversation). */
   messages?: Message[];
+  /** Results of calls recorded after the last message, when resuming a task cut by a crash. */
+  pendingResults?: PendingResult[];
+  /** Where the task writes down what happens as it happens (see TaskStore). */
+  journal?: TaskJournal;
+  /** Totals of earlier runs of a resumed task, so its record keeps adding up. */
+  prior?: { turns: number; usage: Usage; costUsd: number | null };
 };
 
 export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;
@@ -84,6 +92,7 @@ export class Task {
   private costUsd: number | null = null;
   private readonly ignore: IgnoreRules;
   private readonly callHistory: CallRecord[] = [];
+  private pendingResults: PendingResult[] | undefined;
   private readonly scratchDir: string;
 
   constructor(options: TaskOptions) {
@@ -92,6 +101,12 @@ export class Task {
     this.cwd = realpathSync.native(options.cwd);
     this.mode = options.mode ?? "act";
     this.messages = options.messages ? structuredClone(options.messages) : [];
+    this.pendingResults = options.pendingResults;
+    if (options.prior) {
+      this.turns = options.prior.turns;
+      this.usage = { ...options.prior.usage };
+      this.costUsd = options.prior.costUsd;
+    }
     this.tools = new Map(options.tools.map((t) => [t.name, t]));
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
@@ -125,6 +140,7 @@ export class Task {
   restore(messages: Message[]): void {
     if (this.running) throw new Error("Cannot restore messages while the task is running; abort it first.");
     this.messages = structuredClone(messages);
+    this.options.journal?.replaceMessages(this.messages);
   }
 
   setMode(mode: Mode): void {
@@ -137,6 +153,7 @@ export class Task {
     if (this.controller.signal.aborted) this.controller = new AbortController();
     const channel = new Channel<AgentEvent>();
     const emit = (event: AgentEvent) => {
+      this.options.journal?.event(event);
       this.options.hooks?.onEvent?.(event);
       for (const listener of this.listeners) listener(event);
       channel.push(event);
@@ -158,10 +175,24 @@ export class Task {
     }
   }
 
+  private record(message: Message): void {
+    this.messages.push(message);
+    this.options.journal?.message(message);
+  }
+
   private appendUser(text: string): void {
-    const last = this.messages[this.messages.length - 1];
-    if (last?.role === "user") last.content.push({ type: "text", text });
-    else this.messages.push({ role: "user", content: [{ type: "text", text }] });
+    this.record({ role: "user", content: [{ type: "text", text }] });
+  }
+
+  private journalState(status: TaskState["status"], result?: string): void {
+    this.options.journal?.state({
+      mode: this.mode,
+      status,
+      turns: this.turns,
+      usage: usageJson(this.usage),
+      totalCostUsd: this.costUsd,
+      ...(result === undefined ? {} : { result }),
+    });
   }
 
   private async drive(text: string, emit: (event: AgentEvent) => void): Promise<TaskResult> {
@@ -203,11 +234,19 @@ export class Task {
         permission_denials: denials,
         ...extra,
       };
+      this.journalState(statusOf(subtype), result);
       emit({ type: "result", ...outcome });
       return outcome;
     };
 
+    if (this.pendingResults) {
+      // A task cut by a crash: give its last calls their results before anything new.
+      const repaired = repairInterrupted(this.messages, this.pendingResults, protocol, [...this.tools.values()]);
+      for (const message of repaired.slice(this.messages.length)) this.record(message);
+      this.pendingResults = undefined;
+    }
     this.appendUser(text);
+    this.journalState("running");
     let mistakes = 0;
     let model = options.model;
     const maxMistakes = options.maxMistakes ?? 3;
@@ -244,6 +283,7 @@ export class Task {
         },
         signal: this.controller.signal,
         emit,
+        journal: options.journal,
         costSoFar: this.costUsd,
       });
       this.usage = addUsage(this.usage, outcome.usage);
@@ -256,7 +296,7 @@ export class Task {
         return finish("error_during_execution", `The model request failed: ${outcome.error.message}`);
       }
       model = outcome.model;
-      this.messages.push(outcome.assistant);
+      this.messages.push(outcome.assistant); // runTurn has journaled it
       emit({
         type: "assistant",
         session_id: this.sessionId,
@@ -282,6 +322,7 @@ export class Task {
           return finish("error_mistake_limit", `Stopped: the model replied ${mistakes} times in a row without using a tool.`);
         }
         this.appendUser(noToolNudge(protocol.name));
+        this.journalState("running");
         transition = "no_tool_nudge";
         continue;
       }
@@ -299,7 +340,8 @@ export class Task {
         if (plan?.approved) notes.push("[The user approved your plan. You are now in ACT mode: carry the plan out with the tools, and finish with attempt_completion.]");
         else if (plan?.feedback) notes.push(`[The user reviewed your plan and said: ${plan.feedback}]`);
       }
-      this.messages.push(protocol.resultsMessage(outcome.executed, notes));
+      this.record(protocol.resultsMessage(outcome.executed, notes));
+      this.journalState("running");
 
       if (control?.type === "complete") {
         return finish("success", control.result, control.command ? { command: control.command } : {});
@@ -327,6 +369,13 @@ export class Task {
       transition = "next_turn";
     }
   }
+}
+
+function statusOf(subtype: ResultSubtype): TaskState["status"] {
+  if (subtype === "success") return "completed";
+  if (subtype === "needs_input") return "needs_input";
+  if (subtype === "error_aborted") return "aborted";
+  return "failed";
 }
 
 function firstLine(result: { content: unknown }): string {

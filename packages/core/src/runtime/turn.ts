@@ -10,6 +10,7 @@ import type { AnyTool } from "../tools/tool.js";
 import type { AgentEvent } from "./events.js";
 import { executeCall, skippedResult, type CallEnv, type ExecutedCall } from "./execute-call.js";
 import type { Hooks } from "./hooks.js";
+import type { TaskJournal } from "./journal.js";
 import { usageJson } from "./usage-json.js";
 
 export type TurnInput = {
@@ -25,6 +26,7 @@ export type TurnInput = {
   callEnv: CallEnv;
   signal: AbortSignal;
   emit(event: AgentEvent): void;
+  journal: TaskJournal | undefined;
   /** Cost so far in this task, to report running totals. */
   costSoFar: number | null;
 };
@@ -80,6 +82,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       }
       const done = await executeCall(call, input.callEnv);
       executed.push(done);
+      input.journal?.callResult(done.call, done.result);
       if (done.verdict === "denied") halt = `${done.call.name} before it in this message was denied; this call did not run.`;
       else if (done.result.control?.type === "complete") halt = "attempt_completion before it in this message ended the task.";
       else if (done.result.control?.type === "ask") halt = "a question before it in this message is waiting for an answer.";
@@ -207,8 +210,10 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     break;
   }
 
-  await chain;
+  // Written down before the calls finish, so a crash keeps the message and the results so far.
   const assistant = protocol.assistantMessage(parser.text, reasoning, calls);
+  input.journal?.message(assistant);
   await input.hooks.afterModel?.(assistant);
+  await chain;
   return { kind: "replied", model, assistant, executed, finishReason, usage, cost, apiMs, notes };
 }

@@ -1,0 +1,95 @@
+import { parseArgs } from "node:util";
+import { cairnHome, listTasks, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core";
+import type { Io } from "../headless.js";
+import { UsageError } from "../usage-error.js";
+
+function parse(argv: string[], options: Record<string, { type: "boolean" | "string" }>) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split("\n")[0]}`);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** What a person should read as the status: a "running" task whose process is gone was interrupted. */
+export function shownStatus(entry: Pick<HistoryEntry, "status" | "pid">): string {
+  return entry.status === "running" && !alive(entry.pid) ? "interrupted" : entry.status;
+}
+
+function openStore(home: string, id: string | undefined, command: string): TaskStore {
+  if (!id) throw new UsageError(`Which task? cairn ${command} <id> (see cairn history).`);
+  try {
+    return TaskStore.open(home, id);
+  } catch (error) {
+    if (error instanceof TaskNotFoundError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** `cairn history [--json] [--limit n]`: every stored task, newest first. */
+export function historyCommand(argv: string[], io: Io): number {
+  const { values } = parse(argv, { json: { type: "boolean" }, limit: { type: "string" } });
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit needs a whole number above 0, got "${values.limit}".`);
+  const { entries, warnings } = listTasks(cairnHome(io.env));
+  for (const warning of warnings) io.stderr(`cairn: ${warning}\n`);
+  const shown = entries.slice(0, limit).map((e) => ({ ...e, status: shownStatus(e) }));
+  if (values.json) {
+    io.stdout(`${JSON.stringify(shown)}\n`);
+    return 0;
+  }
+  if (shown.length === 0) {
+    io.stdout("No tasks yet. Start one with: cairn run \"describe the task\"\n");
+    return 0;
+  }
+  for (const e of shown) {
+    const cost = e.totalCostUsd === null ? "" : ` $${e.totalCostUsd.toFixed(4)}`;
+    io.stdout(`${e.id}  ${e.status.padEnd(11)} ${e.updatedAt.slice(0, 16).replace("T", " ")}  ${e.turns} turns${cost}  ${e.title}\n    ${e.workspace}\n`);
+  }
+  return 0;
+}
+
+/** `cairn show <id> [--json]`: a task's record: metadata, then what happened. */
+export function showCommand(argv: string[], io: Io): number {
+  const { values, positionals } = parse(argv, { json: { type: "boolean" } });
+  const store = openStore(cairnHome(io.env), positionals[0], "show");
+  const meta = store.metadata();
+  const status = shownStatus(meta);
+  const events = store.loadEvents();
+  if (values.json) {
+    io.stdout(`${JSON.stringify({ ...meta, status, events })}\n`);
+    return 0;
+  }
+  const cost = meta.totalCostUsd === null ? "unknown" : `$${meta.totalCostUsd.toFixed(4)}`;
+  io.stdout(
+    `${meta.id}: ${meta.title}\n  status ${status} · ${meta.mode} mode · ${meta.provider}/${meta.model} (${meta.protocol})\n  workspace ${meta.workspace}\n  ${meta.turns} turns · ${meta.usage.input_tokens + meta.usage.cache_read_input_tokens + meta.usage.cache_creation_input_tokens} in / ${meta.usage.output_tokens} out tokens · cost ${cost}\n  created ${meta.createdAt} · updated ${meta.updatedAt}\n`,
+  );
+  for (const event of events) {
+    if (event.type === "tool_call") io.stdout(`  → ${event.summary}\n`);
+    else if (event.type === "tool_result" && event.status !== "done") io.stdout(`    ${event.status}: ${event.content.split("\n")[0]}\n`);
+    else if (event.type === "result") io.stdout(`  ${event.subtype}: ${event.result.split("\n")[0]}\n`);
+  }
+  return 0;
+}
+
+/** `cairn delete <id>`: removes a task and its record. */
+export function deleteCommand(argv: string[], io: Io): number {
+  const { positionals } = parse(argv, {});
+  const home = cairnHome(io.env);
+  const store = openStore(home, positionals[0], "delete");
+  const meta = store.metadata();
+  if (shownStatus(meta) === "running") throw new UsageError(`Task ${meta.id} is running (process ${meta.pid}); stop it before deleting it.`);
+  store.delete();
+  removeFromHistoryIndex(home, meta.id);
+  io.stdout(`Deleted task ${meta.id}.\n`);
+  return 0;
+}

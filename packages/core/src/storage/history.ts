@@ -1,0 +1,76 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { writeFileAtomicSync } from "./atomic-write.js";
+import type { TaskMetadata } from "./task-store.js";
+
+export type HistoryEntry = Pick<
+  TaskMetadata,
+  "id" | "title" | "workspace" | "provider" | "model" | "mode" | "status" | "createdAt" | "updatedAt" | "turns" | "totalCostUsd" | "pid"
+>;
+
+const indexFile = (home: string) => path.join(home, "tasks", "index.json");
+
+function entryOf(meta: TaskMetadata): HistoryEntry {
+  const { id, title, workspace, provider, model, mode, status, createdAt, updatedAt, turns, totalCostUsd, pid } = meta;
+  return { id, title, workspace, provider, model, mode, status, createdAt, updatedAt, turns, totalCostUsd, pid };
+}
+
+function readIndex(home: string): HistoryEntry[] | undefined {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(indexFile(home), "utf8"));
+    return Array.isArray(parsed) ? (parsed as HistoryEntry[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Scans the task folders: the source of truth the index is rebuilt from. */
+function scanTasks(home: string, only?: (id: string) => boolean): { entries: HistoryEntry[]; warnings: string[] } {
+  const dir = path.join(home, "tasks");
+  if (!existsSync(dir)) return { entries: [], warnings: [] };
+  const entries: HistoryEntry[] = [];
+  const warnings: string[] = [];
+  for (const name of readdirSync(dir, { withFileTypes: true })) {
+    if (!name.isDirectory() || (only && !only(name.name))) continue;
+    const file = path.join(dir, name.name, "metadata.json");
+    try {
+      entries.push(entryOf(JSON.parse(readFileSync(file, "utf8")) as TaskMetadata));
+    } catch (error) {
+      warnings.push(`Skipped task ${name.name}: ${file} is damaged or missing (${(error as Error).message.split("\n")[0]}).`);
+    }
+  }
+  return { entries, warnings };
+}
+
+const newestFirst = (a: HistoryEntry, b: HistoryEntry) => b.updatedAt.localeCompare(a.updatedAt);
+
+/**
+ * Every task, newest first. A missing or damaged index is rebuilt from the task folders;
+ * folders the index does not know (another process wrote at the same time) are added.
+ */
+export function listTasks(home: string): { entries: HistoryEntry[]; warnings: string[]; rebuilt: boolean } {
+  const index = readIndex(home);
+  if (!index) {
+    const { entries, warnings } = scanTasks(home);
+    if (existsSync(path.join(home, "tasks"))) writeFileAtomicSync(indexFile(home), JSON.stringify(entries.sort(newestFirst)));
+    return { entries, warnings, rebuilt: true };
+  }
+  const known = new Set(index.map((e) => e.id));
+  const present = existsSync(path.join(home, "tasks")) ? new Set(readdirSync(path.join(home, "tasks"))) : new Set<string>();
+  const missing = scanTasks(home, (id) => !known.has(id));
+  const entries = [...index.filter((e) => present.has(e.id)), ...missing.entries].sort(newestFirst);
+  return { entries, warnings: missing.warnings, rebuilt: false };
+}
+
+/** Upserts one task's entry; called on every metadata write. */
+export function updateHistoryIndex(home: string, meta: TaskMetadata): void {
+  mkdirSync(path.join(home, "tasks"), { recursive: true });
+  const entries = (readIndex(home) ?? scanTasks(home).entries).filter((e) => e.id !== meta.id);
+  entries.push(entryOf(meta));
+  writeFileAtomicSync(indexFile(home), JSON.stringify(entries.sort(newestFirst)));
+}
+
+export function removeFromHistoryIndex(home: string, id: string): void {
+  const entries = readIndex(home);
+  if (entries) writeFileAtomicSync(indexFile(home), JSON.stringify(entries.filter((e) => e.id !== id)));
+}
