@@ -68,3 +68,36 @@ export function xmlCall(name: string, params: Record<string, string>): string {
     .join("\n");
   return `<${name}>\n${inner}\n</${name}>`;
 }
+
+/** A running `cairn` whose stdout lines can be awaited, to act (kill -9) at a chosen moment. */
+export function startCairn(args: string[], options: { env: Record<string, string>; cwd?: string }) {
+  const child = spawn(process.execPath, [cairnBin, ...args], { cwd: options.cwd ?? repoRoot, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const waiters: Array<{ test: (line: string) => boolean; resolve: (line: string) => void }> = [];
+  let buffered = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+    buffered += d;
+    let nl: number;
+    while ((nl = buffered.indexOf("\n")) !== -1) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      for (const w of [...waiters]) if (w.test(line)) waiters.splice(waiters.indexOf(w), 1) && w.resolve(line);
+    }
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return {
+    child,
+    exited,
+    output: () => ({ stdout, stderr }),
+    /** Resolves with the first stdout line (from now on) that passes the test. */
+    waitForLine(test: (line: string) => boolean, timeoutMs = 15_000): Promise<string> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no matching line within ${timeoutMs} ms.\nstdout:\n${stdout}\nstderr:\n${stderr}`)), timeoutMs);
+        waiters.push({ test, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+      });
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { cleanEnv, runCairn, startCairn, tempDir, xmlCall } from "../support/cairn-cli.js";
+
+let workspace: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let server: ScriptedModelServer | undefined;
+
+beforeEach(() => {
+  workspace = tempDir("ws");
+  home = tempDir("home");
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  workspace.cleanup();
+  home.cleanup();
+});
+
+const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+const isEvent = (type: string, extra: (e: Record<string, unknown>) => boolean = () => true) => (line: string) => {
+  try {
+    const event = JSON.parse(line) as Record<string, unknown>;
+    return event.type === type && extra(event);
+  } catch {
+    return false;
+  }
+};
+const taskId = () => readdirSync(path.join(home.dir, "tasks")).find((n) => n !== "index.json")!;
+
+describe("kill -9, then cairn resume", () => {
+  it("mid-stream, after a tool in the reply already ran: the model is told what ran, and the task completes", async () => {
+    const slowTail = "Now I keep talking for a while before the next step. ".repeat(40);
+    server = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "text", text: `${xmlCall("write_to_file", { path: "a.txt", content: "first" })}\n${slowTail}` }], chunkSize: 10, chunkDelayMs: 20 },
+        { content: [{ type: "text", text: xmlCall("write_to_file", { path: "b.txt", content: "second" }) }] },
+        { content: [{ type: "text", text: xmlCall("attempt_completion", { result: "both written" }) }] },
+      ],
+    });
+    const args = ["--provider", "anthropic", "--base-url", server.url, "--protocol", "xml", "--auto-approve", "edit"];
+    const cairn = startCairn(["run", ...args, "--cwd", workspace.dir, "--json", "write a and b"], { env: env() });
+    await cairn.waitForLine(isEvent("tool_result", (e) => e.name === "write_to_file"));
+    cairn.child.kill("SIGKILL");
+    await cairn.exited;
+
+    const history = JSON.parse((await runCairn(["history", "--json"], { env: env() })).stdout) as Array<{ status: string }>;
+    expect(history[0]!.status).toBe("interrupted");
+
+    const resumed = await runCairn(["resume", taskId(), ...args], { env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(path.join(workspace.dir, "a.txt"), "utf8")).toBe("first");
+    expect(readFileSync(path.join(workspace.dir, "b.txt"), "utf8")).toBe("second");
+    // The lost reply's finished call is reported, so the model does not redo it blindly.
+    const afterCrash = JSON.stringify(server.requests[1]!.body);
+    expect(afterCrash).toContain("had already run");
+    expect(afterCrash).toContain("was interrupted");
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("while waiting between turns (the reply and its results recorded): resume goes on from the next turn", async () => {
+    server = await startScriptedModelServer({
+      turns: [
+        call("write_to_file", { path: "a.txt", content: "A" }),
+        { delayMs: 60_000 },
+        call("attempt_completion", { result: "done" }),
+      ],
+    });
+    const args = ["--provider", "anthropic", "--base-url", server.url, "--auto-approve", "edit"];
+    const cairn = startCairn(["run", ...args, "--cwd", workspace.dir, "--json", "write a"], { env: env() });
+    await cairn.waitForLine(isEvent("turn_start", (e) => e.turn === 2));
+    while (server.requests.length < 2) await new Promise((r) => setTimeout(r, 20));
+    cairn.child.kill("SIGKILL");
+    await cairn.exited;
+
+    const resumed = await runCairn(["resume", taskId(), ...args, "--json"], { env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const body = JSON.stringify(server.requests[2]!.body);
+    expect(body).toContain("Created a.txt");
+    expect(readFileSync(path.join(workspace.dir, "a.txt"), "utf8")).toBe("A");
+    expect(resumed.events.at(-1)).toMatchObject({ subtype: "success", num_turns: 1 });
+  });
+});
