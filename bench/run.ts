@@ -19,6 +19,11 @@ type BenchModule = { run(): Promise<BenchRow[]> };
 
 const BENCHES: Record<string, () => Promise<BenchModule>> = {
   parser: () => import("./parser.js"),
+  search: () => import("./search.js"),
+  outline: () => import("./outline.js"),
+  replace: () => import("./replace.js"),
+  terminal: () => import("./terminal.js"),
+  checkpoints: () => import("./checkpoints.js"),
 };
 
 function cell(value: string | undefined): string {

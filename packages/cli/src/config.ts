@@ -10,7 +10,9 @@ import {
   providerIds,
   providers,
   SettingsError,
+  parseCommandPermissions,
   type ApprovalCategory,
+  type CommandPermissions,
   type Model,
   type ProviderId,
   type RetryPolicy,
@@ -28,6 +30,12 @@ export type RunConfig = {
   autoApprove: ApprovalCategory[];
   maxTurns?: number;
   maxMistakes?: number;
+  maxBudgetUsd?: number;
+  compaction: "auto" | "truncate" | "off";
+  compactionModel?: Model;
+  problemsCommand?: string;
+  commandPermissions?: CommandPermissions;
+  approvalRequiredCommands?: string[];
   retry: Partial<RetryPolicy>;
 };
 
@@ -91,8 +99,22 @@ export function resolveRunConfig(args: RunArgs, env: Env): RunConfig {
     model: make(modelId),
     protocol: args.protocol ?? settings.protocol ?? (localProviders.has(provider) ? "xml" : "native"),
     autoApprove: args.autoApprove ?? settings.autoApprove ?? ["read"],
+    compaction: args.compaction ?? settings.compaction ?? "auto",
     retry,
   };
+  if (settings.compactionModel) config.compactionModel = make(settings.compactionModel);
+  if (settings.problemsCommand) config.problemsCommand = settings.problemsCommand;
+  if (settings.approvalRequiredCommands) config.approvalRequiredCommands = settings.approvalRequiredCommands;
+  const fromEnv = env.CAIRN_COMMAND_PERMISSIONS?.trim();
+  if (fromEnv) {
+    const parsed = parseCommandPermissions(fromEnv);
+    if (!parsed.ok) throw new UsageError(`${parsed.error} Fix CAIRN_COMMAND_PERMISSIONS or unset it.`);
+    config.commandPermissions = parsed.permissions;
+  } else if (settings.commandPermissions) {
+    config.commandPermissions = settings.commandPermissions;
+  }
+  const maxBudgetUsd = args.maxBudgetUsd ?? settings.maxBudgetUsd;
+  if (maxBudgetUsd !== undefined) config.maxBudgetUsd = maxBudgetUsd;
   if (fallbackId) config.fallbackModel = make(fallbackId);
   const maxTurns = args.maxTurns ?? settings.maxTurns;
   if (maxTurns !== undefined) config.maxTurns = maxTurns;

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { deleteCommand, historyCommand, showCommand } from "./commands/history.js";
 import { resumeCommand } from "./commands/resume.js";
+import { rulesCommand } from "./commands/rules.js";
 import { runCommand } from "./commands/run.js";
 import { exitCodes, type Io } from "./headless.js";
 import { parseRunArgs, runHelp } from "./run-args.js";
@@ -16,6 +17,7 @@ Usage:
   cairn history [--json] [--limit n]        stored tasks, newest first
   cairn show <id> [--json]                  one task's record
   cairn delete <id>                         remove a stored task
+  cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
   cairn --version
 
 Run \`cairn run --help\` for the options. Keys come from the environment:
@@ -60,6 +62,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "history") return historyCommand(rest, io);
     if (command === "show") return showCommand(rest, io);
     if (command === "delete") return deleteCommand(rest, io);
+    if (command === "rules") return rulesCommand(rest, io);
     throw new UsageError(`Unknown command "${command}". Run cairn --help.`);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -29,6 +29,10 @@ export class ProgressRenderer {
           this.line(`↻ model request failed (${event.error_status ?? "network"}: ${firstLine(event.error, 100)}); retry ${event.attempt}/${event.max_retries} in ${(event.retry_delay_ms / 1000).toFixed(1)}s`);
         else if (event.subtype === "fallback_model") this.line(`↻ switching to the fallback model ${event.to_model}`);
         else if (event.subtype === "mode") this.line(`· now in ${event.mode.toUpperCase()} mode: ${event.reason}`);
+        else if (event.subtype === "compact_boundary") {
+          const m = event.compact_metadata;
+          this.line(`· context ${m.actions.join(" + ")}: ${m.pre_tokens} → ${m.post_tokens} tokens`);
+        }
         else this.line(`${event.level === "warning" ? "!" : "·"} ${event.message}`);
         return;
       case "text_delta":

@@ -15,6 +15,8 @@ export type RunArgs = {
   yolo: boolean;
   autoApprove?: ApprovalCategory[];
   maxTurns?: number;
+  maxBudgetUsd?: number;
+  compaction?: "auto" | "truncate" | "off";
   retries?: number;
   json: boolean;
 };
@@ -35,6 +37,8 @@ Options:
   --auto-approve <list>    comma list: read, read-external, edit, edit-external,
                            safe-commands, all-commands, browser, mcp (default: read)
   --max-turns <n>          stop after n model turns
+  --max-budget-usd <usd>   stop before a request once the task has cost this much
+  --compaction <how>       auto (summarise when the window fills) | truncate | off
   --retries <n>            retries of a failed model request (default 4)
   --json                   one JSON event per line on stdout, nothing else on stdout
   -h, --help               this help
@@ -67,6 +71,8 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
         yolo: { type: "boolean" },
         "auto-approve": { type: "string" },
         "max-turns": { type: "string" },
+        "max-budget-usd": { type: "string" },
+        compaction: { type: "string" },
         retries: { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -107,6 +113,15 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
   if (autoApprove) args.autoApprove = autoApprove;
   const maxTurns = positiveInt("--max-turns", v["max-turns"]);
   if (maxTurns !== undefined) args.maxTurns = maxTurns;
+  if (v.compaction !== undefined) {
+    if (v.compaction !== "auto" && v.compaction !== "truncate" && v.compaction !== "off") throw new UsageError(`--compaction must be auto, truncate or off, got "${v.compaction}".`);
+    args.compaction = v.compaction;
+  }
+  if (v["max-budget-usd"] !== undefined) {
+    const budget = Number(v["max-budget-usd"]);
+    if (!Number.isFinite(budget) || budget <= 0) throw new UsageError(`--max-budget-usd needs an amount in dollars above 0, got "${v["max-budget-usd"]}".`);
+    args.maxBudgetUsd = budget;
+  }
   const retries = positiveInt("--retries", v.retries, true);
   if (retries !== undefined) args.retries = retries;
   return args;

@@ -2,10 +2,13 @@
  * @cairn/core: the Cairn coding agent as a library. It never writes to stdout; hosts consume
  * AgentEvents and answer the Host callbacks.
  */
+export * from "./checkpoints/index.js";
+export * from "./context/index.js";
 export * from "./model/index.js";
 export * from "./policy/index.js";
 export * from "./prompt/index.js";
 export * from "./protocol/index.js";
 export * from "./runtime/index.js";
 export * from "./storage/index.js";
+export * from "./terminal/index.js";
 export * from "./tools/index.js";

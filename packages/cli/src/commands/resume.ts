@@ -1,7 +1,8 @@
-import { allTools, cairnHome, resumeText, Task, TaskNotFoundError, TaskStore, type Usage } from "@cairn/core";
+import { cairnHome, resumeText, Task, TaskNotFoundError, TaskStore, type Usage } from "@cairn/core";
 import { resolveRunConfig } from "../config.js";
 import { driveHeadless, type Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
+import { taskOptionsFrom } from "../task-options.js";
 import { UsageError } from "../usage-error.js";
 
 function fromUsageJson(u: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }): Usage {
@@ -45,23 +46,12 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
   store.claim();
 
   const task = new Task({
+    ...taskOptionsFrom(config, args, mode, `${store.dir}/scratch`),
     sessionId: meta.id,
     journal: store,
     messages,
     pendingResults: pending,
     prior: { turns: meta.turns, usage: fromUsageJson(meta.usage), costUsd: meta.totalCostUsd },
-    model: config.model,
-    ...(config.fallbackModel ? { fallbackModel: config.fallbackModel } : {}),
-    tools: allTools,
-    cwd: config.cwd,
-    protocol: config.protocol,
-    mode,
-    yolo: args.yolo,
-    autoApprove: config.autoApprove,
-    retry: config.retry,
-    scratchDir: `${store.dir}/scratch`,
-    ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
-    ...(config.maxMistakes !== undefined ? { maxMistakes: config.maxMistakes } : {}),
   });
   const text = resumeText({
     status: meta.status,

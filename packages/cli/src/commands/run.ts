@@ -1,7 +1,8 @@
-import { allTools, Task, TaskStore } from "@cairn/core";
+import { Task, TaskStore } from "@cairn/core";
 import { resolveRunConfig } from "../config.js";
 import { driveHeadless, type Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
+import { taskOptionsFrom } from "../task-options.js";
 
 /**
  * `cairn run`: one task, no person. Calls that need approval and are not auto-approved are
@@ -18,21 +19,6 @@ export async function runCommand(args: RunArgs, io: Io): Promise<number> {
     protocol: config.protocol,
     mode: args.mode ?? "act",
   });
-  const task = new Task({
-    sessionId: store.id,
-    journal: store,
-    model: config.model,
-    ...(config.fallbackModel ? { fallbackModel: config.fallbackModel } : {}),
-    tools: allTools,
-    cwd: config.cwd,
-    protocol: config.protocol,
-    mode: args.mode ?? "act",
-    yolo: args.yolo,
-    autoApprove: config.autoApprove,
-    retry: config.retry,
-    scratchDir: `${store.dir}/scratch`,
-    ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
-    ...(config.maxMistakes !== undefined ? { maxMistakes: config.maxMistakes } : {}),
-  });
+  const task = new Task({ ...taskOptionsFrom(config, args, args.mode ?? "act", `${store.dir}/scratch`), sessionId: store.id, journal: store });
   return driveHeadless(task, task.run(args.task), args.json, io);
 }

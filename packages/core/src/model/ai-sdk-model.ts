@@ -45,7 +45,8 @@ export class AiSdkModel implements Model {
       const result = await this.model.doStream({
         prompt: toProviderPrompt(request.system, request.messages, this.provider === "anthropic"),
         abortSignal: signal,
-        maxOutputTokens: request.maxOutputTokens ?? this.info.maxOutputTokens,
+        // Never ask for more than a quarter of the window, which context management keeps free.
+        maxOutputTokens: request.maxOutputTokens ?? Math.min(this.info.maxOutputTokens, Math.floor(this.info.contextWindow / 4)),
         ...(request.tools
           ? { tools: request.tools.map((t) => ({ type: "function" as const, name: t.name, description: t.description, inputSchema: t.inputSchema })) }
           : {}),

@@ -19,8 +19,18 @@ export type ApprovalSettings = {
   autoApprove: ReadonlySet<ApprovalCategory>;
 };
 
-/** The approval a call needs, or undefined when it needs none (questions, completion). */
-export function approvalCategory(tool: AnyTool, input: Record<string, unknown>, cwd: string): ApprovalCategory | undefined {
+/**
+ * The approval a call needs, or undefined when it needs none (questions, completion). A command
+ * counts as a safe command only when the built-in classifier finds it safe AND the model did not
+ * ask for approval: the model's own requires_approval=false is never enough (Cline's #12020).
+ */
+export function approvalCategory(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  cwd: string,
+  commandRisk?: "safe" | "needs_approval",
+): ApprovalCategory | undefined {
+  if (tool.kind === "command") return commandRisk === "safe" && input.requires_approval === false ? "safe-commands" : "all-commands";
   const accesses: ToolAccess[] = tool.access?.(input) ?? [];
   const touched = accesses.filter((a): a is Exclude<ToolAccess, { type: "none" }> => a.type !== "none");
   if (touched.length > 0) {
@@ -34,8 +44,6 @@ export function approvalCategory(tool: AnyTool, input: Record<string, unknown>, 
       return "read";
     case "edit":
       return "edit";
-    case "command":
-      return "all-commands";
     case "browser":
       return "browser";
     case "mcp":

@@ -22,8 +22,9 @@ export class IgnoreRules {
 
   private stampOf(name: string): string {
     try {
-      const stat = statSync(path.join(this.cwd, name));
-      return stat.isFile() ? `${stat.mtimeMs}:${stat.size}` : "";
+      // Checked on every call; a missing file without an exception costs a tenth as much.
+      const stat = statSync(path.join(this.cwd, name), { throwIfNoEntry: false });
+      return stat?.isFile() === true ? `${stat.mtimeMs}:${stat.size}` : "";
     } catch {
       return "";
     }
@@ -40,7 +41,8 @@ export class IgnoreRules {
           return [];
         }
       });
-      this.matcher = rules.length > 0 ? ignore().add(rules) : undefined;
+      // One text: `add(array)` would take each file's whole content as a single pattern.
+      this.matcher = rules.length > 0 ? ignore().add(rules.join("\n")) : undefined;
     }
     return this.matcher;
   }
@@ -50,7 +52,8 @@ export class IgnoreRules {
     const matcher = this.current();
     if (!matcher) return false;
     const relative = path.relative(this.cwd, absolutePath);
-    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return false;
+    const outside = relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+    if (relative === "" || outside) return false; // a name like "..env" is inside
     const posix = relative.split(path.sep).join("/");
     return matcher.ignores(posix) || matcher.ignores(`${posix}/`);
   }

@@ -2,3 +2,4 @@ export { approvalCategories, approvalCategory, autoApproval, parseApprovalList, 
 export { resolveWorkspacePath } from "./workspace.js";
 export { IgnoreRules, ignoreFileNames } from "./ignore-rules.js";
 export { callSignature, checkForLoop, defaultLoopSettings, loopWarning, narrationRefusal, type CallRecord, type LoopSettings, type LoopVerdict } from "./loop-detection.js";
+export * from "./command/index.js";

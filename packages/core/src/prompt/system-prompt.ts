@@ -10,6 +10,8 @@ export type SystemPromptInput = {
   tools: readonly AnyTool[];
   /** Extra instructions from the person or the host (appended last). */
   customInstructions?: string;
+  /** The rules and memory files that apply (see loadRules), already formatted. */
+  rules?: string;
   system?: { platform: string; shell: string; home: string };
 };
 
@@ -48,6 +50,7 @@ Workspace: ${input.cwd}`,
     `# Mode
 
 ${modeText[input.mode]}`,
+    input.rules ? input.rules.trim() : "",
     input.customInstructions ? `# Instructions from the person\n\n${input.customInstructions.trim()}` : "",
   ];
   return sections.filter((s) => s !== "").join("\n\n");

@@ -34,6 +34,7 @@ export type ResultSubtype =
   | "error_max_turns"
   | "error_mistake_limit"
   | "error_loop_detected"
+  | "error_max_budget_usd"
   | "error_during_execution"
   | "error_aborted";
 
@@ -63,6 +64,12 @@ export type AgentEvent =
   | { type: "system"; subtype: "fallback_model"; from_model: string; to_model: string; error: string }
   | { type: "system"; subtype: "notice"; level: "info" | "warning"; message: string }
   | { type: "system"; subtype: "mode"; mode: "act" | "plan"; reason: string }
+  /** The conversation was shrunk to fit the window (Claude Code's compact_boundary). */
+  | {
+      type: "system";
+      subtype: "compact_boundary";
+      compact_metadata: { trigger: "auto" | "manual"; pre_tokens: number; post_tokens: number; actions: Array<"dedupe" | "truncate" | "compact"> };
+    }
   | { type: "turn_start"; turn: number; reason: string }
   /** Streaming prose of one model response (`message_id` names the attempt); drop it if `stream_discarded` follows. */
   | { type: "text_delta"; message_id: string; text: string }

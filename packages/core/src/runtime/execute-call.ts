@@ -1,4 +1,6 @@
 import { approvalCategory, autoApproval, type ApprovalSettings } from "../policy/approval.js";
+import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk } from "../policy/command/index.js";
+import type { Terminal } from "../terminal/index.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
@@ -18,6 +20,11 @@ export type CallEnv = {
   scratchDir: string;
   modelSupportsImages: boolean;
   approval: ApprovalSettings;
+  terminal: Terminal;
+  /** allow/deny rules for commands (CAIRN_COMMAND_PERMISSIONS); checked even in yolo mode. */
+  commandPermissions: CommandPermissions | undefined;
+  /** Extra glob patterns of commands that always need approval (settings.json). */
+  approvalRequiredCommands: readonly string[];
   /** Every call the task has made, for loop detection; executeCall appends to it. */
   history: CallRecord[];
   host: Host;
@@ -57,15 +64,17 @@ async function decideApproval(
   tool: AnyTool,
   call: ParsedCall,
   summary: string,
+  commandRisk: CommandRisk | undefined,
 ): Promise<{ approved: true } | { approved: false; content: string }> {
-  const category = approvalCategory(tool, call.input, env.cwd);
+  const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk);
   if (!category) return { approved: true };
   const auto = autoApproval(category, env.approval);
   if (auto) {
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "auto", reason: auto.reason });
     return { approved: true };
   }
-  env.emit({ type: "approval_request", id: call.id, tool: call.name, category, summary, input: call.input });
+  const why = commandRisk && commandRisk.reasons.length > 0 ? ` (${commandRisk.reasons.join("; ")})` : "";
+  env.emit({ type: "approval_request", id: call.id, tool: call.name, category, summary: `${summary}${why}`, input: call.input });
   if (!env.host.approve) {
     const reason = `needs approval (${category}) and nobody can approve it in this run`;
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
@@ -132,7 +141,21 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     input = revalidated.input;
   }
 
-  const approval = await decideApproval(env, tool, { ...call, input }, summary);
+  let commandRisk: CommandRisk | undefined;
+  if (tool.kind === "command" && typeof input.command === "string") {
+    const shell = await loadShellParser();
+    if (env.commandPermissions) {
+      const decision = checkCommand(input.command, env.commandPermissions, shell);
+      if (!decision.allowed) {
+        const reason = decision.segment ? `${decision.reason} (failing part: ${decision.segment})` : decision.reason;
+        env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
+        return finish(env, { ...call, input }, { content: `Command denied by the command rules: ${reason}`, isError: true }, "denied");
+      }
+    }
+    commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands] }, shell);
+  }
+
+  const approval = await decideApproval(env, tool, { ...call, input }, summary, commandRisk);
   if (!approval.approved) return finish(env, call, { content: approval.content, isError: true }, "denied");
 
   let result = await runTool(tool, input, {
@@ -141,6 +164,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     ignore: env.ignore,
     scratchDir: env.scratchDir,
     modelSupportsImages: env.modelSupportsImages,
+    terminal: env.terminal,
     resolvePath: (path) => resolveWorkspacePath(env.cwd, path).absolute,
     emitOutput: (text) => env.emit({ type: "tool_output", id: call.id, text }),
   });

@@ -143,12 +143,19 @@ describe("Task", () => {
     expect(task.snapshot().messages).toEqual(snap.messages);
   });
 
-  it("surfaces a context-window error as a typed failure without retrying", async () => {
-    const task = await start([{ fault: contextWindowFault() }, call("attempt_completion", { result: "unreachable" })]);
+  it("retries a context-window error once after shrinking, then surfaces it as a typed failure", async () => {
+    const task = await start([{ fault: contextWindowFault() }, { fault: contextWindowFault() }, call("attempt_completion", { result: "unreachable" })]);
     const { events, result } = await drain(task.run("huge"));
     expect(result.subtype).toBe("error_during_execution");
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
     expect(events.find((e) => e.type === "error")).toMatchObject({ kind: "context_window" });
+  });
+
+  it("with compaction off, a context-window error is not retried", async () => {
+    const task = await start([{ fault: contextWindowFault() }, call("attempt_completion", { result: "unreachable" })], { compaction: "off" });
+    const { result } = await drain(task.run("huge"));
+    expect(result.subtype).toBe("error_during_execution");
+    expect(server.requests).toHaveLength(1);
   });
 
   it("denies every call in a message after one that was denied", async () => {

@@ -2,11 +2,16 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fitContext, type CompactionStrategy } from "../context/fit-context.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type Message, type Model, type Usage } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
+import type { CommandPermissions } from "../policy/command/index.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
+import { Terminal } from "../terminal/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings } from "../policy/loop-detection.js";
+import { expandMentions } from "../prompt/mentions/index.js";
+import { loadRules } from "../prompt/rules/index.js";
 import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
@@ -52,6 +57,25 @@ export type TaskOptions = {
   pendingResults?: PendingResult[];
   /** Where the task writes down what happens as it happens (see TaskStore). */
   journal?: TaskJournal;
+  /**
+   * CAIRN_HOME, for the global AGENTS.md. With it (or `rules: true`), rules and memory files of the
+   * workspace go into the system prompt.
+   */
+  home?: string;
+  /** Expand @-mentions in the person's messages (files, folders, URLs, git, @problems). */
+  mentions?: boolean;
+  /** The checker @problems runs. */
+  problemsCommand?: string;
+  /** allow/deny rules for commands; they apply in every mode, yolo included. */
+  commandPermissions?: CommandPermissions;
+  /** Glob patterns of commands that always need approval, added to the built-in list. */
+  approvalRequiredCommands?: string[];
+  /** Stops before a request once the task has cost this much (USD). */
+  maxBudgetUsd?: number;
+  /** How the conversation is kept inside the model's window (default auto: summarise when full). */
+  compaction?: CompactionStrategy;
+  /** A cheaper model to write compaction summaries. */
+  compactionModel?: Model;
   /** Totals of earlier runs of a resumed task, so its record keeps adding up. */
   prior?: { turns: number; usage: Usage; costUsd: number | null };
 };
@@ -71,7 +95,7 @@ export type TaskSnapshot = {
  * Why the loop goes round again. Retries, fallback and output-limit continuations happen
  * inside a turn (runTurn), since they complete the same assistant message.
  */
-export type Transition = "start" | "next_turn" | "no_tool_nudge";
+export type Transition = "start" | "next_turn" | "no_tool_nudge" | "compact_retry";
 
 /**
  * A coding task: a conversation with a model that acts through tools until it calls
@@ -94,6 +118,7 @@ export class Task {
   private readonly callHistory: CallRecord[] = [];
   private pendingResults: PendingResult[] | undefined;
   private readonly scratchDir: string;
+  private terminal: Terminal;
 
   constructor(options: TaskOptions) {
     this.options = options;
@@ -110,6 +135,7 @@ export class Task {
     this.tools = new Map(options.tools.map((t) => [t.name, t]));
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
+    this.terminal = new Terminal({ scratchDir: this.scratchDir });
   }
 
   /** Starts the task with the person's request. */
@@ -151,6 +177,7 @@ export class Task {
     if (this.running) throw new Error("This task is already running; wait for it to finish or abort it.");
     this.running = true;
     if (this.controller.signal.aborted) this.controller = new AbortController();
+    if (this.terminal.isDisposed) this.terminal = new Terminal({ scratchDir: this.scratchDir });
     const channel = new Channel<AgentEvent>();
     const emit = (event: AgentEvent) => {
       this.options.journal?.event(event);
@@ -171,8 +198,68 @@ export class Task {
         this.controller.abort();
         await driving.catch(() => undefined);
       }
+      // Background commands end with the run (a resumed task starts them again if it needs them).
+      await this.terminal.dispose();
       this.running = false;
     }
+  }
+
+  /** Paths mentioned or touched so far, for rules that apply only to some files. */
+  private readonly activePaths = new Set<string>();
+
+  private systemPrompt(protocol: ProtocolName, tools: AnyTool[]): string {
+    if (this.options.systemPrompt) return this.options.systemPrompt;
+    const rules = this.options.home ? loadRules({ cwd: this.cwd, home: this.options.home, activePaths: [...this.activePaths] }).text : undefined;
+    return buildSystemPrompt({
+      cwd: this.cwd,
+      mode: this.mode,
+      protocol,
+      tools,
+      ...(this.options.customInstructions ? { customInstructions: this.options.customInstructions } : {}),
+      ...(rules ? { rules } : {}),
+    });
+  }
+
+  /** The person's words, with @-mentions expanded when enabled. */
+  private async userText(text: string, emit: (event: AgentEvent) => void): Promise<string> {
+    if (!this.options.mentions) return text;
+    const expanded = await expandMentions(text, {
+      cwd: this.cwd,
+      ignore: this.ignore,
+      signal: this.controller.signal,
+      ...(this.options.problemsCommand ? { problemsCommand: this.options.problemsCommand } : {}),
+    });
+    for (const path of expanded.mentioned) this.activePaths.add(path);
+    for (const note of expanded.notes) emit({ type: "system", subtype: "notice", level: "warning", message: note });
+    return expanded.text;
+  }
+
+  /** Shrinks the conversation when it no longer fits the model's window (see context/). */
+  private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
+    const fitted = await fitContext({
+      messages: this.messages,
+      fixedText: request.fixedText,
+      model: request.model,
+      ...(this.options.compactionModel ? { compactionModel: this.options.compactionModel } : {}),
+      strategy: this.options.compaction ?? "auto",
+      signal: this.controller.signal,
+      ...(force ? { force } : {}),
+    });
+    if (fitted.actions.length === 0) return;
+    this.messages = fitted.messages;
+    this.options.journal?.replaceMessages(this.messages);
+    const trigger = force === "compact" ? "manual" : "auto";
+    emit({ type: "system", subtype: "compact_boundary", compact_metadata: { trigger, pre_tokens: fitted.tokensBefore, post_tokens: fitted.tokensAfter, actions: fitted.actions.map((a) => a.kind) } });
+  }
+
+  /** /compact: summarise the conversation now, whatever its size. */
+  async compact(): Promise<void> {
+    const protocol = protocolFor(this.options.protocol ?? "native");
+    const tools = [...this.tools.values()].filter((t) => t.modes.includes(this.mode));
+    const system = this.systemPrompt(protocol.name, tools);
+    const events: AgentEvent[] = [];
+    await this.fit((e) => events.push(e), { fixedText: system, model: this.options.model }, "compact");
+    for (const event of events) for (const listener of this.listeners) listener(event);
   }
 
   private record(message: Message): void {
@@ -245,24 +332,31 @@ export class Task {
       for (const message of repaired.slice(this.messages.length)) this.record(message);
       this.pendingResults = undefined;
     }
-    this.appendUser(text);
+    this.appendUser(await this.userText(text, emit));
     this.journalState("running");
     let mistakes = 0;
+    let compactRetried = false;
     let model = options.model;
     const maxMistakes = options.maxMistakes ?? 3;
     for (let transition: Transition = "start"; ; ) {
+      if (options.maxBudgetUsd !== undefined && this.costUsd !== null && this.costUsd >= options.maxBudgetUsd) {
+        return finish("error_max_budget_usd", `Stopped: the task has cost $${this.costUsd.toFixed(4)}, reaching the budget of $${options.maxBudgetUsd} (--max-budget-usd).`);
+      }
       if (turnLimitReached(this.turns - turnsAtStart, options.maxTurns)) {
         return finish("error_max_turns", `Stopped after ${options.maxTurns} turns without completing the task (--max-turns).`);
       }
       this.turns++;
       emit({ type: "turn_start", turn: this.turns, reason: transition });
       const tools = offered();
+      const system = this.systemPrompt(protocol.name, tools);
+      const fixedText = `${system}${JSON.stringify(protocol.requestTools(tools) ?? [])}`;
+      await this.fit(emit, { fixedText, model }, compactRetried ? "truncate" : undefined);
       const outcome = await runTurn({
         model,
         fallbackModel: model === options.fallbackModel ? undefined : options.fallbackModel,
         protocol,
         tools,
-        system: options.systemPrompt ?? buildSystemPrompt({ cwd: this.cwd, mode: this.mode, protocol: protocol.name, tools, customInstructions: options.customInstructions }),
+        system,
         messages: this.messages,
         retry,
         maxContinuations: options.maxContinuations ?? 3,
@@ -274,6 +368,9 @@ export class Task {
           ignore: this.ignore,
           scratchDir: this.scratchDir,
           modelSupportsImages: model.info.supportsImages,
+          terminal: this.terminal,
+          commandPermissions: options.commandPermissions,
+          approvalRequiredCommands: options.approvalRequiredCommands ?? [],
           approval,
           history: this.callHistory,
           host: options.host ?? {},
@@ -291,6 +388,14 @@ export class Task {
       apiMs += outcome.apiMs;
 
       if (outcome.kind === "aborted") return finish("error_aborted", "The task was stopped.");
+      if (outcome.kind === "failed" && outcome.error.kind === "context_window" && !compactRetried && options.compaction !== "off") {
+        // The provider counted more than we did: shrink once more and retry the same turn.
+        compactRetried = true;
+        this.turns--;
+        transition = "compact_retry";
+        continue;
+      }
+      compactRetried = false;
       if (outcome.kind === "failed") {
         emit({ type: "error", kind: outcome.error.kind, message: outcome.error.message });
         return finish("error_during_execution", `The model request failed: ${outcome.error.message}`);
@@ -313,6 +418,7 @@ export class Task {
       });
 
       for (const done of outcome.executed) {
+        for (const path of accessedPaths(this.tools.get(done.call.name), done.call.input)) this.activePaths.add(path);
         if (done.verdict === "denied") denials.push({ tool_name: done.call.name, tool_use_id: done.call.id, tool_input: done.call.input });
       }
 
@@ -328,6 +434,8 @@ export class Task {
       }
 
       const notes = [...outcome.notes];
+      const background = this.terminal.updates();
+      if (background) notes.push(background);
       const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.loopDetection });
       if (loop.level === "warn") {
         notes.push(loopWarning(loop));
@@ -368,6 +476,14 @@ export class Task {
       }
       transition = "next_turn";
     }
+  }
+}
+
+function accessedPaths(tool: AnyTool | undefined, input: Record<string, unknown>): string[] {
+  try {
+    return (tool?.access?.(input) ?? []).flatMap((a) => (a.type !== "none" && typeof a.path === "string" ? [a.path] : []));
+  } catch {
+    return []; // input the tool could not read: it touched nothing
   }
 }
 

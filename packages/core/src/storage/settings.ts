@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { approvalCategories } from "../policy/approval.js";
+import { commandPermissionsSchema } from "../policy/command/rules.js";
 import { providerIds } from "../model/providers.js";
 import type { ApprovalCategory } from "../runtime/events.js";
 
@@ -21,6 +22,16 @@ export const settingsSchema = z.looseObject({
   protocol: z.enum(["xml", "native"]).optional(),
   autoApprove: z.array(z.enum(approvalCategories as [ApprovalCategory, ...ApprovalCategory[]])).optional(),
   maxTurns: z.number().int().positive().optional(),
+  maxBudgetUsd: z.number().positive().optional(),
+  /** {"allow": [...], "deny": [...], "allowRedirects": bool}; CAIRN_COMMAND_PERMISSIONS wins over it. */
+  commandPermissions: commandPermissionsSchema.optional(),
+  /** Glob patterns of commands that always need approval, besides the built-in list. */
+  approvalRequiredCommands: z.array(z.string().min(1)).optional(),
+  /** Command whose output @problems shows (e.g. "npx tsc --noEmit -p ."). */
+  problemsCommand: z.string().min(1).optional(),
+  compaction: z.enum(["auto", "truncate", "off"]).optional(),
+  /** A cheaper model (same provider) that writes compaction summaries. */
+  compactionModel: z.string().min(1).optional(),
   maxMistakes: z.number().int().positive().optional(),
   retry: z
     .object({

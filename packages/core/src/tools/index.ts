@@ -9,3 +9,8 @@ export { writeToFileTool } from "./write-to-file.js";
 export { testContext } from "./test-context.js";
 export { actModeRespondTool } from "./act-mode-respond.js";
 export { planModeRespondTool } from "./plan-mode-respond.js";
+export { searchFilesTool } from "./search-files.js";
+export { listCodeDefinitionNamesTool } from "./list-code-definition-names.js";
+export { replaceInFileTool } from "./replace-in-file.js";
+export { applyDiff, StreamingDiffApplier, type PreviewUpdate } from "./edit/index.js";
+export { executeCommandTool } from "./execute-command.js";

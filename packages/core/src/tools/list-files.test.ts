@@ -225,6 +225,49 @@ describe("list_files (recursive)", () => {
   });
 });
 
+describe("list_files with .cairnignore", () => {
+  it("marks blocked entries with 🔒 in a recursive listing and never shows what is inside them", async () => {
+    await tree({
+      ".cairnignore": "secrets/\n*.env\n!example.env\n",
+      "secrets/key.pem": "",
+      "secrets/deep/token.txt": "",
+      "config/prod.env": "",
+      "config/example.env": "",
+      "src/a.ts": "",
+    });
+    expect(await lines({ path: ".", recursive: true })).toEqual([
+      ".cairnignore",
+      "config/",
+      "config/example.env",
+      "🔒 config/prod.env",
+      "🔒 secrets/",
+      "src/",
+      "src/a.ts",
+      "[🔒 = blocked by .cairnignore: the name is shown, its contents cannot be read]",
+    ]);
+  });
+
+  it("marks blocked entries in a flat listing, and refuses to list a blocked folder", async () => {
+    await tree({ ".clineignore": "private/\n", "private/notes.md": "", "public/readme.md": "", "b.txt": "" });
+    expect(await lines({ path: "." })).toEqual([
+      ".clineignore",
+      "b.txt",
+      "🔒 private/",
+      "public/",
+      "[🔒 = blocked by .clineignore: the name is shown, its contents cannot be read]",
+    ]);
+    expect(await list({ path: "private", recursive: true })).toEqual({
+      content: "private/ is blocked by .clineignore; its contents cannot be listed. List another folder.",
+      isError: true,
+    });
+  });
+
+  it("adds no note when nothing shown is blocked", async () => {
+    await tree({ ".cairnignore": "*.secret\n", "src/a.ts": "" });
+    expect(await lines({ path: "src", recursive: true })).toEqual(["src/a.ts"]);
+  });
+});
+
 describe("list_files errors and metadata", () => {
   it("points to the parent folder when the folder does not exist", async () => {
     const result = await list({ path: "nope" });

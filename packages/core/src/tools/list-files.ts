@@ -3,6 +3,7 @@ import { readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
+import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { displayPath } from "../policy/workspace.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
@@ -13,8 +14,8 @@ const FLAT_LIMIT = 500;
 /** After the cap, keep counting what was left out up to this many entries, then just say "more". */
 const COUNT_BUDGET = 10_000;
 
-/** Dependency, build and cache folders: listed, never descended into. */
-const HEAVY_DIRS = new Set([
+/** Dependency, build and cache folders: listed, never descended into (search_files skips them too). */
+export const HEAVY_DIRS: ReadonlySet<string> = new Set([
   "node_modules",
   "bower_components",
   ".git",
@@ -56,6 +57,7 @@ const parameters = z.object({
 const description = `List the files and folders in a folder. Folders end with "/"; symlinks show their target after "->". Paths are relative to the workspace, ready to pass to read_file. Output is sorted by path.
 Without recursive: every entry directly in the folder (hidden and git-ignored ones too), up to ${FLAT_LIMIT}.
 With recursive: the whole tree, breadth-first so the top levels come first, up to ${RECURSIVE_LIMIT} entries; entries ignored by .gitignore files are left out, and dependency/build folders (node_modules/, .git/, dist/, build/, target/, .venv/, __pycache__/ ...) and symlinked folders are shown but not expanded (list them directly if you need to look inside). When the cap is hit a note says how many entries were left out; list a subfolder to see them.
+Entries marked 🔒 are blocked by the user's .cairnignore: their names are shown, but they cannot be read, listed or searched.
 Use this to explore the project structure; don't use it to check that a file you just created exists.
 
 Example:
@@ -75,6 +77,7 @@ export const listFilesTool = defineTool({
   async execute(input, ctx) {
     const root = ctx.resolvePath(input.path);
     const shownRoot = folderName(displayPath(ctx.cwd, root));
+    const blocked = (absolute: string) => ctx.ignore.ignores(absolute);
     try {
       const stats = await stat(root);
       if (!stats.isDirectory()) {
@@ -85,8 +88,14 @@ export const listFilesTool = defineTool({
       return failure(`Folder not found: ${shownRoot}. List its parent folder to see what exists.`);
     }
 
+    if (blocked(root)) {
+      return failure(`${shownRoot} is blocked by ${blockingFiles(ctx.ignore)}; its contents cannot be listed. List another folder.`);
+    }
+
     const listing =
-      input.recursive === true ? await listRecursive(root, ctx.cwd, ctx.signal) : await listFlat(root, ctx.cwd);
+      input.recursive === true
+        ? await listRecursive(root, ctx.cwd, blocked, ctx.signal)
+        : await listFlat(root, ctx.cwd, blocked);
     if (listing === undefined) {
       return failure(`Permission denied reading ${shownRoot}. Ask the user to make it readable, or list another folder.`);
     }
@@ -104,6 +113,9 @@ export const listFilesTool = defineTool({
           : "use search_files or a command to find specific files";
       lines.push(`[... ${count} more not shown; ${hint}]`);
     }
+    if (listing.entries.some((entry) => entry.blocked)) {
+      lines.push(`[🔒 = blocked by ${blockingFiles(ctx.ignore)}: the name is shown, its contents cannot be read]`);
+    }
     return { content: lines.join("\n") };
   },
 });
@@ -115,25 +127,35 @@ type Entry = {
   linkTarget?: string;
   /** Path segments relative to the listed folder, for sorting. */
   segments: string[];
+  /** Blocked by .cairnignore: shown with 🔒, never expanded. */
+  blocked: boolean;
 };
 
 type Listing = { entries: Entry[]; omitted: number; moreUncounted: boolean; hidden: number };
 
-async function listFlat(root: string, cwd: string): Promise<Listing | undefined> {
+/** The ignore policy's verdict on an absolute path. */
+type IsBlocked = (absolute: string) => boolean;
+
+async function listFlat(root: string, cwd: string, isBlocked: IsBlocked): Promise<Listing | undefined> {
   const dirents = await readDirOrUndefined(root);
   if (dirents === undefined) return undefined;
   dirents.sort((a, b) => compareNames(a.name, b.name));
   const entries: Entry[] = [];
   for (const dirent of dirents) {
     if (entries.length >= FLAT_LIMIT) break;
-    entries.push(await toEntry(root, dirent, [], cwd));
+    entries.push(await toEntry(root, dirent, [], cwd, isBlocked));
   }
   return { entries, omitted: dirents.length - entries.length, moreUncounted: false, hidden: 0 };
 }
 
 type Pending = { absolute: string; segments: string[]; rules: IgnoreLevel[] };
 
-async function listRecursive(root: string, cwd: string, signal: AbortSignal): Promise<Listing | undefined> {
+async function listRecursive(
+  root: string,
+  cwd: string,
+  isBlocked: IsBlocked,
+  signal: AbortSignal,
+): Promise<Listing | undefined> {
   const queue: Pending[] = [{ absolute: root, segments: [], rules: await ancestorRules(root, cwd) }];
   const entries: Entry[] = [];
   let omitted = 0;
@@ -155,14 +177,14 @@ async function listRecursive(root: string, cwd: string, signal: AbortSignal): Pr
     dirents.sort((a, b) => compareNames(a.name, b.name));
 
     for (const dirent of dirents) {
-      const entry = await toEntry(dir.absolute, dirent, dir.segments, cwd);
+      const entry = await toEntry(dir.absolute, dirent, dir.segments, cwd, isBlocked);
       if (isIgnored(rules, entry.absolute, entry.isDirectory)) {
         hidden += 1;
         continue;
       }
       if (entries.length < RECURSIVE_LIMIT) entries.push(entry);
       else omitted += 1;
-      if (entry.isDirectory && entry.linkTarget === undefined && !HEAVY_DIRS.has(dirent.name)) {
+      if (entry.isDirectory && entry.linkTarget === undefined && !entry.blocked && !HEAVY_DIRS.has(dirent.name)) {
         queue.push({ absolute: entry.absolute, segments: entry.segments, rules });
       }
     }
@@ -170,16 +192,23 @@ async function listRecursive(root: string, cwd: string, signal: AbortSignal): Pr
   return { entries, omitted, moreUncounted: false, hidden };
 }
 
-async function toEntry(parent: string, dirent: Dirent, parentSegments: string[], cwd: string): Promise<Entry> {
+async function toEntry(
+  parent: string,
+  dirent: Dirent,
+  parentSegments: string[],
+  cwd: string,
+  isBlocked: IsBlocked,
+): Promise<Entry> {
   const absolute = path.join(parent, dirent.name);
   const segments = [...parentSegments, dirent.name];
-  if (!dirent.isSymbolicLink()) return { absolute, isDirectory: dirent.isDirectory(), segments };
+  const blocked = isBlocked(absolute);
+  if (!dirent.isSymbolicLink()) return { absolute, isDirectory: dirent.isDirectory(), segments, blocked };
   const target = await linkTargetOf(absolute, cwd);
   const isDirectory = await stat(absolute).then(
     (s) => s.isDirectory(),
     () => false, // dangling link
   );
-  return { absolute, isDirectory, linkTarget: target, segments };
+  return { absolute, isDirectory, linkTarget: target, segments, blocked };
 }
 
 async function linkTargetOf(link: string, cwd: string): Promise<string> {
@@ -192,7 +221,7 @@ async function linkTargetOf(link: string, cwd: string): Promise<string> {
 
 function formatEntry(entry: Entry, cwd: string): string {
   const shown = displayPath(cwd, entry.absolute);
-  const name = entry.isDirectory ? withSlash(shown) : shown;
+  const name = `${entry.blocked ? "🔒 " : ""}${entry.isDirectory ? withSlash(shown) : shown}`;
   if (entry.linkTarget === undefined) return name;
   const target = entry.isDirectory ? withSlash(entry.linkTarget) : entry.linkTarget;
   return `${name} -> ${target}`;
@@ -270,6 +299,11 @@ function compareEntries(a: Entry, b: Entry): number {
     if (order !== 0) return order;
   }
   return a.segments.length - b.segments.length;
+}
+
+/** Names the ignore files in force, for messages. */
+function blockingFiles(rules: IgnoreRules): string {
+  return rules.files.length > 0 ? rules.files.join(" / ") : ".cairnignore";
 }
 
 function folderName(shown: string): string {

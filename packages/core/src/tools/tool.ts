@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ImagePart, TextPart } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
+import type { Terminal } from "../terminal/index.js";
 
 export type ToolKind = "read" | "edit" | "command" | "browser" | "mcp" | "interaction" | "control";
 export type Mode = "act" | "plan";
@@ -38,6 +39,8 @@ export type ToolContext = {
   scratchDir: string;
   /** Whether the model takes images (read_file returns pictures only then). */
   modelSupportsImages: boolean;
+  /** This task's commands, including those still running in the background. */
+  terminal: Terminal;
 };
 
 export type Tool<S extends z.ZodObject = z.ZodObject> = {

@@ -1,0 +1,29 @@
+import { allTools, type TaskOptions } from "@cairn/core";
+import type { RunConfig } from "./config.js";
+import type { RunArgs } from "./run-args.js";
+
+/** The Task options every command derives from its resolved configuration and flags. */
+export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | "plan", scratchDir: string): TaskOptions {
+  return {
+    model: config.model,
+    ...(config.fallbackModel ? { fallbackModel: config.fallbackModel } : {}),
+    ...(config.compactionModel ? { compactionModel: config.compactionModel } : {}),
+    tools: allTools,
+    cwd: config.cwd,
+    protocol: config.protocol,
+    mode,
+    yolo: args.yolo,
+    autoApprove: config.autoApprove,
+    retry: config.retry,
+    compaction: config.compaction,
+    scratchDir,
+    home: config.home,
+    mentions: true,
+    ...(config.problemsCommand ? { problemsCommand: config.problemsCommand } : {}),
+    ...(config.commandPermissions ? { commandPermissions: config.commandPermissions } : {}),
+    ...(config.approvalRequiredCommands ? { approvalRequiredCommands: config.approvalRequiredCommands } : {}),
+    ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
+    ...(config.maxMistakes !== undefined ? { maxMistakes: config.maxMistakes } : {}),
+    ...(config.maxBudgetUsd !== undefined ? { maxBudgetUsd: config.maxBudgetUsd } : {}),
+  };
+}

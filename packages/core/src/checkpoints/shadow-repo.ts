@@ -1,0 +1,156 @@
+import { createHash } from "node:crypto";
+import { appendFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { CheckpointError } from "./errors.js";
+import { attributesFileContent } from "./exclusions.js";
+import { joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
+import { stageWorkTree } from "./stage.js";
+
+/** Files larger than this are left out of checkpoints (a log, a data dump, a model file). */
+export const defaultMaxFileBytes = 5 * 1024 * 1024;
+
+const branch = "checkpoints";
+
+
+/** One path that differs between two trees, as `git diff-tree --raw` reports it. */
+export type Change = { status: "A" | "M" | "D" | "T"; oldMode: string; newMode: string; path: string };
+
+/**
+ * Tuned for large work trees: the untracked cache (built for `status -uall`) and split index make
+ * finding a one-file change cost little more than one lstat per tracked file; index v4 keeps the
+ * index small.
+ * Hooks, signing, fsmonitor and auto-gc are off; they are also forced on each command line.
+ */
+const shadowConfig = `
+[core]
+\tuntrackedCache = true
+\tsplitIndex = true
+\tpreloadIndex = true
+\tfsmonitor = false
+\thooksPath = /dev/null
+\tautocrlf = false
+\tquotePath = false
+\tlogAllRefUpdates = false
+[index]
+\tversion = 4
+[status]
+\tshowUntrackedFiles = all
+[splitIndex]
+\tsharedIndexExpire = now
+[gc]
+\tauto = 0
+[commit]
+\tgpgsign = false
+[diff]
+\trenames = false
+`;
+
+/** The shadow folder for a workspace: keyed by a hash of its real path, so each workspace has its own. */
+export function shadowFolderFor(baseDir: string, workspaceRealPath: string): string {
+  const key = createHash("sha256").update(workspaceRealPath).digest("hex").slice(0, 20);
+  return path.join(path.resolve(baseDir), key);
+}
+
+/**
+ * The shadow git repository of one workspace and the steps that touch its index. Not safe for
+ * concurrent use: `Checkpoints` runs every call through a queue.
+ */
+export class ShadowRepo {
+  constructor(
+    readonly location: ShadowLocation,
+    readonly maxFileBytes: number,
+  ) {}
+
+  git(args: readonly string[], options?: GitOptions): Promise<GitResult> {
+    return runGit(this.location, args, options);
+  }
+
+  /** Creates the repository on first use; a repository that already exists is left as it is. */
+  async ensureInitialized(): Promise<void> {
+    const { gitDir, workTree } = this.location;
+    if (await isFile(path.join(gitDir, "HEAD"))) return;
+    await mkdir(gitDir, { recursive: true });
+    await this.git(["init", "-q", `--initial-branch=${branch}`]);
+    await appendFile(path.join(gitDir, "config"), shadowConfig);
+    await mkdir(path.join(gitDir, "info"), { recursive: true });
+    await writeFile(path.join(gitDir, "info", "attributes"), attributesFileContent);
+    // For a person looking at the checkpoint folder: which workspace this is.
+    await writeFile(path.join(gitDir, "cairn-workspace"), `${workTree}\n`);
+    await rm(path.join(gitDir, "hooks"), { recursive: true, force: true });
+  }
+
+  /** The latest checkpoint, if any. */
+  async head(): Promise<{ commit: string; tree: string } | undefined> {
+    const { stdout } = await this.git(["for-each-ref", "--format=%(objectname) %(tree)", `refs/heads/${branch}`]);
+    const [commit, tree] = stdout.toString("utf8").trim().split(" ");
+    return commit && tree ? { commit, tree } : undefined;
+  }
+
+  /** The full id of a checkpoint given its (possibly abbreviated) hash. */
+  async resolveCommit(hash: string): Promise<string> {
+    const unknown = new CheckpointError(`No checkpoint "${hash}" in this workspace's history. Use list() to see the available checkpoints.`);
+    if (!/^[0-9a-f]{4,64}$/i.test(hash)) throw unknown;
+    const result = await this.git(["rev-parse", "-q", "--verify", `${hash}^{commit}`], { okCodes: [0, 1, 128] });
+    const commit = result.stdout.toString("utf8").trim();
+    if (result.code !== 0 || commit === "") throw unknown;
+    return commit;
+  }
+
+  async writeTree(): Promise<string> {
+    return (await this.git(["write-tree"])).stdout.toString("utf8").trim();
+  }
+
+  async changesBetween(fromTree: string, toTree: string): Promise<Change[]> {
+    if (fromTree === toTree) return [];
+    const { stdout } = await this.git(["diff-tree", "-r", "-z", "--raw", "--no-renames", fromTree, toTree]);
+    return parseRawDiff(stdout);
+  }
+
+  /** Which of these workspace-relative paths the ignore rules (gitignore, exclude file) leave out. */
+  async ignoredAmong(paths: readonly string[]): Promise<Set<string>> {
+    if (paths.length === 0) return new Set();
+    const { stdout } = await this.git(["check-ignore", "--no-index", "-z", "--stdin"], { input: joinNul(paths), okCodes: [0, 1] });
+    return new Set(splitNul(stdout));
+  }
+
+  /**
+   * Puts the work tree's current state into the shadow index and writes it as a tree; returns the
+   * tree and what changed since `baseTree` (see stage.ts).
+   */
+  stage(baseTree: string): Promise<{ tree: string; changes: Change[] }> {
+    return stageWorkTree(this, baseTree);
+  }
+
+  /** Takes paths out of the index (whatever is on disk). */
+  async forceRemove(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    await this.git(["update-index", "--force-remove", "-z", "--stdin"], { input: joinNul(paths) });
+  }
+
+  /**
+   * Packs the loose objects the last call wrote and merges small packs geometrically (the large pack
+   * of a first checkpoint is only rewritten once the small ones add up to half its size). A loose
+   * object takes a 4 KB block and often a new fan-out folder; packed, a one-file checkpoint costs a
+   * few KB, and a first checkpoint of 100k small files ~20 MB instead of ~400 MB.
+   */
+  async maintain(): Promise<void> {
+    await this.git(["repack", "-d", "-q", "--geometric=2"]);
+  }
+}
+
+/** Parses `git diff-tree/diff-index --raw -z --no-renames` output. */
+export function parseRawDiff(output: Buffer): Change[] {
+  const fields = splitNul(output);
+  const changes: Change[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [oldMode = "", newMode = "", , , status = ""] = (fields[i] ?? "").slice(1).split(" ");
+    const kind = status.charAt(0);
+    if (kind !== "A" && kind !== "M" && kind !== "D" && kind !== "T") continue;
+    changes.push({ status: kind, oldMode, newMode, path: fields[i + 1] ?? "" });
+  }
+  return changes;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return (await stat(file).catch(() => undefined))?.isFile() ?? false;
+}

@@ -1,0 +1,236 @@
+import { lstatSync } from "node:fs";
+import { access, constants, lstat, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { excludeFileContent, readIgnoreFiles } from "./exclusions.js";
+import { GitError, joinNul, splitNul } from "./git.js";
+import { listNestedFiles } from "./nested-repos.js";
+import type { Change, ShadowRepo } from "./shadow-repo.js";
+
+/**
+ * Making the shadow index match the work tree, as cheaply as the change allows.
+ *
+ * `git status -uall` finds what changed: one lstat per tracked file, and, thanks to the untracked
+ * cache, a readdir only of folders whose mtime moved (`git add -A` re-reads every folder). A few
+ * changed paths then go to `update-index`; many (a first checkpoint, a branch switch) go to
+ * `git add -A`, which indexes in bulk about twice as fast.
+ *
+ * Before anything is hashed, every candidate is lstat'ed: files over the size limit are recorded in
+ * the exclude file instead of being copied into the object store.
+ */
+
+/** Above this many changed paths, `git add -A` beats listing them to `update-index`. */
+export const bulkThreshold = 1_000;
+
+export async function stageWorkTree(repo: ShadowRepo, baseTree: string): Promise<{ tree: string; changes: Change[] }> {
+  const indexExisted = (await stat(path.join(repo.location.gitDir, "index")).catch(() => undefined)) !== undefined;
+  const large = new LargeFiles(repo);
+  const rulesChanged = await large.writeExcludes(await large.stillLarge());
+
+  const status = parseStatus(
+    (await repo.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])).stdout,
+  );
+  const found = await inspect(repo.location.workTree, status.paths, repo.maxFileBytes);
+  if (found.tooLarge.length > 0) {
+    await large.add(found.tooLarge);
+    await repo.forceRemove(found.tooLarge); // a tracked file that grew past the limit leaves the checkpoints
+  }
+  if (found.present.length > bulkThreshold) await bulkAdd(repo, status.nestedRepos);
+  else await updatePaths(repo, [...found.present, ...found.missing]);
+  if (status.nestedRepos.length > 0) await stageNestedRepos(repo, status.nestedRepos, large);
+
+  let tree = await repo.writeTree();
+  let changes = await repo.changesBetween(baseTree, tree);
+  // A repository that appeared between `status` and `add` was staged as a gitlink: take its files instead.
+  const gitlinks = changes.filter((change) => change.newMode === "160000").map((change) => change.path);
+  // New rules can make tracked files ignored; on a first index nothing was tracked before.
+  const gitignoreChanged = changes.some((change) => path.posix.basename(change.path) === ".gitignore");
+  const mayTrackIgnored = indexExisted && (rulesChanged || gitignoreChanged);
+  if (gitlinks.length === 0 && !mayTrackIgnored) return { tree, changes };
+
+  if (gitlinks.length > 0) await stageNestedRepos(repo, gitlinks, large);
+  if (mayTrackIgnored) await dropIgnoredFromIndex(repo);
+  tree = await repo.writeTree();
+  changes = await repo.changesBetween(baseTree, tree);
+  return { tree, changes };
+}
+
+type Status = {
+  /** Tracked paths whose work-tree file differs from the index, and untracked files. */
+  paths: string[];
+  /** Untracked folders holding their own repository (`-uall` lists every other untracked file singly). */
+  nestedRepos: string[];
+};
+
+/** Parses `git status --porcelain=v1 -z --no-renames`: `XY path`, X = index vs HEAD, Y = work tree vs index. */
+function parseStatus(output: Buffer): Status {
+  const status: Status = { paths: [], nestedRepos: [] };
+  for (const record of splitNul(output)) {
+    const code = record.slice(0, 2);
+    const file = record.slice(3);
+    if (code === "??") {
+      if (file.endsWith("/")) status.nestedRepos.push(file.slice(0, -1));
+      else status.paths.push(file);
+    } else if (code[1] !== " ") {
+      status.paths.push(file);
+    }
+  }
+  return status;
+}
+
+type Inspection = { present: string[]; missing: string[]; tooLarge: string[] };
+
+/** lstat of each candidate, synchronously in slices (3× faster than the thread pool) with yields between. */
+async function inspect(workTree: string, paths: readonly string[], maxFileBytes: number): Promise<Inspection> {
+  const result: Inspection = { present: [], missing: [], tooLarge: [] };
+  for (let start = 0; start < paths.length; start += 2_000) {
+    if (start > 0) await yieldToEventLoop();
+    for (const file of paths.slice(start, start + 2_000)) {
+      let stats;
+      try {
+        stats = lstatSync(path.join(workTree, file));
+      } catch {
+        result.missing.push(file);
+        continue;
+      }
+      if (stats.isFile() && stats.size > maxFileBytes) result.tooLarge.push(file);
+      else result.present.push(file);
+    }
+  }
+  return result;
+}
+
+/** Stages these paths (added, changed or deleted); unreadable files are left out of the index rather than failing. */
+async function updatePaths(repo: ShadowRepo, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const args = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"];
+  try {
+    await repo.git(args, { input: joinNul(paths) });
+  } catch (error) {
+    // update-index stops at the first file it cannot read; find them and go again without them.
+    if (!(error instanceof GitError)) throw error;
+    const unreadable = await unreadableAmong(repo.location.workTree, paths);
+    if (unreadable.length === 0) throw error;
+    await repo.forceRemove(unreadable);
+    const skip = new Set(unreadable);
+    const readable = paths.filter((file) => !skip.has(file));
+    if (readable.length > 0) await repo.git(args, { input: joinNul(readable) });
+  }
+}
+
+/** `git add -A` over the whole work tree, except nested repositories (staged file by file instead). */
+async function bulkAdd(repo: ShadowRepo, nestedRepos: readonly string[]): Promise<void> {
+  const exclusions = nestedRepos.map((folder) => `:(exclude,literal)${folder}`);
+  const add = await repo.git(["add", "-A", "--ignore-errors", "--no-warn-embedded-repo", "--", ".", ...exclusions], {
+    okCodes: [0, 1],
+  });
+  if (add.code !== 0) await dropUnreadableFromIndex(repo);
+}
+
+/**
+ * A tracked file that became unreadable keeps its old content in the index after `add
+ * --ignore-errors`; untracking it makes it "present but not checkpointed", which restore leaves alone
+ * rather than overwriting content it never saw.
+ */
+async function dropUnreadableFromIndex(repo: ShadowRepo): Promise<void> {
+  const { stdout } = await repo.git(["diff-files", "-z", "--name-only"]);
+  await repo.forceRemove(await unreadableAmong(repo.location.workTree, splitNul(stdout)));
+}
+
+async function unreadableAmong(workTree: string, paths: readonly string[]): Promise<string[]> {
+  const unreadable: string[] = [];
+  for (const file of paths) {
+    const absolute = path.join(workTree, file);
+    const stats = await lstat(absolute).catch(() => undefined);
+    if (stats?.isFile() && !(await access(absolute, constants.R_OK).then(() => true, () => false))) unreadable.push(file);
+  }
+  return unreadable;
+}
+
+/**
+ * Puts nested repositories' files into the index as ordinary files (see nested-repos.ts), after
+ * taking out any gitlink git made for them. From then on the folder has index entries and git walks
+ * into it like any other folder.
+ */
+async function stageNestedRepos(repo: ShadowRepo, folders: readonly string[], large: LargeFiles): Promise<void> {
+  await repo.forceRemove(folders);
+  const files: string[] = [];
+  const tooLarge: string[] = [];
+  for (const folder of folders) {
+    const listed = await listNestedFiles(repo.location.workTree, folder, repo.maxFileBytes);
+    files.push(...listed.files);
+    tooLarge.push(...listed.large);
+  }
+  const ignored = await repo.ignoredAmong([...files, ...tooLarge]);
+  await updatePaths(
+    repo,
+    files.filter((file) => !ignored.has(file)),
+  );
+  const keptOut = tooLarge.filter((file) => !ignored.has(file));
+  if (keptOut.length > 0) await large.add(keptOut);
+}
+
+/** Untracks files that the current rules exclude, so checkpoints follow rule changes. */
+async function dropIgnoredFromIndex(repo: ShadowRepo): Promise<void> {
+  const { stdout } = await repo.git(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"]);
+  await repo.forceRemove(splitNul(stdout));
+}
+
+/**
+ * Files left out for their size, kept in `cairn-large-files.json` and written into the exclude file
+ * (so neither status nor add looks at them again). A file that shrinks back under the limit, or is
+ * deleted, drops off the list at the next checkpoint.
+ */
+class LargeFiles {
+  private readonly listFile: string;
+  private readonly excludeFile: string;
+  private current: string[] = [];
+
+  constructor(private readonly repo: ShadowRepo) {
+    this.listFile = path.join(repo.location.gitDir, "cairn-large-files.json");
+    this.excludeFile = path.join(repo.location.gitDir, "info", "exclude");
+  }
+
+  async stillLarge(): Promise<string[]> {
+    const listed = await this.load();
+    const still: string[] = [];
+    for (const file of listed) {
+      const stats = await lstat(path.join(this.repo.location.workTree, file)).catch(() => undefined);
+      if (stats?.isFile() && stats.size > this.repo.maxFileBytes) still.push(file);
+    }
+    if (still.length !== listed.length) await this.save(still);
+    return still;
+  }
+
+  async add(files: readonly string[]): Promise<void> {
+    const next = [...new Set([...this.current, ...files])].sort();
+    await this.save(next);
+    await this.writeExcludes(next);
+  }
+
+  /** Rewrites `info/exclude` from the defaults, .cairnignore/.clineignore and the size list; true when it changed. */
+  async writeExcludes(largeFiles: readonly string[]): Promise<boolean> {
+    this.current = [...largeFiles];
+    const { workTree, gitDir } = this.repo.location;
+    const inside = path.relative(workTree, gitDir);
+    const ownFolders = inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside) ? [inside.split(path.sep).join("/")] : [];
+    const content = excludeFileContent({ ignoreFiles: await readIgnoreFiles(workTree), largeFiles, ownFolders });
+    if ((await readFile(this.excludeFile, "utf8").catch(() => "")) === content) return false;
+    await mkdir(path.dirname(this.excludeFile), { recursive: true });
+    await writeFile(this.excludeFile, content);
+    return true;
+  }
+
+  private async load(): Promise<string[]> {
+    try {
+      const parsed: unknown = JSON.parse(await readFile(this.listFile, "utf8"));
+      return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === "string") : [];
+    } catch {
+      return []; // missing or damaged: it only costs finding the large files again
+    }
+  }
+
+  private async save(files: readonly string[]): Promise<void> {
+    await writeFile(this.listFile, JSON.stringify(files));
+  }
+}

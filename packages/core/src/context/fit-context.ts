@@ -1,0 +1,75 @@
+import type { Message, Model } from "../model/types.js";
+import { inputBudget } from "./budget.js";
+import { compactConversation } from "./compact.js";
+import { replaceDuplicateReads } from "./duplicate-reads.js";
+import { countMessagesTokens, countTextTokens } from "./token-count.js";
+import { truncateMiddle } from "./truncate.js";
+
+export type CompactionStrategy = "auto" | "truncate" | "off";
+
+export type FitResult = {
+  messages: Message[];
+  /** What was done, for events: nothing, duplicate reads replaced, truncation or compaction. */
+  actions: Array<{ kind: "dedupe"; replaced: number } | { kind: "truncate"; dropped: number } | { kind: "compact"; summarized: number }>;
+  tokensBefore: number;
+  tokensAfter: number;
+};
+
+export type FitInput = {
+  messages: Message[];
+  /** Tokens of what is sent besides the messages: system prompt and tool schemas. */
+  fixedText: string;
+  model: Model;
+  /** Summarises instead of the main model when set (cheaper). */
+  compactionModel?: Model;
+  strategy: CompactionStrategy;
+  signal: AbortSignal;
+  /** Force a shrink even under the budget (a context-too-long error, /compact). */
+  force?: "truncate" | "compact";
+};
+
+/**
+ * Makes the conversation fit the model's window minus the reply's reserve: first older duplicate
+ * reads of the same file become notes; then the middle is compacted (auto) or dropped (truncate).
+ */
+export async function fitContext(input: FitInput): Promise<FitResult> {
+  const budget = inputBudget(input.model.info);
+  const fixed = await countTextTokens(input.fixedText);
+  const tokensBefore = fixed + (await countMessagesTokens(input.messages));
+  const result: FitResult = { messages: input.messages, actions: [], tokensBefore, tokensAfter: tokensBefore };
+  if (input.strategy === "off" && !input.force) return result;
+  if (tokensBefore <= budget && !input.force) return result;
+
+  const deduped = replaceDuplicateReads(result.messages);
+  if (deduped.replaced > 0) {
+    result.messages = deduped.messages;
+    result.actions.push({ kind: "dedupe", replaced: deduped.replaced });
+    result.tokensAfter = fixed + (await countMessagesTokens(result.messages));
+    if (result.tokensAfter <= budget && !input.force) return result;
+  }
+
+  // Leave room to work after shrinking, so the next turns don't shrink again at once.
+  const target = Math.floor(budget * 0.6) - fixed;
+  const compact = input.force === "compact" || (input.force === undefined && input.strategy === "auto");
+  if (compact) {
+    try {
+      const compacted = await compactConversation(result.messages, input.compactionModel ?? input.model, Math.floor(target / 2), input.signal);
+      if (compacted) {
+        result.messages = compacted.messages;
+        result.actions.push({ kind: "compact", summarized: compacted.summarized });
+        result.tokensAfter = fixed + (await countMessagesTokens(result.messages));
+        if (result.tokensAfter <= budget) return result;
+      }
+    } catch (error) {
+      if (input.signal.aborted) throw error;
+      // A failed summary falls back to truncation below; the task goes on.
+    }
+  }
+  const truncated = await truncateMiddle(result.messages, target);
+  if (truncated.dropped > 0) {
+    result.messages = truncated.messages;
+    result.actions.push({ kind: "truncate", dropped: truncated.dropped });
+  }
+  result.tokensAfter = fixed + (await countMessagesTokens(result.messages));
+  return result;
+}

@@ -1,0 +1,81 @@
+import { analyseCommand } from "./analyse.js";
+import { denyForms } from "./forms.js";
+import { compilePattern, mayMatch } from "./glob.js";
+import type { ShellParser } from "./parse-shell.js";
+import { isOutsideWorkspace } from "./paths.js";
+import { riskChecks, type CommandView, type RiskContext } from "./risk-checks.js";
+import type { Redirect, Segment } from "./segments.js";
+import { basenameWord, displayWord, staticValue } from "./words.js";
+
+/**
+ * "safe": nothing in the command is on the built-in list (risk-checks.ts) or matches an extra
+ * pattern, so it may run without asking when the model also says it needs no approval.
+ * "needs_approval": ask, whatever the model said. A command that cannot be analysed needs approval.
+ */
+export type CommandRisk = { risk: "safe" | "needs_approval"; reasons: string[] };
+
+export type ClassifyOptions = {
+  /** The workspace root: writes outside it need approval. */
+  cwd: string;
+  /** More commands that need approval, as glob patterns in the syntax of the permission rules. */
+  extraPatterns?: readonly string[];
+};
+
+const downloaders = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET"]);
+const writeOperators = new Set([">", ">>", "&>", "&>>", ">|", "<>", ">&"]);
+
+export function classifyCommand(command: string, options: ClassifyOptions, shell: ShellParser): CommandRisk {
+  const analysis = analyseCommand(shell, command);
+  if (!analysis.ok) return { risk: "needs_approval", reasons: [`the command cannot be analysed: ${analysis.problem}`] };
+  const views = analysis.segments.map(view);
+  const context: RiskContext = {
+    cwd: options.cwd,
+    uncertainCwd: views.some((v) => leavesWorkspace(v, options.cwd)),
+    downloads: views.some((v) => v.name !== undefined && downloaders.has(v.name)),
+  };
+  const reasons = new Set<string>();
+  for (const v of views) {
+    for (const check of riskChecks) {
+      const reason = check.check(v, context);
+      if (reason !== undefined) reasons.add(reason);
+    }
+  }
+  for (const redirect of analysis.redirects) {
+    const reason = redirectOutside(redirect, context);
+    if (reason !== undefined) reasons.add(reason);
+  }
+  const extra = (options.extraPatterns ?? []).filter((p) => p.trim() !== "").map(compilePattern);
+  for (const segment of analysis.segments) {
+    const forms = denyForms(segment);
+    const hit = extra.find((pattern) => forms.some((form) => mayMatch(pattern, form)));
+    if (hit !== undefined) reasons.add(`matches the pattern "${hit.source}" that needs approval`);
+  }
+  return reasons.size === 0 ? { risk: "safe", reasons: [] } : { risk: "needs_approval", reasons: [...reasons] };
+}
+
+function view(segment: Segment): CommandView {
+  const [first, ...rest] = segment.words;
+  return {
+    segment,
+    name: first === undefined ? undefined : staticValue(basenameWord(first)),
+    args: rest.map(staticValue),
+    argWords: rest,
+  };
+}
+
+/** A cd/pushd out of the workspace (or to somewhere unknown) makes every relative path suspect. */
+function leavesWorkspace(v: CommandView, cwd: string): boolean {
+  if (v.name !== "cd" && v.name !== "pushd" && v.name !== "popd") return false;
+  if (v.name === "popd") return true;
+  const index = v.args.findIndex((a) => a === undefined || !a.startsWith("-") || a === "-");
+  if (index < 0) return true; // cd alone goes home
+  const target = v.args[index];
+  return target === undefined || target === "-" || isOutsideWorkspace(cwd, target, false);
+}
+
+function redirectOutside(redirect: Redirect, context: RiskContext): string | undefined {
+  if (redirect.harmless || !writeOperators.has(redirect.operator) || redirect.target === undefined) return undefined;
+  const target = staticValue(redirect.target);
+  if (target === undefined) return `redirects output to a path computed at run time (${displayWord(redirect.target)})`;
+  return isOutsideWorkspace(context.cwd, target, context.uncertainCwd) ? `redirects output outside the workspace (${target})` : undefined;
+}

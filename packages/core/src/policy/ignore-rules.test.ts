@@ -1,0 +1,111 @@
+import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { IgnoreRules } from "./ignore-rules.js";
+
+let base: string;
+let ws: string;
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-ignore-")));
+  ws = path.join(base, "ws");
+  await mkdir(ws);
+});
+
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const at = (relative: string) => path.join(ws, relative);
+
+/** Which of `paths` (relative to the workspace) the rules block. */
+function blocked(rules: IgnoreRules, paths: string[]): string[] {
+  return paths.filter((p) => rules.ignores(at(p)));
+}
+
+describe("IgnoreRules", () => {
+  it("blocks nothing without ignore files", () => {
+    const rules = new IgnoreRules(ws);
+    expect(rules.files).toEqual([]);
+    expect(blocked(rules, ["a.ts", ".env", "secrets/key.pem"])).toEqual([]);
+  });
+
+  it("combines the rules of .cairnignore and .clineignore, gitignore syntax", async () => {
+    await writeFile(at(".cairnignore"), "# secrets\n.env\n*.pem\n");
+    await writeFile(at(".clineignore"), "private/\n");
+    const rules = new IgnoreRules(ws);
+    expect(rules.files).toEqual([".cairnignore", ".clineignore"]);
+    expect(
+      blocked(rules, [".env", "config/.env", "certs/server.pem", "private", "private/notes.md", "src/a.ts", "# secrets"]),
+    ).toEqual([".env", "config/.env", "certs/server.pem", "private", "private/notes.md"]);
+  });
+
+  it("re-includes with ! negation, a later rule winning, even across the two files", async () => {
+    await writeFile(at(".cairnignore"), "*.key\n!public.key\nlogs/*\n!logs/keep.log\n");
+    await writeFile(at(".clineignore"), "public.key\n");
+    const rules = new IgnoreRules(ws);
+    expect(blocked(rules, ["a.key", "public.key", "logs/x.log", "logs/keep.log"])).toEqual(["a.key", "public.key", "logs/x.log"]);
+
+    await writeFile(at(".clineignore"), "");
+    expect(blocked(rules, ["a.key", "public.key", "logs/x.log", "logs/keep.log"])).toEqual(["a.key", "logs/x.log"]);
+  });
+
+  it("applies directory patterns to the folder and everything in it, anchored ones only at the root", async () => {
+    await writeFile(at(".cairnignore"), "build/\n/secrets/\ndocs/internal/\n");
+    const rules = new IgnoreRules(ws);
+    expect(
+      blocked(rules, [
+        "build",
+        "build/out.js",
+        "packages/a/build/out.js",
+        "secrets",
+        "secrets/deep/key.txt",
+        "packages/secrets/key.txt",
+        "docs/internal/plan.md",
+        "docs/public.md",
+        "mybuild/x.js",
+      ]),
+    ).toEqual(["build", "build/out.js", "packages/a/build/out.js", "secrets", "secrets/deep/key.txt", "docs/internal/plan.md"]);
+  });
+
+  it("re-reads the rules when an ignore file is created, changed or removed", async () => {
+    const rules = new IgnoreRules(ws);
+    expect(rules.ignores(at("a.txt"))).toBe(false);
+
+    await writeFile(at(".cairnignore"), "a.txt\n");
+    expect(rules.ignores(at("a.txt"))).toBe(true);
+
+    // Same size, so only the modification time tells the change apart.
+    await writeFile(at(".cairnignore"), "b.txt\n");
+    const later = new Date(Date.now() + 5_000);
+    await utimes(at(".cairnignore"), later, later);
+    expect(blocked(rules, ["a.txt", "b.txt"])).toEqual(["b.txt"]);
+
+    await writeFile(at(".cairnignore"), "b.txt\nc.txt\n");
+    expect(blocked(rules, ["a.txt", "b.txt", "c.txt"])).toEqual(["b.txt", "c.txt"]);
+
+    await rm(at(".cairnignore"));
+    expect(blocked(rules, ["a.txt", "b.txt", "c.txt"])).toEqual([]);
+    expect(rules.files).toEqual([]);
+  });
+
+  it("never matches the workspace itself or paths outside it, but does match names starting with ..", async () => {
+    await writeFile(at(".cairnignore"), "*\n");
+    const rules = new IgnoreRules(ws);
+    expect(rules.ignores(ws)).toBe(false);
+    expect(rules.ignores(base)).toBe(false);
+    expect(rules.ignores(path.join(base, "other", "file.txt"))).toBe(false);
+    expect(rules.ignores(path.resolve(ws, "..", "sibling.txt"))).toBe(false);
+    expect(rules.ignores("/etc/passwd")).toBe(false);
+    expect(rules.ignores(at("..env"))).toBe(true);
+    expect(rules.ignores(at("src/a.ts"))).toBe(true);
+  });
+
+  it("ignores a folder named like an ignore file", async () => {
+    await mkdir(at(".cairnignore"));
+    const rules = new IgnoreRules(ws);
+    expect(rules.files).toEqual([]);
+    expect(rules.ignores(at("a.txt"))).toBe(false);
+  });
+});

@@ -1,0 +1,75 @@
+/** How much each kind of mention may add to a message. */
+export type MentionLimits = {
+  /** A file's content (Cline inlines whole files; 100 KB is about 25k tokens). */
+  fileBytes: number;
+  /** Entries of a folder listing. */
+  folderEntries: number;
+  /** A web page as downloaded... */
+  urlDownloadBytes: number;
+  /** ...and as Markdown. */
+  urlMarkdownBytes: number;
+  urlTimeoutMs: number;
+  /** A diff or a commit. */
+  gitBytes: number;
+  gitTimeoutMs: number;
+  /** The latest command output (its end is kept: that is where errors are). */
+  terminalBytes: number;
+  /** The problems checker's output (its start is kept: the first errors matter most). */
+  problemsBytes: number;
+  problemsTimeoutMs: number;
+};
+
+export const defaultMentionLimits: MentionLimits = {
+  fileBytes: 100 * 1024,
+  folderEntries: 200,
+  urlDownloadBytes: 2 * 1024 * 1024,
+  urlMarkdownBytes: 50 * 1024,
+  urlTimeoutMs: 10_000,
+  gitBytes: 64 * 1024,
+  gitTimeoutMs: 30_000,
+  terminalBytes: 32 * 1024,
+  problemsBytes: 32 * 1024,
+  problemsTimeoutMs: 60_000,
+};
+
+/** The first `maxBytes` of the text, ending at a line break when one is in the second half. */
+export function headBytes(text: string, maxBytes: number): { text: string; cut: boolean } {
+  const data = Buffer.from(text);
+  if (data.length <= maxBytes) return { text, cut: false };
+  const head = data.subarray(0, maxBytes).toString("utf8").replace(/\uFFFD$/, "");
+  const lastBreak = head.lastIndexOf("\n");
+  return { text: lastBreak > head.length / 2 ? head.slice(0, lastBreak + 1) : head, cut: true };
+}
+
+/** The last `maxBytes` of the text, starting after a line break when one is in the first half. */
+export function tailBytes(text: string, maxBytes: number): { text: string; cut: boolean } {
+  const data = Buffer.from(text);
+  if (data.length <= maxBytes) return { text, cut: false };
+  const tail = data.subarray(data.length - maxBytes).toString("utf8").replace(/^\uFFFD/, "");
+  const firstBreak = tail.indexOf("\n");
+  return { text: firstBreak !== -1 && firstBreak < tail.length / 2 ? tail.slice(firstBreak + 1) : tail, cut: true };
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A value for an XML-ish attribute. */
+export function attr(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+}
+
+/** What one mention adds: a block for the message, notes for the person, paths now in play. */
+export type Expansion = {
+  block?: string;
+  notes: string[];
+  mentioned?: string[];
+};
+
+/** A mention that could not be expanded: the note, also shown to the model so it does not guess. */
+export function refused(raw: string, reason: string): Expansion {
+  const note = `${raw} was not expanded: ${reason}`;
+  return { block: `[${note}]`, notes: [note] };
+}

@@ -1,0 +1,16 @@
+export { collapseCarriageReturns, stripAnsi, TerminalTextCleaner } from "./ansi.js";
+export { CommandOutput, defaultOutputLimits, type OutputLimits } from "./command-output.js";
+export { looksLikePrompt, quotePrompt } from "./interactive-prompt.js";
+export { groupAlive, processAlive, terminateGroup } from "./kill-tree.js";
+export { OutputWindow, type WindowLimits, type WindowParts } from "./output-window.js";
+export { defaultTiming, type Outcome, type Timing } from "./process-runner.js";
+export { commandEnv, pickShell } from "./shell.js";
+export {
+  Terminal,
+  terminalFor,
+  useTerminal,
+  type ProcessInfo,
+  type RunRequest,
+  type RunResult,
+  type TerminalOptions,
+} from "./terminal.js";

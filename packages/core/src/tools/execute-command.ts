@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { quotePrompt, type RunResult } from "../terminal/index.js";
+import { defineTool, type ToolResult } from "./tool.js";
+
+/** The longest a call may wait for one command, in seconds. */
+const MAX_TIMEOUT_S = 600;
+
+const parameters = z.object({
+  command: z.string().min(1).describe("The shell command to run in the workspace root. Chain steps with &&."),
+  requires_approval: z
+    .boolean()
+    .describe(
+      "true if the command changes something the user should confirm first: installs or removes packages, deletes or overwrites files, changes git history or remotes (push, reset --hard), changes system settings, or sends data over the network; false for reading, building, testing and other routine commands.",
+    ),
+  timeout: z
+    .number()
+    .positive()
+    .max(MAX_TIMEOUT_S)
+    .optional()
+    .describe(
+      `Seconds to wait for the command to finish, up to ${MAX_TIMEOUT_S}, however long it stays silent; after that it moves to the background. Give it for long builds, installs and test runs. Omit it for most commands.`,
+    ),
+});
+
+const description = `Run a shell command in the workspace root and get back its exit code and output (stdout and stderr together, in the order they were written).
+- The shell is non-interactive and no input can be given: stdin is empty and there is no terminal, so a command that asks a question gets no answer (one that stops at a prompt is killed and you are told). Use non-interactive flags (--yes, -y, --no-input, --non-interactive) or pass answers through a pipe or a file. CI=1 is set, pagers are off (PAGER=cat) and colours are off.
+- Each call starts a new shell in the workspace root: \`cd\` does not carry over to the next call. To work in a subfolder, chain it: \`cd packages/app && npm test\`. Prefer one command chained with && over many calls.
+- A command that keeps running (a dev server, a watcher, \`tail -f\`) moves to the background once it has been quiet for a few seconds or after 30 seconds; it keeps running, and its later output is shown to you in the next turns. Long builds, installs and test runs may also be quiet for a while: give \`timeout\` (seconds) to wait for them to finish.
+- Long output is cut to its first and last lines; the full output is then saved to a log file whose path is given, to read with read_file or search with grep.
+- A non-zero exit code is reported, not treated as a failure of the tool: read the output to see what went wrong.
+
+Example:
+<execute_command>
+<command>npm run build && npm test</command>
+<requires_approval>false</requires_approval>
+<timeout>300</timeout>
+</execute_command>`;
+
+export const executeCommandTool = defineTool({
+  name: "execute_command",
+  description,
+  parameters,
+  kind: "command",
+  modes: ["act"],
+  access: () => [{ type: "none" }],
+  summarize: (input) => `$ ${shortCommand(input.command)}`,
+  async execute(input, ctx) {
+    const header = `Command: ${input.command}`;
+    if (ctx.signal.aborted) return { content: `${header}\nNot run: the task was stopped.`, isError: true };
+    const result = await ctx.terminal.run({
+      command: input.command,
+      cwd: ctx.cwd,
+      signal: ctx.signal,
+      ...(input.timeout !== undefined ? { timeoutMs: input.timeout * 1000 } : {}),
+      onOutput: (text) => ctx.emitOutput(text),
+    });
+    return formatResult(header, result);
+  },
+});
+
+function formatResult(header: string, result: RunResult): ToolResult {
+  if (!result.started) return { content: `${header}\n${result.message}`, isError: true };
+  const { outcome, output, id, pid } = result;
+  const shown = output === "" ? "(no output)" : output;
+  const after = seconds(result.elapsedMs);
+  const stopHint = `It is stopped when the task ends; to stop it sooner, run \`kill -TERM -- -${pid}\` (its whole process group).`;
+
+  switch (outcome.type) {
+    case "exited": {
+      const code =
+        outcome.code !== null ? `Exit code: ${outcome.code}` : `Exit code: none (ended by signal ${outcome.signal ?? "unknown"})`;
+      const lines = [header, code];
+      if (outcome.lingering) {
+        lines.push(
+          `Processes it started are still running in the background as process #${id} (process group ${pid}); their later output will be shown to you. They are stopped when the task ends; to stop them sooner, run \`kill -TERM -- -${pid}\`.`,
+        );
+      }
+      if (result.trailingPrompt !== undefined) {
+        lines.push(
+          `Note: the output ends with what looks like a prompt for input: '${quotePrompt(result.trailingPrompt)}'. Commands get no input here (stdin is empty), so it got no answer; pass the answer as a flag (e.g. --yes) or via a pipe/file.`,
+        );
+      }
+      return { content: `${lines.join("\n")}\nOutput:\n${shown}` };
+    }
+    case "prompt":
+      return {
+        content: `${header}\nThe command stopped at what looks like a prompt for input: '${quotePrompt(outcome.line)}'. Commands cannot read input here; pass the answer as a flag (e.g. --yes) or via a pipe/file.\nOutput:\n${shown}`,
+        isError: true,
+      };
+    case "background": {
+      const why =
+        outcome.reason === "timeout"
+          ? "the time to wait ran out"
+          : outcome.reason === "quiet"
+            ? "it stopped printing"
+            : "it printed nothing";
+      return {
+        content: `${header}\nStill running in the background as process #${id} (pid ${pid}) after ${after} (${why}); its later output will be shown to you. ${stopHint}\nOutput so far:\n${shown}`,
+      };
+    }
+    case "aborted":
+      return {
+        content: `${header}\nInterrupted after ${after}: the task was stopped, so the command and everything it started were killed.\nOutput so far:\n${shown}`,
+        isError: true,
+      };
+  }
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
+}
+
+function shortCommand(command: string): string {
+  const lines = command.trim().split("\n");
+  const first = lines[0] ?? "";
+  const more = lines.length > 1 ? " …" : "";
+  return first.length > 100 ? `${first.slice(0, 99)}…` : `${first}${more}`;
+}

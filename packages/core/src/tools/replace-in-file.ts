@@ -1,0 +1,143 @@
+import type { Stats } from "node:fs";
+import { readFile, realpath, stat } from "node:fs/promises";
+import { z } from "zod";
+import { displayPath } from "../policy/workspace.js";
+import { writeFileAtomically } from "./edit/atomic-write.js";
+import { describeFailure } from "./edit/failure-report.js";
+import { applyDiff } from "./edit/streaming-applier.js";
+import { describeSuccess } from "./edit/success-report.js";
+import { defineTool, type ToolResult } from "./tool.js";
+
+/** A NUL byte in this many leading bytes marks a binary file (git's heuristic, as read_file uses). */
+const BINARY_SNIFF_BYTES = 8 * 1024;
+
+const parameters = z.object({
+  path: z.string().describe("Path of the file to edit, relative to the workspace (or absolute)."),
+  diff: z
+    .string()
+    .describe("One or more SEARCH/REPLACE blocks (------- SEARCH / ======= / +++++++ REPLACE), as described above."),
+});
+
+const description = `Edit part of an existing file: each SEARCH/REPLACE block finds an exact section of the file and replaces it. Use it for targeted changes; use write_to_file to create a file or rewrite most of it.
+The diff holds one or more blocks, each exactly like this, markers alone on their lines:
+------- SEARCH
+[exact lines from the current file]
+=======
+[the lines to put in their place]
++++++++ REPLACE
+
+Rules:
+1. SEARCH must match the current file exactly, character for character: whitespace, indentation, comments, docstrings. Copy it from the file; never abbreviate it or write placeholders such as "// ...".
+2. Give enough lines for SEARCH to match exactly one place; if the same lines occur twice, add surrounding lines that differ. A SEARCH that matches several places is refused.
+3. Keep blocks small: the lines you change plus a line or two around them. For several changes in one file, use several blocks in one call, listed in the order they appear in the file. Blocks must not overlap.
+4. To delete code, leave REPLACE empty. To move code, use two blocks: one deletes it, one inserts it at its new place. To insert, put the neighbouring lines in SEARCH and repeat them in REPLACE with the new lines added.
+5. An empty SEARCH only works on an empty file (it writes the REPLACE content).
+The edit applies completely or not at all. On success you get the changed regions as a diff. If a block fails, nothing is changed and the error shows the current file (the closest region, or the whole file when it is small) so you can correct the SEARCH.
+
+Example:
+<replace_in_file>
+<path>src/app.ts</path>
+<diff>
+------- SEARCH
+import { a } from "./a.js";
+=======
+import { a } from "./a.js";
+import { b } from "./b.js";
++++++++ REPLACE
+
+------- SEARCH
+export function run(): number {
+  return a();
+}
+=======
+export function run(): number {
+  return a() + b();
+}
++++++++ REPLACE
+</diff>
+</replace_in_file>`;
+
+export const replaceInFileTool = defineTool({
+  name: "replace_in_file",
+  description,
+  parameters,
+  rawParameters: ["diff"],
+  kind: "edit",
+  modes: ["act"],
+  access: (input) => [{ type: "edit", path: input.path }],
+  summarize: (input) => `edit ${input.path}`,
+  async execute(input, ctx) {
+    const absolute = ctx.resolvePath(input.path);
+    const shown = displayPath(ctx.cwd, absolute);
+
+    let stats: Stats;
+    try {
+      stats = await stat(absolute);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      return failure(
+        `File not found: ${shown}. replace_in_file only edits existing files; to create it, use write_to_file with its complete content. To check the path, use list_files on its folder.`,
+      );
+    }
+    if (stats.isDirectory()) return failure(`${shown} is a folder, not a file. Give the path of a file inside it.`);
+    if (!stats.isFile()) return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be edited.`);
+
+    // Edit through a symlink: the link stays, its target gets the new content.
+    const target = await realpath(absolute);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(target);
+    } catch (error) {
+      if (!isAccessDenied(error)) throw error;
+      return failure(`Permission denied reading ${shown}. Ask the user to make it readable and writable.`);
+    }
+    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+      return failure(`${shown} is a binary file (${bytes.length} bytes); replace_in_file edits text files only.`);
+    }
+    let original: string;
+    try {
+      // ignoreBOM keeps a byte-order mark in the text, so the edit can write it back.
+      original = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      return failure(
+        `${shown} is not valid UTF-8 text, and editing it would alter the bytes that are not. Change it with a command that keeps its encoding (e.g. sed), or rewrite it with write_to_file.`,
+      );
+    }
+
+    const result = applyDiff(original, input.diff);
+    if (!result.ok) return failure(describeFailure(shown, result.source, result.failure));
+    if (result.content === original) {
+      return {
+        content: `No changes: in every block REPLACE equals the text SEARCH matched, so ${shown} was left as it was.`,
+      };
+    }
+
+    ctx.signal.throwIfAborted();
+    try {
+      await writeFileAtomically(target, result.content, stats.mode);
+    } catch (error) {
+      if (!isAccessDenied(error) && errorCode(error) !== "EROFS") throw error;
+      return failure(`Permission denied writing ${shown}. Ask the user to make it writable.`);
+    }
+    return { content: describeSuccess(shown, result.source, result) };
+  },
+});
+
+function failure(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}
+
+function isNotFound(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+function isAccessDenied(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === "EACCES" || code === "EPERM";
+}

@@ -1,0 +1,146 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { IgnoreRules } from "../policy/ignore-rules.js";
+import { displayPath } from "../policy/workspace.js";
+import { MatchCollector } from "./search/collect-matches.js";
+import { formatMatches } from "./search/format-matches.js";
+import { ripgrepBinary, ripgrepMissingMessage, runRipgrep } from "./search/ripgrep.js";
+import {
+  CONTEXT_LINES,
+  describeRipgrepError,
+  describeRipgrepWarnings,
+  ripgrepArgs,
+} from "./search/search-args.js";
+import { defineTool, type ToolResult } from "./tool.js";
+
+/** Matching lines shown with their context. */
+const SHOW_LIMIT = 300;
+/** Past this many matching lines (10× what is shown) rg is stopped and the count becomes "at least". */
+const COUNT_LIMIT = 3_000;
+/** Longer lines are cut to a window around the match. */
+const MAX_LINE_CHARS = 500;
+/** The result stops at whole groups before this many characters, below the wrapper's bound. */
+const MAX_OUTPUT_CHARS = 80_000;
+
+const parameters = z.object({
+  path: z.string().describe('Folder (or file) to search, relative to the workspace (or absolute). "." searches the whole workspace.'),
+  regex: z.string().min(1).describe("Regular expression to look for, in Rust regex syntax. Matched against one line at a time."),
+  file_pattern: z
+    .string()
+    .optional()
+    .describe('Glob limiting which files are searched, e.g. "*.ts" or "*.{ts,tsx}". Omit to search all files.'),
+});
+
+const description = `Search the files under a folder for a regular expression (with ripgrep) and show each matching line with one line of context before and after.
+The regex is Rust regex syntax: like JavaScript's, but without look-around ((?=, (?<=, ...) or backreferences; escape ( ) [ ] { } . * + ? | with a backslash to match them literally; (?i) at the start makes it case-insensitive. Each line is matched on its own, so a match cannot span lines.
+file_pattern is a glob on file names ("*.ts", "*.{ts,tsx}", "test_*.py", several separated by commas); one with "/" is matched against the path from the workspace root ("src/**/*.ts").
+Files ignored by .gitignore, files blocked by .cairnignore, binary files and dependency/build folders (node_modules/, .git/, dist/, build/, target/, .venv/ ...) are not searched, unless you give such a folder as the path.
+Results are grouped by file (paths relative to the workspace, sorted), each run of nearby lines between │---- rules; every line shows its line number, and ">" marks a matching line:
+src/a.ts
+│----
+│ 9  | before
+│10 >| the match
+│11  | after
+│----
+At most ${SHOW_LIMIT} matching lines are shown (lines longer than ${MAX_LINE_CHARS} characters are cut around the match, marked …); past that a note gives the total, and a more specific regex, path or file_pattern narrows the search.
+Use this to find where something is defined or used; then read_file around the line numbers it gives.
+
+Example:
+<search_files>
+<path>src</path>
+<regex>function\\s+parse\\w*\\(</regex>
+<file_pattern>*.ts</file_pattern>
+</search_files>`;
+
+export const searchFilesTool = defineTool({
+  name: "search_files",
+  description,
+  parameters,
+  kind: "read",
+  modes: ["act", "plan"],
+  access: (input) => [{ type: "read", path: input.path }],
+  summarize: (input) =>
+    `search "${input.regex}" in ${input.path === "" ? "." : input.path}${input.file_pattern ? ` (${input.file_pattern})` : ""}`,
+  async execute(input, ctx) {
+    const root = ctx.resolvePath(input.path);
+    const shownRoot = displayPath(ctx.cwd, root);
+    const rootStats = await stat(root).catch(() => undefined);
+    if (rootStats === undefined) {
+      return failure(`Path not found: ${shownRoot}. Use list_files on its parent folder to see what exists.`);
+    }
+    const place = shownRoot === "." ? "the workspace" : rootStats.isDirectory() ? folderName(shownRoot) : shownRoot;
+    if (ctx.ignore.ignores(root)) {
+      return failure(`${place} is blocked by ${blockingFiles(ctx.ignore)}; it cannot be searched. Search another folder.`);
+    }
+    const binary = await ripgrepBinary();
+    if (binary === undefined) return failure(ripgrepMissingMessage);
+
+    const ignoreFiles = ctx.ignore.files;
+    const args = ripgrepArgs({
+      regex: input.regex,
+      root: shownRoot,
+      filePattern: input.file_pattern,
+      ignoreFiles: ignoreFiles.map((name) => path.join(ctx.cwd, name)),
+    });
+    const collector = new MatchCollector({
+      cwd: ctx.cwd,
+      // rg applies the ignore files too, but its glob semantics can differ (and a file_pattern
+      // glob overrides them): the policy has the last word on every file. Without ignore files
+      // there is nothing to check, which saves a few µs per file on big results.
+      isBlocked: ignoreFiles.length > 0 ? (absolute) => ctx.ignore.ignores(absolute) : () => false,
+      keepLimit: SHOW_LIMIT,
+      countLimit: COUNT_LIMIT,
+      maxLineChars: MAX_LINE_CHARS,
+    });
+    const run = await runRipgrep(binary, args, { cwd: ctx.cwd, signal: ctx.signal, onLine: collector.onLine });
+    const found = collector.collected;
+    if (!run.stopped && run.exitCode === 2 && !found.sawSummary) return failure(describeRipgrepError(run.stderr));
+
+    const warning = run.exitCode === 2 ? describeRipgrepWarnings(run.stderr) : undefined;
+    const where = `in ${place}${input.file_pattern ? ` (files matching ${input.file_pattern})` : ""}`;
+    if (found.totalMatches === 0) {
+      const lines = [`No matches for /${input.regex}/ ${where}. Ignored files and dependency/build folders were not searched.`];
+      if (warning !== undefined) lines.push(warning);
+      return { content: lines.join("\n") };
+    }
+
+    const formatted = formatMatches(found.files, {
+      display: (absolute) => displayPath(ctx.cwd, absolute),
+      context: CONTEXT_LINES,
+      maxChars: MAX_OUTPUT_CHARS,
+    });
+    const atLeast = run.stopped ? "at least " : "";
+    const total = `${atLeast}${plural(found.totalMatches, "match", "matches")} in ${atLeast}${plural(found.totalFiles, "file", "files")}`;
+    const header =
+      formatted.shownMatches < found.totalMatches || run.stopped
+        ? `[Showing ${count(formatted.shownMatches)} of ${total}. Narrow the search with a more specific regex, path or file_pattern.]`
+        : `Found ${total}.`;
+    const parts = [header, "", formatted.text];
+    if (warning !== undefined) parts.push("", warning);
+    return { content: parts.join("\n") };
+  },
+});
+
+function blockingFiles(ignore: IgnoreRules): string {
+  const files = ignore.files;
+  return files.length > 0 ? files.join(" / ") : ".cairnignore";
+}
+
+const numbers = new Intl.NumberFormat("en-US");
+
+function count(n: number): string {
+  return numbers.format(n);
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+function folderName(shown: string): string {
+  return shown.endsWith("/") ? shown : `${shown}/`;
+}
+
+function failure(content: string): ToolResult {
+  return { content, isError: true };
+}
