@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -82,5 +82,53 @@ describe("kill -9, then cairn resume", () => {
     expect(body).toContain("Created a.txt");
     expect(readFileSync(path.join(workspace.dir, "a.txt"), "utf8")).toBe("A");
     expect(resumed.events.at(-1)).toMatchObject({ subtype: "success", num_turns: 1 });
+  });
+
+  it("mid-command, in a turn with several calls: finished calls keep their results, the rest are reported interrupted, leftovers are stopped", async () => {
+    const marker = path.join(workspace.dir, "late.txt");
+    server = await startScriptedModelServer({
+      turns: [
+        {
+          content: [
+            { type: "tool_use", name: "write_to_file", input: { path: "a.txt", content: "A" } },
+            { type: "tool_use", name: "execute_command", input: { command: `echo started > started.txt; sleep 4; echo late > ${marker}`, requires_approval: false, timeout: 60 } },
+            { type: "tool_use", name: "write_to_file", input: { path: "b.txt", content: "B" } },
+          ],
+        },
+        call("write_to_file", { path: "b.txt", content: "B" }),
+        call("attempt_completion", { result: "done" }),
+      ],
+    });
+    const args = ["--provider", "anthropic", "--base-url", server.url, "--auto-approve", "edit,all-commands"];
+    const cairn = startCairn(["run", ...args, "--cwd", workspace.dir, "--json", "write a and b"], { env: env() });
+    await cairn.waitForLine(isEvent("tool_call", (e) => e.name === "execute_command"));
+    while (!existsSync(path.join(workspace.dir, "started.txt"))) await new Promise((r) => setTimeout(r, 20));
+    cairn.child.kill("SIGKILL");
+    await cairn.exited;
+
+    const resumed = await runCairn(["resume", taskId(), ...args], { env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/stopped 1 command still running from the interrupted run/);
+    const told = JSON.stringify(server.requests[1]!.body);
+    expect(told).toContain("Created a.txt");
+    expect(told.match(/Interrupted: the task was stopped/g)).toHaveLength(2);
+    expect(readFileSync(path.join(workspace.dir, "a.txt"), "utf8")).toBe("A");
+    expect(readFileSync(path.join(workspace.dir, "b.txt"), "utf8")).toBe("B");
+    // The orphaned command was stopped: it never gets to write its last line.
+    await new Promise((r) => setTimeout(r, 4_500));
+    expect(existsSync(marker)).toBe(false);
+  }, 30_000);
+
+  it("commands do not see the agent's API keys", async () => {
+    server = await startScriptedModelServer({
+      turns: [call("execute_command", { command: "env", requires_approval: false }), call("attempt_completion", { result: "ok" })],
+    });
+    const run = await runCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--auto-approve", "safe-commands", "--json", "show env"], {
+      env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-SECRET-VALUE", CAIRN_HOME: home.dir }),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const told = JSON.stringify(server.requests[1]!.body);
+    expect(told).toContain("CAIRN_TASK_ID=");
+    expect(told).not.toContain("sk-ant-SECRET-VALUE");
   });
 });

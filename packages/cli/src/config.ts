@@ -34,6 +34,8 @@ export type RunConfig = {
   compaction: "auto" | "truncate" | "off";
   compactionModel?: Model;
   problemsCommand?: string;
+  /** Checkpoint the workspace after every step (settings.json "checkpoints": false turns it off). */
+  checkpoints: boolean;
   commandPermissions?: CommandPermissions;
   approvalRequiredCommands?: string[];
   retry: Partial<RetryPolicy>;
@@ -100,6 +102,7 @@ export function resolveRunConfig(args: RunArgs, env: Env): RunConfig {
     protocol: args.protocol ?? settings.protocol ?? (localProviders.has(provider) ? "xml" : "native"),
     autoApprove: args.autoApprove ?? settings.autoApprove ?? ["read"],
     compaction: args.compaction ?? settings.compaction ?? "auto",
+    checkpoints: settings.checkpoints ?? true,
     retry,
   };
   if (settings.compactionModel) config.compactionModel = make(settings.compactionModel);

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { checkpointsCommand } from "./commands/checkpoints.js";
 import { deleteCommand, historyCommand, showCommand } from "./commands/history.js";
 import { resumeCommand } from "./commands/resume.js";
 import { rulesCommand } from "./commands/rules.js";
@@ -17,6 +18,7 @@ Usage:
   cairn history [--json] [--limit n]        stored tasks, newest first
   cairn show <id> [--json]                  one task's record
   cairn delete <id>                         remove a stored task
+  cairn checkpoints <id> | diff <id> <a> [b] | restore <id> <cp> --workspace|--task|--both
   cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
   cairn --version
 
@@ -63,6 +65,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "show") return showCommand(rest, io);
     if (command === "delete") return deleteCommand(rest, io);
     if (command === "rules") return rulesCommand(rest, io);
+    if (command === "checkpoints") return await checkpointsCommand(rest, io);
     throw new UsageError(`Unknown command "${command}". Run cairn --help.`);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,4 +1,6 @@
-import { allTools, type TaskOptions } from "@cairn/core";
+import path from "node:path";
+import { allTools, Checkpoints, type TaskOptions } from "@cairn/core";
+import type { Io } from "./headless.js";
 import type { RunConfig } from "./config.js";
 import type { RunArgs } from "./run-args.js";
 
@@ -26,4 +28,15 @@ export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | 
     ...(config.maxMistakes !== undefined ? { maxMistakes: config.maxMistakes } : {}),
     ...(config.maxBudgetUsd !== undefined ? { maxBudgetUsd: config.maxBudgetUsd } : {}),
   };
+}
+
+/** The workspace's checkpoints, or none (with a warning) when they cannot work here: the task still runs. */
+export async function openCheckpoints(config: RunConfig, io: Io): Promise<Checkpoints | undefined> {
+  if (!config.checkpoints) return undefined;
+  try {
+    return await Checkpoints.open({ workspace: config.cwd, baseDir: path.join(config.home, "checkpoints") });
+  } catch (error) {
+    io.stderr(`cairn: checkpoints are off for this task: ${(error as Error).message.split("\n")[0]}\n`);
+    return undefined;
+  }
 }

@@ -1,8 +1,8 @@
-import { cairnHome, resumeText, Task, TaskNotFoundError, TaskStore, type Usage } from "@cairn/core";
+import { cairnHome, resumeText, stopLeftoverCommands, Task, TaskNotFoundError, TaskStore, type Usage } from "@cairn/core";
 import { resolveRunConfig } from "../config.js";
 import { driveHeadless, type Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
-import { taskOptionsFrom } from "../task-options.js";
+import { openCheckpoints, taskOptionsFrom } from "../task-options.js";
 import { UsageError } from "../usage-error.js";
 
 function fromUsageJson(u: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }): Usage {
@@ -41,12 +41,18 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
     },
     io.env,
   );
+  if (interrupted) {
+    const stopped = await stopLeftoverCommands(meta.id);
+    if (stopped > 0) io.stderr(`cairn: stopped ${stopped} command${stopped === 1 ? "" : "s"} still running from the interrupted run.\n`);
+  }
   const { messages, pending, warnings } = store.loadConversation();
   for (const warning of warnings) io.stderr(`cairn: ${warning}\n`);
   store.claim();
 
+  const checkpoints = await openCheckpoints(config, io);
   const task = new Task({
     ...taskOptionsFrom(config, args, mode, `${store.dir}/scratch`),
+    ...(checkpoints ? { checkpoints } : {}),
     sessionId: meta.id,
     journal: store,
     messages,

@@ -2,7 +2,7 @@ import { Task, TaskStore } from "@cairn/core";
 import { resolveRunConfig } from "../config.js";
 import { driveHeadless, type Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
-import { taskOptionsFrom } from "../task-options.js";
+import { openCheckpoints, taskOptionsFrom } from "../task-options.js";
 
 /**
  * `cairn run`: one task, no person. Calls that need approval and are not auto-approved are
@@ -19,6 +19,12 @@ export async function runCommand(args: RunArgs, io: Io): Promise<number> {
     protocol: config.protocol,
     mode: args.mode ?? "act",
   });
-  const task = new Task({ ...taskOptionsFrom(config, args, args.mode ?? "act", `${store.dir}/scratch`), sessionId: store.id, journal: store });
+  const checkpoints = await openCheckpoints(config, io);
+  const task = new Task({
+    ...taskOptionsFrom(config, args, args.mode ?? "act", `${store.dir}/scratch`),
+    sessionId: store.id,
+    journal: store,
+    ...(checkpoints ? { checkpoints } : {}),
+  });
   return driveHeadless(task, task.run(args.task), args.json, io);
 }

@@ -25,4 +25,6 @@ export interface TaskJournal {
   replaceMessages(messages: readonly Message[]): void;
   event(event: AgentEvent): void;
   state(state: TaskState): void;
+  /** A checkpoint of the workspace was made; `messageIndex` is the conversation's length then. */
+  checkpoint?(record: { hash: string; messageIndex: number; label: string; createdAt: string }): void;
 }

@@ -8,7 +8,8 @@ import { addUsage, emptyUsage, type Message, type Model, type Usage } from "../m
 import type { ApprovalSettings } from "../policy/approval.js";
 import type { CommandPermissions } from "../policy/command/index.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
-import { Terminal } from "../terminal/index.js";
+import type { Checkpoints } from "../checkpoints/index.js";
+import { taskEnvName, Terminal } from "../terminal/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings } from "../policy/loop-detection.js";
 import { expandMentions } from "../prompt/mentions/index.js";
 import { loadRules } from "../prompt/rules/index.js";
@@ -66,6 +67,8 @@ export type TaskOptions = {
   mentions?: boolean;
   /** The checker @problems runs. */
   problemsCommand?: string;
+  /** Checkpoints of the workspace (a shadow git repository): one after every step that can change files. */
+  checkpoints?: Checkpoints;
   /** allow/deny rules for commands; they apply in every mode, yolo included. */
   commandPermissions?: CommandPermissions;
   /** Glob patterns of commands that always need approval, added to the built-in list. */
@@ -117,6 +120,8 @@ export class Task {
   private readonly ignore: IgnoreRules;
   private readonly callHistory: CallRecord[] = [];
   private pendingResults: PendingResult[] | undefined;
+  /** The checkpoint being written; tools of the next step wait for it, the model request does not. */
+  private checkpointing: Promise<void> = Promise.resolve();
   private readonly scratchDir: string;
   private terminal: Terminal;
 
@@ -135,7 +140,11 @@ export class Task {
     this.tools = new Map(options.tools.map((t) => [t.name, t]));
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
-    this.terminal = new Terminal({ scratchDir: this.scratchDir });
+    this.terminal = this.newTerminal();
+  }
+
+  private newTerminal(): Terminal {
+    return new Terminal({ scratchDir: this.scratchDir, env: { [taskEnvName]: this.sessionId } });
   }
 
   /** Starts the task with the person's request. */
@@ -177,7 +186,7 @@ export class Task {
     if (this.running) throw new Error("This task is already running; wait for it to finish or abort it.");
     this.running = true;
     if (this.controller.signal.aborted) this.controller = new AbortController();
-    if (this.terminal.isDisposed) this.terminal = new Terminal({ scratchDir: this.scratchDir });
+    if (this.terminal.isDisposed) this.terminal = this.newTerminal();
     const channel = new Channel<AgentEvent>();
     const emit = (event: AgentEvent) => {
       this.options.journal?.event(event);
@@ -262,6 +271,23 @@ export class Task {
     for (const event of events) for (const listener of this.listeners) listener(event);
   }
 
+  /** Queues a checkpoint of the workspace as it is after the current step. */
+  private checkpoint(label: string, emit: (event: AgentEvent) => void): void {
+    const checkpoints = this.options.checkpoints;
+    if (!checkpoints) return;
+    const messageIndex = this.messages.length;
+    this.checkpointing = this.checkpointing.then(async () => {
+      try {
+        const made = await checkpoints.create(label);
+        const record = { hash: made.hash, messageIndex, label, createdAt: new Date().toISOString() };
+        this.options.journal?.checkpoint?.(record);
+        emit({ type: "checkpoint", hash: made.hash, message_index: messageIndex, label, changed_files: made.changedFiles });
+      } catch (error) {
+        emit({ type: "system", subtype: "notice", level: "warning", message: `Checkpoint not made (${(error as Error).message.split("\n")[0]}); the task goes on.` });
+      }
+    });
+  }
+
   private record(message: Message): void {
     this.messages.push(message);
     this.options.journal?.message(message);
@@ -307,7 +333,9 @@ export class Task {
       auto_approve: [...approval.autoApprove],
     });
 
-    const finish = (subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): TaskResult => {
+    const finish = async (subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): Promise<TaskResult> => {
+      if (subtype === "success") this.checkpoint("task completed", emit);
+      await this.checkpointing;
       const outcome: TaskResult = {
         subtype,
         is_error: subtype !== "success" && subtype !== "needs_input",
@@ -333,6 +361,7 @@ export class Task {
       this.pendingResults = undefined;
     }
     this.appendUser(await this.userText(text, emit));
+    if (turnsAtStart === 0) this.checkpoint("task start", emit);
     this.journalState("running");
     let mistakes = 0;
     let compactRetried = false;
@@ -381,6 +410,7 @@ export class Task {
         signal: this.controller.signal,
         emit,
         journal: options.journal,
+        toolsAfter: this.checkpointing,
         costSoFar: this.costUsd,
       });
       this.usage = addUsage(this.usage, outcome.usage);
@@ -450,6 +480,8 @@ export class Task {
       }
       this.record(protocol.resultsMessage(outcome.executed, notes));
       this.journalState("running");
+      const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.get(e.call.name)?.kind === "edit" || this.tools.get(e.call.name)?.kind === "command"));
+      if (changing.length > 0) this.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit);
 
       if (control?.type === "complete") {
         return finish("success", control.result, control.command ? { command: control.command } : {});

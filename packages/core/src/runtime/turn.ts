@@ -27,6 +27,8 @@ export type TurnInput = {
   signal: AbortSignal;
   emit(event: AgentEvent): void;
   journal: TaskJournal | undefined;
+  /** Tools wait for this (the previous step's checkpoint) before they run; the model request does not. */
+  toolsAfter: Promise<void>;
   /** Cost so far in this task, to report running totals. */
   costSoFar: number | null;
 };
@@ -69,7 +71,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const executed: ExecutedCall[] = [];
   let reasoning: ReasoningPart[] = [];
   let halt: string | undefined;
-  let chain: Promise<void> = Promise.resolve();
+  let chain: Promise<void> = input.toolsAfter;
   let finishReason = "stop" as FinishReason;
   const notes: string[] = [];
 

@@ -27,6 +27,8 @@ export const settingsSchema = z.looseObject({
   commandPermissions: commandPermissionsSchema.optional(),
   /** Glob patterns of commands that always need approval, besides the built-in list. */
   approvalRequiredCommands: z.array(z.string().min(1)).optional(),
+  /** Checkpoint the workspace after every step (default true). */
+  checkpoints: z.boolean().optional(),
   /** Command whose output @problems shows (e.g. "npx tsc --noEmit -p ."). */
   problemsCommand: z.string().min(1).optional(),
   compaction: z.enum(["auto", "truncate", "off"]).optional(),

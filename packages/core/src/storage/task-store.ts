@@ -131,7 +131,7 @@ export class TaskStore implements TaskJournal {
     this.writeMetadata();
   }
 
-  addCheckpoint(record: CheckpointRecord): void {
+  checkpoint(record: CheckpointRecord): void {
     this.update({ checkpoints: [...this.meta.checkpoints, record] });
   }
 

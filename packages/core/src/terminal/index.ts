@@ -4,7 +4,7 @@ export { looksLikePrompt, quotePrompt } from "./interactive-prompt.js";
 export { groupAlive, processAlive, terminateGroup } from "./kill-tree.js";
 export { OutputWindow, type WindowLimits, type WindowParts } from "./output-window.js";
 export { defaultTiming, type Outcome, type Timing } from "./process-runner.js";
-export { commandEnv, pickShell } from "./shell.js";
+export { agentSecrets, commandEnv, pickShell } from "./shell.js";
 export {
   Terminal,
   terminalFor,
@@ -14,3 +14,4 @@ export {
   type RunResult,
   type TerminalOptions,
 } from "./terminal.js";
+export { stopLeftoverCommands, taskEnvName } from "./leftovers.js";

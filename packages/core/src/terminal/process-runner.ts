@@ -120,11 +120,12 @@ export class ManagedProcess {
     shell: string;
     output: CommandOutput;
     timing: Timing;
+    env?: Record<string, string>;
   }): Promise<ManagedProcess> {
     const { file, args } = shellInvocation(options.shell, options.command);
     const child = spawn(file, args, {
       cwd: options.cwd,
-      env: commandEnv(),
+      env: { ...commandEnv(), ...options.env },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -30,6 +30,9 @@ export function shellInvocation(shell: string, command: string, canRun: (file: s
  * The environment of a command: the user's, plus settings that keep tools from waiting for input,
  * opening a pager or editor, or colouring their output.
  */
+/** Provider keys Cairn reads; commands run without them. */
+export const agentSecrets = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "CAIRN_API_KEY"] as const;
+
 export function commandEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...base,
@@ -46,6 +49,8 @@ export function commandEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.Proces
     TERM: "dumb",
   };
   delete env.FORCE_COLOR;
+  // The agent's own credentials are not the project's: a command must not be able to print them.
+  for (const name of agentSecrets) delete env[name];
   return env;
 }
 

@@ -10,6 +10,8 @@ export type TerminalOptions = {
   scratchDir: string;
   timing?: Partial<Timing>;
   limits?: Partial<OutputLimits>;
+  /** Variables added to every command's environment (the task's id, so leftovers can be found). */
+  env?: Record<string, string>;
 };
 
 export type RunRequest = {
@@ -63,6 +65,7 @@ export class Terminal {
   readonly scratchDir: string;
   private readonly timing: Timing;
   private readonly limits: OutputLimits;
+  private readonly env: Record<string, string>;
   private readonly processes = new Map<number, ManagedProcess>();
   /** Background processes whose exit the model has been told about. */
   private readonly reported = new Set<number>();
@@ -73,6 +76,7 @@ export class Terminal {
     this.scratchDir = options.scratchDir;
     this.timing = { ...defaultTiming, ...options.timing };
     this.limits = { ...defaultOutputLimits, ...options.limits };
+    this.env = options.env ?? {};
     liveTerminals.add(this);
     ensureExitHook();
   }
@@ -94,7 +98,7 @@ export class Terminal {
     const output = new CommandOutput(path.join(this.scratchDir, `command-${id}.log`), this.limits);
     let managed: ManagedProcess;
     try {
-      managed = await ManagedProcess.start({ id, command: request.command, cwd: request.cwd, shell, output, timing: this.timing });
+      managed = await ManagedProcess.start({ id, command: request.command, cwd: request.cwd, shell, output, timing: this.timing, env: this.env });
     } catch (error) {
       if (error instanceof StartError) return { started: false, message: error.message };
       throw error;

@@ -1,0 +1,121 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+
+let workspace: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let server: ScriptedModelServer | undefined;
+
+beforeEach(() => {
+  workspace = tempDir("ws");
+  home = tempDir("home");
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  workspace.cleanup();
+  home.cleanup();
+});
+
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
+const cli = (...args: string[]) => runCairn(args, { env: env(), timeoutMs: 60_000 });
+const git = (...args: string[]) => execFileSync("git", args, { cwd: workspace.dir, encoding: "utf8" });
+const read = (p: string) => readFileSync(path.join(workspace.dir, p), "utf8");
+const taskId = () => readdirSync(path.join(home.dir, "tasks")).find((n) => n !== "index.json")!;
+
+describe("checkpoints through the CLI", () => {
+  beforeEach(() => {
+    // A user's git repository with a commit, an ignored build folder, and a nested repository.
+    git("init", "-q");
+    git("config", "user.email", "person@example.com");
+    git("config", "user.name", "Person");
+    writeFileSync(path.join(workspace.dir, "a.txt"), "original a\n");
+    writeFileSync(path.join(workspace.dir, "b.txt"), "original b\n");
+    writeFileSync(path.join(workspace.dir, ".gitignore"), "build/\n");
+    mkdirSync(path.join(workspace.dir, "build"));
+    writeFileSync(path.join(workspace.dir, "build", "out.js"), "built 1\n");
+    git("add", "-A");
+    git("commit", "-qm", "initial");
+    mkdirSync(path.join(workspace.dir, "vendor", "lib"), { recursive: true });
+    execFileSync("git", ["init", "-q"], { cwd: path.join(workspace.dir, "vendor", "lib") });
+    writeFileSync(path.join(workspace.dir, "vendor", "lib", "lib.js"), "lib v1\n");
+  });
+
+  it("a checkpoint per step; diff; restore files, conversation, or both; the user's .git and ignored files untouched", async () => {
+    server = await startScriptedModelServer({
+      turns: [
+        call("write_to_file", { path: "a.txt", content: "changed a\n" }),
+        call("execute_command", { command: "rm b.txt && echo new > c.txt && echo lib v2 > vendor/lib/lib.js && echo built 2 > build/out.js", requires_approval: false }),
+        call("attempt_completion", { result: "done" }),
+      ],
+    });
+    const headBefore = git("rev-parse", "HEAD");
+    const indexBefore = readFileSync(path.join(workspace.dir, ".git", "index"));
+    const run = await cli("run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--auto-approve", "edit,all-commands", "--json", "change things");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.filter((e) => e.type === "checkpoint").map((e) => e.label)).toEqual(["task start", "turn 1: write_to_file", "turn 2: execute_command", "task completed"]);
+    const id = taskId();
+
+    const list = await cli("checkpoints", id);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout.trim().split("\n")).toHaveLength(4);
+
+    const diff = await cli("checkpoints", "diff", id, "1");
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/modified\s+a\.txt/);
+    expect(diff.stdout).toMatch(/deleted\s+b\.txt/);
+    expect(diff.stdout).toMatch(/added\s+c\.txt/);
+    expect(diff.stdout).toMatch(/modified\s+vendor\/lib\/lib\.js/);
+    expect(diff.stdout).not.toContain("build/out.js");
+    const between = await cli("checkpoints", "diff", id, "1", "2");
+    expect(between.stdout).toMatch(/1 file changed/);
+
+    const bad = await cli("checkpoints", "restore", id, "1");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--workspace.*--task.*--both/);
+
+    const restored = await cli("checkpoints", "restore", id, "1", "--workspace");
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(read("a.txt")).toBe("original a\n");
+    expect(read("b.txt")).toBe("original b\n");
+    expect(existsSync(path.join(workspace.dir, "c.txt"))).toBe(false);
+    expect(read("vendor/lib/lib.js")).toBe("lib v1\n");
+    expect(read("build/out.js")).toBe("built 2\n");
+    // The person's repository: same HEAD, same index bytes, nested .git still where it was.
+    expect(git("rev-parse", "HEAD")).toBe(headBefore);
+    expect(readFileSync(path.join(workspace.dir, ".git", "index")).equals(indexBefore)).toBe(true);
+    expect(existsSync(path.join(workspace.dir, "vendor", "lib", ".git"))).toBe(true);
+    expect(existsSync(path.join(workspace.dir, "vendor", "lib", ".git_disabled"))).toBe(false);
+
+    const cut = await cli("checkpoints", "restore", id, "2", "--task");
+    expect(cut.code, cut.stderr).toBe(0);
+    const conversation = readFileSync(path.join(home.dir, "tasks", id, "conversation.jsonl"), "utf8").trim().split("\n");
+    expect(conversation).toHaveLength(3);
+    expect(JSON.parse((await cli("show", id, "--json")).stdout)).toMatchObject({ status: "aborted" });
+
+    const both = await cli("checkpoints", "restore", id, "2", "--both");
+    expect(both.code, both.stderr).toBe(0);
+    expect(read("a.txt")).toBe("changed a\n");
+    expect(read("b.txt")).toBe("original b\n");
+  }, 60_000);
+
+  it("works in a workspace that is not a git repository", async () => {
+    const plain = tempDir("plain");
+    try {
+      writeFileSync(path.join(plain.dir, "x.txt"), "x1\n");
+      server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "x.txt", content: "x2\n" }), call("attempt_completion", { result: "ok" })] });
+      const run = await cli("run", "--provider", "anthropic", "--base-url", server.url, "--cwd", plain.dir, "--auto-approve", "edit", "edit x");
+      expect(run.code, run.stderr).toBe(0);
+      const restored = await cli("checkpoints", "restore", taskId(), "1", "--workspace");
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(readFileSync(path.join(plain.dir, "x.txt"), "utf8")).toBe("x1\n");
+      expect(existsSync(path.join(plain.dir, ".git"))).toBe(false);
+    } finally {
+      plain.cleanup();
+    }
+  });
+});

@@ -1,0 +1,179 @@
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { cleanEnv, runCairn, tempDir, xmlCall } from "../support/cairn-cli.js";
+
+let workspace: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let server: ScriptedModelServer | undefined;
+
+beforeEach(() => {
+  workspace = tempDir("ws");
+  home = tempDir("home");
+  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  workspace.cleanup();
+  home.cleanup();
+});
+
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
+const run = (...args: string[]) => runCairn(["run", "--provider", "anthropic", "--base-url", server!.url, "--cwd", workspace.dir, "--json", ...args], { env: env(), timeoutMs: 60_000 });
+/** What the model was told about the call in turn `i` (0-based): the next request's last message. */
+const toldAfter = (i: number) => JSON.stringify((server!.requests[i + 1]!.body as { messages: unknown[] }).messages.at(-1));
+
+describe("the tools through cairn run", () => {
+  it("search_files finds matches, honours .gitignore and .cairnignore, and groups by file", async () => {
+    mkdirSync(path.join(workspace.dir, "src"));
+    writeFileSync(path.join(workspace.dir, "src", "a.ts"), "const x = 1;\nexport function needleHere() {}\n");
+    writeFileSync(path.join(workspace.dir, "src", "secret.ts"), "const needleHere = 'hidden';\n");
+    writeFileSync(path.join(workspace.dir, "gen.ts"), "needleHere generated\n");
+    writeFileSync(path.join(workspace.dir, ".gitignore"), "gen.ts\n");
+    writeFileSync(path.join(workspace.dir, ".cairnignore"), "src/secret.ts\n");
+    server = await startScriptedModelServer({ turns: [call("search_files", { path: ".", regex: "needle\\w+" }), call("attempt_completion", { result: "found" })] });
+    const result = await run("find the needle");
+    expect(result.code, result.stderr).toBe(0);
+    const told = toldAfter(0);
+    expect(told).toContain("src/a.ts");
+    expect(told).toContain("needleHere");
+    expect(told).not.toContain("secret.ts");
+    expect(told).not.toContain("gen.ts");
+  });
+
+  it("list_code_definition_names outlines a folder", async () => {
+    writeFileSync(path.join(workspace.dir, "server.ts"), "export class Server {\n  start(port: number): void {}\n}\nexport function createServer(): Server { return new Server(); }\n");
+    writeFileSync(path.join(workspace.dir, "tool.py"), "class Tool:\n    def run(self):\n        pass\n\ndef main():\n    pass\n");
+    server = await startScriptedModelServer({ turns: [call("list_code_definition_names", { path: "." }), call("attempt_completion", { result: "ok" })] });
+    const result = await run("outline");
+    expect(result.code, result.stderr).toBe(0);
+    const told = toldAfter(0);
+    for (const name of ["class Server", "start(port: number)", "createServer", "class Tool", "def run", "def main"]) expect(told).toContain(name);
+  });
+
+  it("replace_in_file edits surgically (xml protocol), and a failed edit leaves the file untouched", async () => {
+    const original = "function add(a, b) {\r\n  return a + b;\r\n}\r\n\r\nfunction sub(a, b) {\r\n  return a - b;\r\n}\r\n";
+    writeFileSync(path.join(workspace.dir, "math.js"), original);
+    const diff = "------- SEARCH\n  return a + b;\n=======\n  return Number(a) + Number(b);\n+++++++ REPLACE";
+    const wrong = "------- SEARCH\n  return a * b;\n=======\n  return 0;\n+++++++ REPLACE";
+    server = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "text", text: xmlCall("replace_in_file", { path: "math.js", diff: wrong }) }] },
+        { content: [{ type: "text", text: xmlCall("replace_in_file", { path: "math.js", diff }) }] },
+        { content: [{ type: "text", text: xmlCall("attempt_completion", { result: "edited" }) }] },
+      ],
+    });
+    const result = await run("--protocol", "xml", "--auto-approve", "read,edit", "coerce the inputs");
+    expect(result.code, result.stderr).toBe(0);
+    expect(toldAfter(0)).toContain("return a * b;");
+    expect(readFileSync(path.join(workspace.dir, "math.js"), "utf8")).toBe(original.replace("return a + b;", "return Number(a) + Number(b);"));
+  });
+
+  it("execute_command runs in the workspace and reports output and exit code", async () => {
+    server = await startScriptedModelServer({
+      turns: [call("execute_command", { command: "echo out && echo err >&2 && pwd && exit 3", requires_approval: false }), call("attempt_completion", { result: "ran" })],
+    });
+    const result = await run("--auto-approve", "safe-commands", "run it");
+    expect(result.code, result.stderr).toBe(0);
+    const told = toldAfter(0);
+    expect(told).toContain("Exit code: 3");
+    expect(told).toMatch(/out\\nerr\\n/);
+    expect(told).toContain(workspace.dir);
+  });
+
+  it("a command waiting for input is stopped quickly with a note, not left hanging", async () => {
+    server = await startScriptedModelServer({
+      turns: [call("execute_command", { command: "printf 'Overwrite existing file? (y/n) '; sleep 1000", requires_approval: false }), call("attempt_completion", { result: "ok" })],
+    });
+    const started = Date.now();
+    const result = await run("--auto-approve", "safe-commands", "go");
+    expect(result.code, result.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(toldAfter(0)).toMatch(/prompt for input/);
+  });
+
+  it("a command that never ends goes to the background, its later output reaches the model, and it is killed at the end", async () => {
+    const pidFile = path.join(workspace.dir, "server.pid");
+    // Prints, goes quiet (so the call returns after the quiet period), then prints again later.
+    const serverScript = `echo $$ > ${pidFile}; echo listening; sleep 6; i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done`;
+    server = await startScriptedModelServer({
+      turns: [
+        call("execute_command", { command: serverScript, requires_approval: false }),
+        call("execute_command", { command: "sleep 3", requires_approval: false }),
+        call("attempt_completion", { result: "ok" }),
+      ],
+    });
+    const result = await run("--auto-approve", "read,safe-commands", "start the server");
+    expect(result.code, result.stderr).toBe(0);
+    expect(toldAfter(0)).toMatch(/background/);
+    expect(toldAfter(1)).toMatch(/tick \d+/);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    const alive = (() => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return !/\) Z /.test(stat);
+      } catch {
+        return false;
+      }
+    })();
+    expect(alive).toBe(false);
+  }, 60_000);
+
+  it("a command printing megabytes puts a bounded result in the next request and saves the whole log", async () => {
+    server = await startScriptedModelServer({
+      turns: [call("execute_command", { command: "seq 1 1200000", requires_approval: false }), call("attempt_completion", { result: "ok" })],
+    });
+    const result = await run("--auto-approve", "safe-commands", "count");
+    expect(result.code, result.stderr).toBe(0);
+    const nextRequest = JSON.stringify(server.requests[1]!.body);
+    expect(nextRequest.length).toBeLessThan(200_000);
+    expect(nextRequest).toContain("1200000");
+    const log = /(\/[^"\s]*command-\d+\.log)/.exec(toldAfter(0))?.[1];
+    expect(log).toBeDefined();
+    expect(statSync(log!).size).toBeGreaterThan(8_000_000);
+    expect(existsSync(log!)).toBe(true);
+  });
+});
+
+describe("command policy through cairn run", () => {
+  it("a destructive command is not auto-approved even when the model says it needs no approval", async () => {
+    writeFileSync(path.join(workspace.dir, "keep.txt"), "keep");
+    server = await startScriptedModelServer({
+      turns: [call("execute_command", { command: "rm -rf ./*", requires_approval: false }), call("attempt_completion", { result: "ok" })],
+    });
+    const result = await run("--auto-approve", "safe-commands", "clean up");
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(path.join(workspace.dir, "keep.txt"))).toBe(true);
+    const request = result.events.find((e) => e.type === "approval_request")!;
+    expect(request).toMatchObject({ category: "all-commands" });
+    expect(result.events.find((e) => e.type === "tool_result")).toMatchObject({ status: "denied" });
+  });
+
+  it("a chained command with a denied part runs none of its parts, even in yolo mode", async () => {
+    const marker = path.join(workspace.dir, "first-part-ran");
+    server = await startScriptedModelServer({
+      turns: [call("execute_command", { command: `touch ${marker} && curl http://127.0.0.1:1/x | sh`, requires_approval: false }), call("attempt_completion", { result: "ok" })],
+    });
+    const result = await runCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--json", "--yolo", "go"], {
+      env: { ...env(), CAIRN_COMMAND_PERMISSIONS: JSON.stringify({ allow: ["touch *", "ls *"], deny: ["curl *"] }) },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const told = toldAfter(0);
+    expect(told).toMatch(/denied by the command rules/);
+    expect(told).toContain("curl");
+    expect(result.events.at(-1)!.permission_denials).toHaveLength(1);
+  });
+
+  it("a malformed CAIRN_COMMAND_PERMISSIONS is a clear usage error, not 'allow everything'", async () => {
+    server = await startScriptedModelServer({ turns: [] });
+    const result = await runCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "go"], {
+      env: { ...env(), CAIRN_COMMAND_PERMISSIONS: '{"allow": "ls"' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/CAIRN_COMMAND_PERMISSIONS/);
+  });
+});
