@@ -68,7 +68,7 @@ async function decideApproval(
 ): Promise<{ approved: true } | { approved: false; content: string }> {
   const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk);
   if (!category) return { approved: true };
-  const auto = autoApproval(category, env.approval);
+  const auto = tool.autoApproved?.(call.input) ? { approved: true as const, reason: "auto-approved by its server's configuration" } : autoApproval(category, env.approval);
   if (auto) {
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "auto", reason: auto.reason });
     return { approved: true };

@@ -55,6 +55,8 @@ export type Tool<S extends z.ZodObject = z.ZodObject> = {
   modes: readonly Mode[];
   /** The paths a call reads or edits. Defaults to none. */
   access?(input: z.infer<S>): ToolAccess[];
+  /** True when this call is approved by configuration of its own (an MCP server's autoApprove list). */
+  autoApproved?(input: z.infer<S>): boolean;
   /** One line for people: "read src/a.ts". */
   summarize?(input: z.infer<S>): string;
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
