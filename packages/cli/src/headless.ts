@@ -19,7 +19,7 @@ export function exitCodeFor(result: TaskResult): number {
  * Drives one run of a task with nobody at the keyboard: events to stderr (or NDJSON to stdout),
  * the final answer to stdout, Ctrl-C stops the run cleanly (a second one quits at once).
  */
-export async function driveHeadless(task: Task, run: AsyncGenerator<AgentEvent, TaskResult>, json: boolean, io: Io): Promise<number> {
+export async function driveHeadless(task: Task, run: AsyncGenerator<AgentEvent, TaskResult>, json: boolean, io: Io): Promise<{ code: number; result: TaskResult }> {
   const renderer = new ProgressRenderer(io.stderr);
   const emit = json ? (event: AgentEvent) => io.stdout(`${JSON.stringify(event)}\n`) : (event: AgentEvent) => renderer.render(event);
 
@@ -40,7 +40,10 @@ export async function driveHeadless(task: Task, run: AsyncGenerator<AgentEvent, 
     }
     const result = next.value;
     if (!json) {
-      if (result.subtype === "success") {
+      if (result.new_task) {
+        io.stderr("Handing over to a fresh task with this context:\n");
+        io.stderr(`${result.new_task}\n`);
+      } else if (result.subtype === "success") {
         io.stdout(`${result.result}\n`);
         if (result.command) io.stderr(`Suggested command to see the result: ${result.command}\n`);
       } else if (result.subtype === "needs_input") {
@@ -49,7 +52,7 @@ export async function driveHeadless(task: Task, run: AsyncGenerator<AgentEvent, 
       }
       if (result.subtype !== "success") io.stderr(`Task ${task.sessionId}: continue it with cairn resume ${task.sessionId} ["message"]\n`);
     }
-    return exitCodeFor(result);
+    return { code: exitCodeFor(result), result };
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

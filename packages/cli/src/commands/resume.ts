@@ -1,6 +1,7 @@
 import { cairnHome, resumeText, stopLeftoverCommands, Task, TaskNotFoundError, TaskStore, type Usage } from "@cairn/core";
 import { resolveRunConfig } from "../config.js";
 import { driveHeadless, type Io } from "../headless.js";
+import { runCommand } from "./run.js";
 import type { RunArgs } from "../run-args.js";
 import { openCheckpoints, taskOptionsFrom } from "../task-options.js";
 import { UsageError } from "../usage-error.js";
@@ -59,11 +60,15 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
     pendingResults: pending,
     prior: { turns: meta.turns, usage: fromUsageJson(meta.usage), costUsd: meta.totalCostUsd },
   });
-  const text = resumeText({
+  // A slash command (/compact, /newtask, a workflow) goes to the task as it is.
+  const text = message?.startsWith("/") ? message : resumeText({
     status: meta.status,
     interrupted,
     planApproved: meta.mode === "plan" && mode === "act" && meta.status === "needs_input",
     message,
   });
-  return driveHeadless(task, task.continue(text), args.json, io);
+  const { code, result } = await driveHeadless(task, task.continue(text), args.json, io);
+  // /newtask: the essentials go to a fresh task in the same workspace, which runs now.
+  if (result.new_task) return runCommand({ ...args, cwd: meta.workspace, mode, task: result.new_task }, io);
+  return code;
 }

@@ -26,5 +26,5 @@ export async function runCommand(args: RunArgs, io: Io): Promise<number> {
     journal: store,
     ...(checkpoints ? { checkpoints } : {}),
   });
-  return driveHeadless(task, task.run(args.task), args.json, io);
+  return (await driveHeadless(task, task.run(args.task), args.json, io)).code;
 }

@@ -1,3 +1,5 @@
 export { buildSystemPrompt, continueAfterOutputLimit, noToolNudge, systemInfo, type SystemPromptInput } from "./system-prompt.js";
 export * from "./rules/index.js";
 export * from "./mentions/index.js";
+export { builtinSlashCommands, findWorkflow, parseSlashCommand, type SlashCommand } from "./slash-commands.js";
+export { environmentLine, initialEnvironment, type EnvironmentSnapshot } from "./environment.js";

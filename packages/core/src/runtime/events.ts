@@ -132,6 +132,8 @@ export type AgentEvent =
       question?: { text: string; options: string[] };
       /** For needs_input in Plan mode: the plan awaiting the person's approval. */
       plan?: string;
+      /** For /newtask: the opening message of the fresh task that carries this work on. */
+      new_task?: string;
       /** For success: a command the model suggests to show the result. */
       command?: string;
     };

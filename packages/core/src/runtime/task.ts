@@ -13,7 +13,12 @@ import { taskEnvName, Terminal } from "../terminal/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings } from "../policy/loop-detection.js";
 import { expandMentions } from "../prompt/mentions/index.js";
 import { loadRules } from "../prompt/rules/index.js";
+import { environmentLine, initialEnvironment } from "../prompt/environment.js";
+import { parseSlashCommand } from "../prompt/slash-commands.js";
 import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
+import { compactionSystemPrompt } from "../context/compact.js";
+import { resolveWorkspacePath } from "../policy/workspace.js";
+import { listFilesTool } from "../tools/list-files.js";
 import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
@@ -73,6 +78,8 @@ export type TaskOptions = {
   commandPermissions?: CommandPermissions;
   /** Glob patterns of commands that always need approval, added to the built-in list. */
   approvalRequiredCommands?: string[];
+  /** Add the workspace listing to the first message and a time/mode/context line to every turn (default true). */
+  environmentDetails?: boolean;
   /** Stops before a request once the task has cost this much (USD). */
   maxBudgetUsd?: number;
   /** How the conversation is kept inside the model's window (default auto: summarise when full). */
@@ -84,6 +91,9 @@ export type TaskOptions = {
 };
 
 export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;
+
+const handoffRequest =
+  "The user wants to continue this work in a fresh task with an empty conversation. Write everything that task needs, as its opening message: the goal, what is done, the decisions and why, the files involved (exact paths), the state of the work, and the next steps. Write it as instructions to the agent that will pick it up.";
 
 export type TaskSnapshot = {
   sessionId: string;
@@ -213,6 +223,9 @@ export class Task {
     }
   }
 
+  /** Tokens the last request held (system prompt, tools and messages), for the environment line. */
+  private contextTokens = 0;
+
   /** Paths mentioned or touched so far, for rules that apply only to some files. */
   private readonly activePaths = new Set<string>();
 
@@ -231,7 +244,33 @@ export class Task {
 
   /** The person's words, with @-mentions expanded when enabled. */
   private async userText(text: string, emit: (event: AgentEvent) => void): Promise<string> {
-    if (!this.options.mentions) return text;
+    const first = this.messages.length === 0 && this.options.environmentDetails !== false;
+    const expandedText = this.options.mentions ? await this.expandMentions(text, emit) : text;
+    if (!first) return expandedText;
+    return `${expandedText}\n\n${initialEnvironment({ cwd: this.cwd, now: new Date(), mode: this.mode, listing: await this.firstLook() })}`;
+  }
+
+  /** The top of the workspace listing, as list_files shows it (ignore-aware, capped). */
+  private async firstLook(): Promise<string> {
+    const listed = await listFilesTool.execute(
+      { path: ".", recursive: true },
+      {
+        cwd: this.cwd,
+        signal: this.controller.signal,
+        resolvePath: (p) => resolveWorkspacePath(this.cwd, p).absolute,
+        emitOutput: () => {},
+        ignore: this.ignore,
+        scratchDir: this.scratchDir,
+        modelSupportsImages: false,
+        terminal: this.terminal,
+      },
+    );
+    const text = typeof listed.content === "string" ? listed.content : "";
+    const lines = text.split("\n");
+    return lines.length > 120 ? `${lines.slice(0, 120).join("\n")}\n[... more entries; use list_files]` : text;
+  }
+
+  private async expandMentions(text: string, emit: (event: AgentEvent) => void): Promise<string> {
     const expanded = await expandMentions(text, {
       cwd: this.cwd,
       ignore: this.ignore,
@@ -254,11 +293,22 @@ export class Task {
       signal: this.controller.signal,
       ...(force ? { force } : {}),
     });
+    this.contextTokens = fitted.tokensAfter;
     if (fitted.actions.length === 0) return;
     this.messages = fitted.messages;
     this.options.journal?.replaceMessages(this.messages);
     const trigger = force === "compact" ? "manual" : "auto";
     emit({ type: "system", subtype: "compact_boundary", compact_metadata: { trigger, pre_tokens: fitted.tokensBefore, post_tokens: fitted.tokensAfter, actions: fitted.actions.map((a) => a.kind) } });
+  }
+
+  /** /newtask: what a fresh task needs to carry this work on, written by the model. */
+  private async handoff(instructions: string, model: Model): Promise<string> {
+    const request = `${handoffRequest}${instructions ? `\n\nThe user adds: ${instructions}` : ""}`;
+    let text = "";
+    for await (const event of model.stream({ system: compactionSystemPrompt, messages: [...this.messages, { role: "user", content: [{ type: "text", text: request }] }] }, this.controller.signal)) {
+      if (event.type === "text-delta") text += event.text;
+    }
+    return text.trim();
   }
 
   /** /compact: summarise the conversation now, whatever its size. */
@@ -359,6 +409,16 @@ export class Task {
       const repaired = repairInterrupted(this.messages, this.pendingResults, protocol, [...this.tools.values()]);
       for (const message of repaired.slice(this.messages.length)) this.record(message);
       this.pendingResults = undefined;
+    }
+    const command = parseSlashCommand(text, { cwd: this.cwd, ...(options.home ? { home: options.home } : {}) });
+    if (command?.kind === "compact") {
+      await this.fit(emit, { fixedText: this.systemPrompt(protocol.name, offered()), model: options.model }, "compact");
+      text = command.rest || "[The conversation was compacted at the user's request. Continue the task from the summary.]";
+    } else if (command?.kind === "newtask") {
+      const handoff = await this.handoff(command.rest, options.model);
+      return finish("success", handoff, { new_task: handoff });
+    } else if (command?.kind === "text") {
+      text = command.text;
     }
     this.appendUser(await this.userText(text, emit));
     if (turnsAtStart === 0) this.checkpoint("task start", emit);
@@ -464,6 +524,9 @@ export class Task {
       }
 
       const notes = [...outcome.notes];
+      if (options.environmentDetails !== false) {
+        notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.contextTokens, contextWindow: model.info.contextWindow }));
+      }
       const background = this.terminal.updates();
       if (background) notes.push(background);
       const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.loopDetection });
