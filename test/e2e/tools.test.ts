@@ -72,6 +72,25 @@ describe("the tools through cairn run", () => {
     expect(readFileSync(path.join(workspace.dir, "math.js"), "utf8")).toBe(original.replace("return a + b;", "return Number(a) + Number(b);"));
   });
 
+  it("replace_in_file streams live previews of each completed block before the file changes", async () => {
+    writeFileSync(path.join(workspace.dir, "f.txt"), "one\ntwo\nthree\nfour\n");
+    const diff = "------- SEARCH\none\n=======\nONE\n+++++++ REPLACE\n------- SEARCH\nthree\n=======\nTHREE\n+++++++ REPLACE";
+    server = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "text", text: xmlCall("replace_in_file", { path: "f.txt", diff }) }], chunkSize: 7 },
+        { content: [{ type: "text", text: xmlCall("attempt_completion", { result: "ok" }) }] },
+      ],
+    });
+    const result = await run("--protocol", "xml", "--auto-approve", "edit", "shout");
+    expect(result.code, result.stderr).toBe(0);
+    const previewAt = result.events.findIndex((e) => e.type === "edit_preview");
+    const resultAt = result.events.findIndex((e) => e.type === "tool_result");
+    expect(previewAt).toBeGreaterThan(-1);
+    expect(previewAt).toBeLessThan(resultAt);
+    expect(result.events[previewAt]).toMatchObject({ path: "f.txt", blocks_applied: 1, preview: "ONE\ntwo\nthree\nfour\n", changed_range: { start_line: 1, line_count: 1 } });
+    expect(readFileSync(path.join(workspace.dir, "f.txt"), "utf8")).toBe("ONE\ntwo\nTHREE\nfour\n");
+  });
+
   it("execute_command runs in the workspace and reports output and exit code", async () => {
     server = await startScriptedModelServer({
       turns: [call("execute_command", { command: "echo out && echo err >&2 && pwd && exit 3", requires_approval: false }), call("attempt_completion", { result: "ran" })],

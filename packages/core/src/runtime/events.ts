@@ -97,6 +97,15 @@ export type AgentEvent =
       feedback?: string;
     }
   | { type: "tool_output"; id: string; text: string }
+  /** replace_in_file applied in memory while its diff streams (a live diff view); the file changes when the call runs. */
+  | {
+      type: "edit_preview";
+      id: string;
+      path: string;
+      blocks_applied: number;
+      changed_range: { start_line: number; line_count: number };
+      preview: string;
+    }
   | { type: "tool_result"; tool_use_id: string; name: string; content: string; is_error: boolean; status: "done" | "error" | "denied" }
   /** A complete assistant message, as Claude Code's stream-json `assistant` event. */
   | {

@@ -9,6 +9,7 @@ import type { ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../pro
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEvent } from "./events.js";
 import { executeCall, skippedResult, type CallEnv, type ExecutedCall } from "./execute-call.js";
+import { EditPreviews } from "./edit-previews.js";
 import type { Hooks } from "./hooks.js";
 import type { TaskJournal } from "./journal.js";
 import { usageJson } from "./usage-json.js";
@@ -74,6 +75,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   let chain: Promise<void> = input.toolsAfter;
   let finishReason = "stop" as FinishReason;
   const notes: string[] = [];
+  const previews = new EditPreviews(input.callEnv.cwd, input.callEnv.ignore);
 
   const dispatch = (call: ParsedCall) => {
     calls.push(call);
@@ -109,6 +111,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
           break;
         case "call-delta":
           emit({ type: "tool_call_delta", id: event.id, name: event.name, param: event.param, text: event.text });
+          for (const preview of previews.onDelta(event.id, event.name, event.param, event.text)) emit(preview);
           break;
         case "call":
           dispatch(event.call);
