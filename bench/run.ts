@@ -24,6 +24,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   replace: () => import("./replace.js"),
   terminal: () => import("./terminal.js"),
   checkpoints: () => import("./checkpoints.js"),
+  prompt: () => import("./prompt.js"),
 };
 
 function cell(value: string | undefined): string {

@@ -39,6 +39,7 @@ export async function driveHeadless(task: Task, run: AsyncGenerator<AgentEvent, 
       next = await run.next();
     }
     const result = next.value;
+    await task.endSession("other");
     if (!json) {
       if (result.new_task) {
         io.stderr("Handing over to a fresh task with this context:\n");

@@ -1,12 +1,17 @@
 import path from "node:path";
-import { allTools, Checkpoints, type TaskOptions } from "@cairn/core";
+import { allTools, Checkpoints, loadHooks, type TaskOptions } from "@cairn/core";
 import type { Io } from "./headless.js";
 import type { RunConfig } from "./config.js";
 import type { RunArgs } from "./run-args.js";
 
 /** The Task options every command derives from its resolved configuration and flags. */
-export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | "plan", scratchDir: string): TaskOptions {
+export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | "plan", store: { dir: string }, io: Io): TaskOptions {
+  const scratchDir = path.join(store.dir, "scratch");
+  const hooks = loadHooks({ home: config.home, cwd: config.cwd });
+  for (const warning of hooks.warnings) io.stderr(`cairn: ${warning}\n`);
   return {
+    ...(hooks.hooks ? { hookRunner: hooks.hooks } : {}),
+    transcriptPath: path.join(store.dir, "conversation.jsonl"),
     model: config.model,
     ...(config.fallbackModel ? { fallbackModel: config.fallbackModel } : {}),
     ...(config.compactionModel ? { compactionModel: config.compactionModel } : {}),

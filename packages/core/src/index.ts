@@ -4,6 +4,7 @@
  */
 export * from "./checkpoints/index.js";
 export * from "./context/index.js";
+export * from "./hooks/index.js";
 export * from "./model/index.js";
 export * from "./policy/index.js";
 export * from "./prompt/index.js";

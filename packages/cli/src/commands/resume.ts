@@ -52,7 +52,7 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
 
   const checkpoints = await openCheckpoints(config, io);
   const task = new Task({
-    ...taskOptionsFrom(config, args, mode, `${store.dir}/scratch`),
+    ...taskOptionsFrom(config, args, mode, store, io),
     ...(checkpoints ? { checkpoints } : {}),
     sessionId: meta.id,
     journal: store,

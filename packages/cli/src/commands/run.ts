@@ -21,7 +21,7 @@ export async function runCommand(args: RunArgs, io: Io): Promise<number> {
   });
   const checkpoints = await openCheckpoints(config, io);
   const task = new Task({
-    ...taskOptionsFrom(config, args, args.mode ?? "act", `${store.dir}/scratch`),
+    ...taskOptionsFrom(config, args, args.mode ?? "act", store, io),
     sessionId: store.id,
     journal: store,
     ...(checkpoints ? { checkpoints } : {}),

@@ -24,6 +24,8 @@ export type FitInput = {
   compactionModel?: Model;
   strategy: CompactionStrategy;
   signal: AbortSignal;
+  /** Runs just before the model is asked for a summary (PreCompact hooks). */
+  beforeCompact?: () => Promise<void>;
   /** Force a shrink even under the budget (a context-too-long error, /compact). */
   force?: "truncate" | "compact";
 };
@@ -53,6 +55,7 @@ export async function fitContext(input: FitInput): Promise<FitResult> {
   const compact = input.force === "compact" || (input.force === undefined && input.strategy === "auto");
   if (compact) {
     try {
+      await input.beforeCompact?.();
       const compacted = await compactConversation(result.messages, input.compactionModel ?? input.model, Math.floor(target / 2), input.signal);
       if (compacted) {
         result.messages = compacted.messages;

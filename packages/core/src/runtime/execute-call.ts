@@ -1,6 +1,7 @@
 import { approvalCategory, autoApproval, type ApprovalSettings } from "../policy/approval.js";
 import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk } from "../policy/command/index.js";
 import type { Terminal } from "../terminal/index.js";
+import type { HookNotice, HookRunner, HookSession } from "../hooks/index.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
@@ -25,6 +26,9 @@ export type CallEnv = {
   commandPermissions: CommandPermissions | undefined;
   /** Extra glob patterns of commands that always need approval (settings.json). */
   approvalRequiredCommands: readonly string[];
+  /** Hook commands configured in settings (Claude Code's contract), and the session they describe. */
+  hookRunner: HookRunner | undefined;
+  hookSession: HookSession;
   /** Every call the task has made, for loop detection; executeCall appends to it. */
   history: CallRecord[];
   host: Host;
@@ -36,7 +40,11 @@ export type CallEnv = {
 /** ok: ran and succeeded; error: invalid or failed (a mistake); denied: refused by the person or policy. */
 export type Verdict = "ok" | "error" | "denied";
 
-export type ExecutedCall = CallOutcome & { verdict: Verdict };
+export type ExecutedCall = CallOutcome & {
+  verdict: Verdict;
+  /** A hook asked to end the run (continue: false), with its reason. */
+  endRun?: string;
+};
 
 function summarize(tool: AnyTool | undefined, call: ParsedCall): string {
   try {
@@ -65,16 +73,27 @@ async function decideApproval(
   call: ParsedCall,
   summary: string,
   commandRisk: CommandRisk | undefined,
+  hookDecision: "allow" | "ask" | undefined,
 ): Promise<{ approved: true } | { approved: false; content: string }> {
-  const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk);
+  if (hookDecision === "allow") {
+    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "hook", reason: "allowed by a PreToolUse hook" });
+    return { approved: true };
+  }
+  const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk) ?? (hookDecision === "ask" ? "read" : undefined);
   if (!category) return { approved: true };
-  const auto = tool.autoApproved?.(call.input) ? { approved: true as const, reason: "auto-approved by its server's configuration" } : autoApproval(category, env.approval);
+  const auto =
+    hookDecision === "ask"
+      ? undefined
+      : tool.autoApproved?.(call.input)
+        ? { approved: true as const, reason: "auto-approved by its server's configuration" }
+        : autoApproval(category, env.approval);
   if (auto) {
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "auto", reason: auto.reason });
     return { approved: true };
   }
   const why = commandRisk && commandRisk.reasons.length > 0 ? ` (${commandRisk.reasons.join("; ")})` : "";
   env.emit({ type: "approval_request", id: call.id, tool: call.name, category, summary: `${summary}${why}`, input: call.input });
+  const notified = notify(env, `Cairn needs your approval: ${summary}`, "permission_prompt");
   if (!env.host.approve) {
     const reason = `needs approval (${category}) and nobody can approve it in this run`;
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
@@ -84,6 +103,7 @@ async function decideApproval(
     };
   }
   const response = await env.host.approve({ id: call.id, tool: call.name, category, summary, input: call.input }, env.signal);
+  await notified;
   env.emit({
     type: "approval_decision",
     id: call.id,
@@ -141,6 +161,28 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     input = revalidated.input;
   }
 
+  let hookDecision: "allow" | "ask" | undefined;
+  const hookContext: string[] = [];
+  let endRun: string | undefined;
+  if (env.hookRunner?.has("PreToolUse", call.name)) {
+    const pre = await env.hookRunner.preToolUse({ ...env.hookSession, toolName: call.name, toolInput: input, toolUseId: call.id }, env.signal);
+    emitNotices(env, pre.notices);
+    if (pre.decision === "deny") {
+      const reason = pre.reason ?? "denied by a PreToolUse hook";
+      env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "hook", reason });
+      const executed = finish(env, { ...call, input }, { content: `Blocked by a PreToolUse hook: ${reason}`, isError: true }, "denied");
+      return pre.endRun ? { ...executed, endRun: pre.endRun } : executed;
+    }
+    if (pre.updatedInput) {
+      const revalidated = validateInput(tool, pre.updatedInput);
+      if (!revalidated.ok) return fail(env, call, revalidated.message);
+      input = revalidated.input;
+    }
+    if (pre.decision === "allow" || pre.decision === "ask") hookDecision = pre.decision;
+    if (pre.additionalContext) hookContext.push(pre.additionalContext);
+    endRun = pre.endRun;
+  }
+
   let commandRisk: CommandRisk | undefined;
   if (tool.kind === "command" && typeof input.command === "string") {
     const shell = await loadShellParser();
@@ -155,7 +197,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands] }, shell);
   }
 
-  const approval = await decideApproval(env, tool, { ...call, input }, summary, commandRisk);
+  const approval = await decideApproval(env, tool, { ...call, input }, summary, commandRisk, hookDecision);
   if (!approval.approved) return finish(env, call, { content: approval.content, isError: true }, "denied");
 
   let result = await runTool(tool, input, {
@@ -169,14 +211,43 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     emitOutput: (text) => env.emit({ type: "tool_output", id: call.id, text }),
   });
   result = (await env.hooks.afterTool?.({ ...call, input }, result)) ?? result;
+  if (env.hookRunner?.has("PostToolUse", call.name)) {
+    const post = await env.hookRunner.postToolUse(
+      { ...env.hookSession, toolName: call.name, toolInput: input, toolUseId: call.id, toolResponse: { content: toolResultText(result), isError: result.isError === true } },
+      env.signal,
+    );
+    emitNotices(env, post.notices);
+    if (post.additionalContext) hookContext.push(post.additionalContext);
+    if (post.block) hookContext.push(`[PostToolUse hook: ${post.reason ?? "blocked"}]`);
+    endRun ??= post.endRun;
+  }
+  if (hookContext.length > 0) result = withText(result, hookContext.join("\n"));
 
   if (result.control?.type === "ask") {
     const { question, options } = result.control;
     env.emit({ type: "question", id: call.id, question, options });
+    const notified = notify(env, `Cairn asks: ${question}`, "question");
     const answer = await env.host.ask?.(question, options, env.signal);
+    await notified;
     result = answer === undefined ? { ...result, content: "[Waiting for the user's answer.]" } : { content: `<answer>\n${answer}\n</answer>` };
   }
-  return finish(env, { ...call, input }, result, result.isError ? "error" : "ok");
+  const executed = finish(env, { ...call, input }, result, result.isError ? "error" : "ok");
+  return endRun ? { ...executed, endRun } : executed;
+}
+
+function withText(result: ToolResult, text: string): ToolResult {
+  if (typeof result.content === "string") return { ...result, content: `${result.content}\n\n${text}` };
+  return { ...result, content: [...result.content, { type: "text", text }] };
+}
+
+function emitNotices(env: CallEnv, notices: readonly HookNotice[]): void {
+  for (const n of notices) env.emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
+}
+
+/** Tells Notification hooks the person is needed; the returned promise ends when they have run. */
+function notify(env: CallEnv, message: string, notificationType: string): Promise<void> {
+  if (!env.hookRunner?.has("Notification")) return Promise.resolve();
+  return env.hookRunner.notification({ ...env.hookSession, message, notificationType }, env.signal).then((outcome) => emitNotices(env, outcome.notices));
 }
 
 /** The first path of the call that the workspace's ignore files block, if any. */

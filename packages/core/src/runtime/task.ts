@@ -10,6 +10,7 @@ import type { CommandPermissions } from "../policy/command/index.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Checkpoints } from "../checkpoints/index.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
+import { permissionMode, type HookNotice, type HookRunner, type HookSession } from "../hooks/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings } from "../policy/loop-detection.js";
 import { expandMentions } from "../prompt/mentions/index.js";
 import { loadRules } from "../prompt/rules/index.js";
@@ -78,6 +79,10 @@ export type TaskOptions = {
   commandPermissions?: CommandPermissions;
   /** Glob patterns of commands that always need approval, added to the built-in list. */
   approvalRequiredCommands?: string[];
+  /** Hook commands from settings (Claude Code's contract; see hooks/). */
+  hookRunner?: HookRunner;
+  /** The conversation file hooks are told about (transcript_path). */
+  transcriptPath?: string;
   /** Add the workspace listing to the first message and a time/mode/context line to every turn (default true). */
   environmentDetails?: boolean;
   /** Stops before a request once the task has cost this much (USD). */
@@ -223,6 +228,44 @@ export class Task {
     }
   }
 
+  /** SessionStart hooks ran for this Task object. */
+  private sessionStarted = false;
+
+  private hookSession(): HookSession {
+    return {
+      sessionId: this.sessionId,
+      cwd: this.cwd,
+      permissionMode: permissionMode({ mode: this.mode, yolo: this.options.yolo === true }),
+      ...(this.options.transcriptPath ? { transcriptPath: this.options.transcriptPath } : {}),
+    };
+  }
+
+  private emitNotices(emit: (event: AgentEvent) => void, notices: readonly HookNotice[]): void {
+    for (const n of notices) emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
+  }
+
+  /** SessionStart (once) and UserPromptSubmit hooks: context to add, or the reason the prompt is blocked. */
+  private async promptHooks(text: string, emit: (event: AgentEvent) => void): Promise<{ blocked?: string; context: string[] }> {
+    const runner = this.options.hookRunner;
+    const context: string[] = [];
+    if (!runner) return { context };
+    if (!this.sessionStarted) {
+      this.sessionStarted = true;
+      if (runner.has("SessionStart", this.options.messages?.length ? "resume" : "startup")) {
+        const start = await runner.sessionStart({ ...this.hookSession(), source: this.options.messages?.length ? "resume" : "startup" }, this.controller.signal);
+        this.emitNotices(emit, start.notices);
+        if (start.additionalContext) context.push(start.additionalContext);
+      }
+    }
+    if (runner.has("UserPromptSubmit")) {
+      const submit = await runner.userPromptSubmit({ ...this.hookSession(), prompt: text }, this.controller.signal);
+      this.emitNotices(emit, submit.notices);
+      if (submit.block || submit.endRun) return { blocked: submit.reason ?? submit.endRun ?? "blocked", context };
+      if (submit.additionalContext) context.push(submit.additionalContext);
+    }
+    return { context };
+  }
+
   /** Tokens the last request held (system prompt, tools and messages), for the environment line. */
   private contextTokens = 0;
 
@@ -284,7 +327,16 @@ export class Task {
 
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
   private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
+    const runner = this.options.hookRunner;
     const fitted = await fitContext({
+      ...(runner?.has("PreCompact", force === "compact" ? "manual" : "auto")
+        ? {
+            beforeCompact: async () => {
+              const outcome = await runner.preCompact({ ...this.hookSession(), trigger: force === "compact" ? "manual" : "auto" }, this.controller.signal);
+              this.emitNotices(emit, outcome.notices);
+            },
+          }
+        : {}),
       messages: this.messages,
       fixedText: request.fixedText,
       model: request.model,
@@ -299,6 +351,14 @@ export class Task {
     this.options.journal?.replaceMessages(this.messages);
     const trigger = force === "compact" ? "manual" : "auto";
     emit({ type: "system", subtype: "compact_boundary", compact_metadata: { trigger, pre_tokens: fitted.tokensBefore, post_tokens: fitted.tokensAfter, actions: fitted.actions.map((a) => a.kind) } });
+  }
+
+  /** SessionEnd hooks: the host calls this when the person's session with the task ends. */
+  async endSession(reason: string): Promise<void> {
+    const runner = this.options.hookRunner;
+    if (!runner?.has("SessionEnd")) return;
+    const outcome = await runner.sessionEnd({ ...this.hookSession(), reason }, this.controller.signal);
+    for (const n of outcome.notices) for (const listener of this.listeners) listener({ type: "system", subtype: "notice", level: n.level, message: n.message });
   }
 
   /** /newtask: what a fresh task needs to carry this work on, written by the model. */
@@ -420,8 +480,12 @@ export class Task {
     } else if (command?.kind === "text") {
       text = command.text;
     }
-    this.appendUser(await this.userText(text, emit));
+    const prompt = await this.promptHooks(text, emit);
+    if (prompt.blocked) return finish("error_during_execution", `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`);
+    const hookContext = prompt.context.length > 0 ? `\n\n[Context from hooks]\n${prompt.context.join("\n")}` : "";
+    this.appendUser(`${await this.userText(text, emit)}${hookContext}`);
     if (turnsAtStart === 0) this.checkpoint("task start", emit);
+    let stopContinuations = 0;
     this.journalState("running");
     let mistakes = 0;
     let compactRetried = false;
@@ -462,6 +526,8 @@ export class Task {
           approvalRequiredCommands: options.approvalRequiredCommands ?? [],
           approval,
           history: this.callHistory,
+          hookRunner: options.hookRunner,
+          hookSession: this.hookSession(),
           host: options.host ?? {},
           hooks: options.hooks ?? {},
           signal: this.controller.signal,
@@ -541,12 +607,24 @@ export class Task {
         if (plan?.approved) notes.push("[The user approved your plan. You are now in ACT mode: carry the plan out with the tools, and finish with attempt_completion.]");
         else if (plan?.feedback) notes.push(`[The user reviewed your plan and said: ${plan.feedback}]`);
       }
+      const endRun = outcome.executed.find((e) => e.endRun)?.endRun;
+      let stopBlocked: string | undefined;
+      if (control?.type === "complete" && !endRun && options.hookRunner?.has("Stop")) {
+        const stop = await options.hookRunner.stop({ ...this.hookSession(), continuations: stopContinuations }, this.controller.signal);
+        this.emitNotices(emit, stop.notices);
+        if (stop.block) {
+          stopContinuations++;
+          stopBlocked = stop.reason ?? "a Stop hook wants more work";
+          notes.push(`[A Stop hook does not let you finish yet: ${stopBlocked}. Keep working, then call attempt_completion again.]`);
+        }
+      }
       this.record(protocol.resultsMessage(outcome.executed, notes));
       this.journalState("running");
       const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.get(e.call.name)?.kind === "edit" || this.tools.get(e.call.name)?.kind === "command"));
       if (changing.length > 0) this.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit);
 
-      if (control?.type === "complete") {
+      if (endRun) return finish("error_during_execution", `Stopped by a hook: ${endRun}`);
+      if (control?.type === "complete" && !stopBlocked) {
         return finish("success", control.result, control.command ? { command: control.command } : {});
       }
       if (control?.type === "ask") {

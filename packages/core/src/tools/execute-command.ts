@@ -22,12 +22,12 @@ const parameters = z.object({
     ),
 });
 
-const description = `Run a shell command in the workspace root and get back its exit code and output (stdout and stderr together, in the order they were written).
-- The shell is non-interactive and no input can be given: stdin is empty and there is no terminal, so a command that asks a question gets no answer (one that stops at a prompt is killed and you are told). Use non-interactive flags (--yes, -y, --no-input, --non-interactive) or pass answers through a pipe or a file. CI=1 is set, pagers are off (PAGER=cat) and colours are off.
-- Each call starts a new shell in the workspace root: \`cd\` does not carry over to the next call. To work in a subfolder, chain it: \`cd packages/app && npm test\`. Prefer one command chained with && over many calls.
-- A command that keeps running (a dev server, a watcher, \`tail -f\`) moves to the background once it has been quiet for a few seconds or after 30 seconds; it keeps running, and its later output is shown to you in the next turns. Long builds, installs and test runs may also be quiet for a while: give \`timeout\` (seconds) to wait for them to finish.
-- Long output is cut to its first and last lines; the full output is then saved to a log file whose path is given, to read with read_file or search with grep.
-- A non-zero exit code is reported, not treated as a failure of the tool: read the output to see what went wrong.
+const description = `Run a shell command in the workspace root; get its exit code and output (stdout and stderr in order).
+- No input can be given (stdin is empty, no terminal): use non-interactive flags (--yes, --no-input) or pipe answers in; a command stopped at a prompt is killed and you are told. CI=1, no pager, no colours.
+- Each call is a new shell: \`cd\` does not carry over; chain steps with && (\`cd app && npm test\`).
+- A command that keeps running (dev server, watcher) moves to the background after a few quiet seconds (30 s at most) and keeps running; its later output is shown to you. For long silent builds or tests, give \`timeout\` (seconds) to wait for the end.
+- Long output is cut to its first and last lines, with the full log saved to a file you can read.
+- A non-zero exit code is reported, not an error of the tool: read the output.
 
 Example:
 <execute_command>

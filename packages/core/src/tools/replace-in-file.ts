@@ -18,41 +18,28 @@ const parameters = z.object({
     .describe("One or more SEARCH/REPLACE blocks (------- SEARCH / ======= / +++++++ REPLACE), as described above."),
 });
 
-const description = `Edit part of an existing file: each SEARCH/REPLACE block finds an exact section of the file and replaces it. Use it for targeted changes; use write_to_file to create a file or rewrite most of it.
-The diff holds one or more blocks, each exactly like this, markers alone on their lines:
+const description = `Edit part of an existing file with SEARCH/REPLACE blocks, each replacing an exact section of the file. For a new file or a rewrite of most of one, use write_to_file.
+Each block, markers alone on their lines:
 ------- SEARCH
 [exact lines from the current file]
 =======
 [the lines to put in their place]
 +++++++ REPLACE
-
 Rules:
-1. SEARCH must match the current file exactly, character for character: whitespace, indentation, comments, docstrings. Copy it from the file; never abbreviate it or write placeholders such as "// ...".
-2. Give enough lines for SEARCH to match exactly one place; if the same lines occur twice, add surrounding lines that differ. A SEARCH that matches several places is refused.
-3. Keep blocks small: the lines you change plus a line or two around them. For several changes in one file, use several blocks in one call, listed in the order they appear in the file. Blocks must not overlap.
-4. To delete code, leave REPLACE empty. To move code, use two blocks: one deletes it, one inserts it at its new place. To insert, put the neighbouring lines in SEARCH and repeat them in REPLACE with the new lines added.
-5. An empty SEARCH only works on an empty file (it writes the REPLACE content).
-The edit applies completely or not at all. On success you get the changed regions as a diff. If a block fails, nothing is changed and the error shows the current file (the closest region, or the whole file when it is small) so you can correct the SEARCH.
+1. SEARCH must match the file character for character (whitespace, indentation, comments): copy it from the file, never abbreviate it.
+2. Include enough lines for SEARCH to match one place only; a SEARCH matching several places is refused.
+3. Keep blocks small: the changed lines plus a line or two around them. Several changes in a file: several blocks in one call, in file order, not overlapping.
+4. Empty REPLACE deletes. To move code, delete it in one block and insert it in another. To insert, repeat neighbouring lines in SEARCH and REPLACE with the new lines added.
+The edit applies whole or not at all: on failure nothing changes and you are shown the current file around the closest match, to correct the SEARCH.
 
 Example:
 <replace_in_file>
 <path>src/app.ts</path>
 <diff>
 ------- SEARCH
-import { a } from "./a.js";
-=======
-import { a } from "./a.js";
-import { b } from "./b.js";
-+++++++ REPLACE
-
-------- SEARCH
-export function run(): number {
   return a();
-}
 =======
-export function run(): number {
   return a() + b();
-}
 +++++++ REPLACE
 </diff>
 </replace_in_file>`;

@@ -32,19 +32,8 @@ const parameters = z.object({
     .describe('Glob limiting which files are searched, e.g. "*.ts" or "*.{ts,tsx}". Omit to search all files.'),
 });
 
-const description = `Search the files under a folder for a regular expression (with ripgrep) and show each matching line with one line of context before and after.
-The regex is Rust regex syntax: like JavaScript's, but without look-around ((?=, (?<=, ...) or backreferences; escape ( ) [ ] { } . * + ? | with a backslash to match them literally; (?i) at the start makes it case-insensitive. Each line is matched on its own, so a match cannot span lines.
-file_pattern is a glob on file names ("*.ts", "*.{ts,tsx}", "test_*.py", several separated by commas); one with "/" is matched against the path from the workspace root ("src/**/*.ts").
-Files ignored by .gitignore, files blocked by .cairnignore, binary files and dependency/build folders (node_modules/, .git/, dist/, build/, target/, .venv/ ...) are not searched, unless you give such a folder as the path.
-Results are grouped by file (paths relative to the workspace, sorted), each run of nearby lines between │---- rules; every line shows its line number, and ">" marks a matching line:
-src/a.ts
-│----
-│ 9  | before
-│10 >| the match
-│11  | after
-│----
-At most ${SHOW_LIMIT} matching lines are shown (lines longer than ${MAX_LINE_CHARS} characters are cut around the match, marked …); past that a note gives the total, and a more specific regex, path or file_pattern narrows the search.
-Use this to find where something is defined or used; then read_file around the line numbers it gives.
+const description = `Search files under a folder for a regular expression (ripgrep; Rust regex syntax: no look-around or backreferences; (?i) makes it case-insensitive; each line is matched on its own).
+Results are grouped by file (paths relative to the workspace), each match with one line of context and line numbers; ">" marks matching lines. Files ignored by .gitignore or .cairnignore, binaries and dependency/build folders (node_modules/, .git/, dist/ ...) are skipped unless given as the path. At most ${SHOW_LIMIT} matches are shown; narrow a larger search with a more specific regex, path or file_pattern. Then read_file around the lines it gives.
 
 Example:
 <search_files>

@@ -3,6 +3,7 @@ import { chmod, mkdir, readFile, realpath, rename, stat, unlink, writeFile } fro
 import path from "node:path";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
+import { summarizeRewrite } from "./edit/rewrite-summary.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 /** Files up to this size are echoed back in the result, so the model sees exactly what is on disk. */
@@ -91,6 +92,8 @@ export const writeToFileTool = defineTool({
     }
     if (lines <= ECHO_MAX_LINES && Buffer.byteLength(content) <= ECHO_MAX_BYTES && content !== "") {
       parts.push(`<final_file_content path="${shown}">\n${content}${content.endsWith("\n") ? "" : "\n"}</final_file_content>`);
+    } else if (previous !== undefined) {
+      parts.push(summarizeRewrite(previous.toString("utf8"), content));
     }
     return { content: parts.join("\n") };
   },
