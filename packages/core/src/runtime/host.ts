@@ -21,6 +21,6 @@ export type Host = {
   ask?(question: string, options: string[], signal: AbortSignal): Promise<string | undefined>;
   /** A plan from Plan mode: approve it (the task switches to Act) or send feedback. Without it, the run ends with needs_input. */
   reviewPlan?(plan: string, signal: AbortSignal): Promise<{ approved: boolean; feedback?: string }>;
-  /** Loop detection stopped the task: true lets it go on. Without it, the run ends with error_loop_detected. */
+  /** Loop detection or the mistake limit stopped the task: true lets it go on. Without it, the run ends. */
   confirmContinue?(reason: string, signal: AbortSignal): Promise<boolean>;
 };

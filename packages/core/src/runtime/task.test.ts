@@ -177,4 +177,16 @@ describe("Task", () => {
     expect(events.find((e) => e.type === "tool_result")).toMatchObject({ name: "write_to_file", status: "denied" });
     expect(() => readFileSync(path.join(cwd, "a.txt"))).toThrow();
   });
+
+  it("at the mistake limit an interactive host decides whether the model gets another chance", async () => {
+    const reasons: string[] = [];
+    const task = await start(
+      [call("read_file", { nope: 1 }), call("read_file", { nope: 2 }), call("read_file", { nope: 3 }), call("attempt_completion", { result: "recovered" })],
+      { host: { confirmContinue: async (reason) => (reasons.push(reason), true) } },
+    );
+    const { result } = await drain(task.run("go"));
+    expect(result).toMatchObject({ subtype: "success", result: "recovered" });
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(/3 consecutive mistakes/);
+  });
 });

@@ -581,7 +581,9 @@ export class Task {
       if (outcome.executed.length === 0) {
         mistakes++;
         if (mistakeLimitReached(mistakes, maxMistakes)) {
-          return finish("error_mistake_limit", `Stopped: the model replied ${mistakes} times in a row without using a tool.`);
+          const reason = `the model replied ${mistakes} times in a row without using a tool`;
+          if (!(await options.host?.confirmContinue?.(reason, this.controller.signal))) return finish("error_mistake_limit", `Stopped: ${reason}.`);
+          mistakes = 0;
         }
         this.appendUser(noToolNudge(protocol.name));
         this.journalState("running");
@@ -645,7 +647,10 @@ export class Task {
       mistakes = nextMistakeCount(mistakes, outcome.executed.map((e) => e.verdict));
       if (mistakeLimitReached(mistakes, maxMistakes)) {
         const last = outcome.executed[outcome.executed.length - 1]!;
-        return finish("error_mistake_limit", `Stopped after ${mistakes} consecutive mistakes; the last: ${last.call.name}: ${firstLine(last.result)}`);
+        const reason = `${mistakes} consecutive mistakes; the last: ${last.call.name}: ${firstLine(last.result)}`;
+        // A person at the keyboard may give the model another chance; nobody means stop.
+        if (!(await options.host?.confirmContinue?.(reason, this.controller.signal))) return finish("error_mistake_limit", `Stopped after ${reason}`);
+        mistakes = 0;
       }
       transition = "next_turn";
     }
