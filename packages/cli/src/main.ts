@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { checkpointsCommand } from "./commands/checkpoints.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { deleteCommand, historyCommand, showCommand } from "./commands/history.js";
 import { resumeCommand } from "./commands/resume.js";
 import { rulesCommand } from "./commands/rules.js";
@@ -20,6 +21,7 @@ Usage:
   cairn delete <id>                         remove a stored task
   cairn checkpoints <id> | diff <id> <a> [b] | restore <id> <cp> --workspace|--task|--both
   cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
+  cairn mcp list|add|remove|test|approve    MCP servers (see cairn mcp --help)
   cairn --version
 
 Run \`cairn run --help\` for the options. Keys come from the environment:
@@ -66,6 +68,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "delete") return deleteCommand(rest, io);
     if (command === "rules") return rulesCommand(rest, io);
     if (command === "checkpoints") return await checkpointsCommand(rest, io);
+    if (command === "mcp") return await mcpCommand(rest, io);
     throw new UsageError(`Unknown command "${command}". Run cairn --help.`);
   } catch (error) {
     if (error instanceof UsageError) {

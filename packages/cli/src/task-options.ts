@@ -1,5 +1,6 @@
 import path from "node:path";
-import { allTools, Checkpoints, loadHooks, type TaskOptions } from "@cairn/core";
+import { allTools, Checkpoints, loadHooks, McpConfigError, McpHub, type TaskOptions } from "@cairn/core";
+import { UsageError } from "./usage-error.js";
 import type { Io } from "./headless.js";
 import type { RunConfig } from "./config.js";
 import type { RunArgs } from "./run-args.js";
@@ -44,4 +45,17 @@ export async function openCheckpoints(config: RunConfig, io: Io): Promise<Checkp
     io.stderr(`cairn: checkpoints are off for this task: ${(error as Error).message.split("\n")[0]}\n`);
     return undefined;
   }
+}
+
+/** The MCP servers configured for this workspace (nothing starts until a tool needs it). */
+export function openMcp(config: RunConfig, io: Io): McpHub | undefined {
+  let hub: McpHub;
+  try {
+    hub = McpHub.load({ home: config.home, cwd: config.cwd, env: io.env });
+  } catch (error) {
+    if (error instanceof McpConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  for (const problem of hub.problems) io.stderr(`cairn: ${problem}\n`);
+  return hub.servers().length > 0 ? hub : undefined;
 }

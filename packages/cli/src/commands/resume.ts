@@ -3,7 +3,7 @@ import { resolveRunConfig } from "../config.js";
 import { driveHeadless, type Io } from "../headless.js";
 import { runCommand } from "./run.js";
 import type { RunArgs } from "../run-args.js";
-import { openCheckpoints, taskOptionsFrom } from "../task-options.js";
+import { openCheckpoints, openMcp, taskOptionsFrom } from "../task-options.js";
 import { UsageError } from "../usage-error.js";
 
 function fromUsageJson(u: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }): Usage {
@@ -51,7 +51,9 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
   store.claim();
 
   const checkpoints = await openCheckpoints(config, io);
+  const mcp = openMcp(config, io);
   const task = new Task({
+    ...(mcp ? { mcp } : {}),
     ...taskOptionsFrom(config, args, mode, store, io),
     ...(checkpoints ? { checkpoints } : {}),
     sessionId: meta.id,
@@ -67,7 +69,7 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
     planApproved: meta.mode === "plan" && mode === "act" && meta.status === "needs_input",
     message,
   });
-  const { code, result } = await driveHeadless(task, task.continue(text), args.json, io);
+  const { code, result } = await driveHeadless(task, task.continue(text), args.json, io).finally(() => mcp?.close());
   // /newtask: the essentials go to a fresh task in the same workspace, which runs now.
   if (result.new_task) return runCommand({ ...args, cwd: meta.workspace, mode, task: result.new_task }, io);
   return code;

@@ -2,7 +2,7 @@ import { Task, TaskStore } from "@cairn/core";
 import { resolveRunConfig } from "../config.js";
 import { driveHeadless, type Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
-import { openCheckpoints, taskOptionsFrom } from "../task-options.js";
+import { openCheckpoints, openMcp, taskOptionsFrom } from "../task-options.js";
 
 /**
  * `cairn run`: one task, no person. Calls that need approval and are not auto-approved are
@@ -20,11 +20,17 @@ export async function runCommand(args: RunArgs, io: Io): Promise<number> {
     mode: args.mode ?? "act",
   });
   const checkpoints = await openCheckpoints(config, io);
+  const mcp = openMcp(config, io);
   const task = new Task({
+    ...(mcp ? { mcp } : {}),
     ...taskOptionsFrom(config, args, args.mode ?? "act", store, io),
     sessionId: store.id,
     journal: store,
     ...(checkpoints ? { checkpoints } : {}),
   });
-  return (await driveHeadless(task, task.run(args.task), args.json, io)).code;
+  try {
+    return (await driveHeadless(task, task.run(args.task), args.json, io)).code;
+  } finally {
+    await mcp?.close();
+  }
 }

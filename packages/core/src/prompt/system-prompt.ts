@@ -12,6 +12,8 @@ export type SystemPromptInput = {
   customInstructions?: string;
   /** The rules and memory files that apply (see loadRules), already formatted. */
   rules?: string;
+  /** The MCP servers available, briefly (McpHub.promptSection). */
+  mcp?: string;
   system?: { platform: string; shell: string; home: string };
 };
 
@@ -50,6 +52,7 @@ Workspace: ${input.cwd}`,
     `# Mode
 
 ${modeText[input.mode]}`,
+    input.mcp ? input.mcp.trim() : "",
     input.rules ? input.rules.trim() : "",
     input.customInstructions ? `# Instructions from the person\n\n${input.customInstructions.trim()}` : "",
   ];

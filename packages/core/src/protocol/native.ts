@@ -6,6 +6,7 @@ import { toolResultText } from "./result-text.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "./types.js";
 
 export function toolSpec(tool: AnyTool): ToolSpec {
+  if (tool.inputJsonSchema) return { name: tool.name, description: splitDescription(tool).prose, inputSchema: tool.inputJsonSchema };
   const schema = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<string, unknown>;
   delete schema.$schema;
   return { name: tool.name, description: splitDescription(tool).prose, inputSchema: schema };

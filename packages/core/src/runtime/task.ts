@@ -9,6 +9,7 @@ import type { ApprovalSettings } from "../policy/approval.js";
 import type { CommandPermissions } from "../policy/command/index.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Checkpoints } from "../checkpoints/index.js";
+import { mcpTools, nativeMcpTools, type McpHub } from "../mcp/index.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
 import { permissionMode, type HookNotice, type HookRunner, type HookSession } from "../hooks/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings } from "../policy/loop-detection.js";
@@ -79,6 +80,8 @@ export type TaskOptions = {
   commandPermissions?: CommandPermissions;
   /** Glob patterns of commands that always need approval, added to the built-in list. */
   approvalRequiredCommands?: string[];
+  /** MCP servers for this task: their tools are offered through use_mcp_tool / access_mcp_resource. */
+  mcp?: McpHub;
   /** Hook commands from settings (Claude Code's contract; see hooks/). */
   hookRunner?: HookRunner;
   /** The conversation file hooks are told about (transcript_path). */
@@ -125,7 +128,7 @@ export class Task {
   private mode: Mode;
   private messages: Message[];
   private readonly options: TaskOptions;
-  private readonly tools: ReadonlyMap<string, AnyTool>;
+  private readonly tools: Map<string, AnyTool>;
   private readonly listeners = new Set<(event: AgentEvent) => void>();
   private controller = new AbortController();
   private running = false;
@@ -152,7 +155,8 @@ export class Task {
       this.usage = { ...options.prior.usage };
       this.costUsd = options.prior.costUsd;
     }
-    this.tools = new Map(options.tools.map((t) => [t.name, t]));
+    const tools = [...options.tools, ...(options.mcp && options.mcp.servers().some((s) => s.state.status !== "disabled") ? mcpTools(options.mcp) : [])];
+    this.tools = new Map(tools.map((t) => [t.name, t]));
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
     this.terminal = this.newTerminal();
@@ -228,6 +232,9 @@ export class Task {
     }
   }
 
+  /** MCP servers whose tool schemas the model has asked for. */
+  private readonly mcpLoaded = new Set<string>();
+
   /** SessionStart hooks ran for this Task object. */
   private sessionStarted = false;
 
@@ -282,6 +289,7 @@ export class Task {
       tools,
       ...(this.options.customInstructions ? { customInstructions: this.options.customInstructions } : {}),
       ...(rules ? { rules } : {}),
+      ...(this.options.mcp ? { mcp: this.options.mcp.promptSection() } : {}),
     });
   }
 
@@ -426,7 +434,13 @@ export class Task {
     let apiMs = 0;
     const denials: TaskResult["permission_denials"] = [];
     const approval: ApprovalSettings = { yolo: options.yolo === true, autoApprove: new Set(options.autoApprove ?? []) };
-    const offered = () => [...this.tools.values()].filter((t) => t.modes.includes(this.mode));
+    const offered = () => {
+      // Native protocol: tools of MCP servers whose schemas the model has loaded become tools of their own.
+      if (protocol.name === "native" && options.mcp) {
+        for (const tool of nativeMcpTools(options.mcp, [...this.mcpLoaded])) if (!this.tools.has(tool.name)) this.tools.set(tool.name, tool);
+      }
+      return [...this.tools.values()].filter((t) => t.modes.includes(this.mode));
+    };
     const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
 
     emit({
@@ -575,6 +589,9 @@ export class Task {
 
       for (const done of outcome.executed) {
         for (const path of accessedPaths(this.tools.get(done.call.name), done.call.input)) this.activePaths.add(path);
+        if (done.call.name === "use_mcp_tool" && done.verdict === "ok" && !done.call.input.tool_name && typeof done.call.input.server_name === "string") {
+          this.mcpLoaded.add(done.call.input.server_name);
+        }
         if (done.verdict === "denied") denials.push({ tool_name: done.call.name, tool_use_id: done.call.id, tool_input: done.call.input });
       }
 

@@ -49,6 +49,8 @@ export type Tool<S extends z.ZodObject = z.ZodObject> = {
   description: string;
   /** Parameters; one schema drives validation, the native JSON schema and the XML prompt. */
   parameters: S;
+  /** A JSON schema sent to native function calling instead of the one derived from `parameters` (MCP tools). */
+  inputJsonSchema?: Record<string, unknown>;
   /** Per-parameter: keep whitespace exactly (file content, diffs) instead of trimming. */
   rawParameters?: ReadonlyArray<keyof z.infer<S> & string>;
   kind: ToolKind;

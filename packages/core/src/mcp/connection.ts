@@ -1,0 +1,373 @@
+import { createRequire } from "node:module";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, type Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerConfig } from "./config.js";
+import type { McpToolInfo } from "./tool-cache.js";
+
+/** A server's life as the hub reports it; `failed` with `retryAt` is restarting, without it has given up. */
+export type ServerState =
+  | { status: "idle" }
+  | { status: "connecting" }
+  | { status: "connected" }
+  | { status: "failed"; reason: string; retryAt?: number }
+  | { status: "disabled" }
+  | { status: "needs-approval" };
+
+/** A failure meant for the model (and the person): one line that says what to do. */
+export class McpHubError extends Error {
+  override name = "McpHubError";
+}
+
+/** Waits before automatic restart attempts 1..n after a crash or failed start; then the server is given up. */
+export const DEFAULT_RESTART_DELAYS_MS: readonly number[] = [1000, 2000, 4000, 8000, 8000];
+/** A connection that lived this long before dying resets the count of consecutive failures. */
+const STABLE_MS = 30_000;
+/** After a call timed out, the server must answer a ping within this (or its own timeout, if shorter). */
+const PING_MS = 5000;
+const STDERR_KEEP = 2000;
+
+const clientVersion = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+
+export type ConnectionOptions = {
+  /** The environment ${VAR}s came from; a stdio server inherits its safe subset (PATH, HOME, ...). */
+  env: Record<string, string | undefined>;
+  restartDelaysMs: readonly number[];
+  onState(state: ServerState): void;
+  onTools(tools: McpToolInfo[], summary: string | undefined): void;
+};
+
+/**
+ * One server: started on first use, restarted with backoff when it dies, and never left wedged
+ * (a call that times out is followed by a ping; no answer means the process is replaced).
+ */
+export class McpConnection {
+  state: ServerState = { status: "idle" };
+  tools: McpToolInfo[] | undefined;
+  instructions: string | undefined;
+  serverTitle: string | undefined;
+  private stdio: StdioClientTransport | undefined;
+  private client: Client | undefined;
+  private pending: Promise<Client> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private waitForRetry: Promise<void> | undefined;
+  private failures = 0;
+  private connectedAt = 0;
+  private stderrTail = "";
+  private closed = false;
+
+  constructor(
+    readonly config: ServerConfig,
+    private readonly options: ConnectionOptions,
+  ) {}
+
+  /** The process id of a running stdio server. */
+  get pid(): number | undefined {
+    return this.client ? (this.stdio?.pid ?? undefined) : undefined;
+  }
+
+  /** The live client, starting the server (or waiting for its scheduled restart) when needed. */
+  async connected(): Promise<Client> {
+    if (this.closed) throw new McpHubError(`MCP server ${this.config.name} has been shut down with its task.`);
+    if (this.client) return this.client;
+    if (this.pending) return this.pending;
+    if (this.state.status === "failed") {
+      if (this.state.retryAt === undefined) throw new McpHubError(this.gaveUpMessage(this.state.reason));
+      if (!this.waitForRetry) return this.connect();
+      await this.waitForRetry;
+      return this.connected();
+    }
+    return this.connect();
+  }
+
+  /** Runs one request with the server's timeout, turning transport trouble into McpHubErrors. */
+  async request<T>(what: string, run: (client: Client, options: RequestOptions) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const client = await untilAborted(this.connected(), signal);
+    const timeoutSeconds = this.config.timeoutMs / 1000;
+    try {
+      return await run(client, { timeout: this.config.timeoutMs, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        const alive = await this.answersPing(client);
+        const after = alive
+          ? "The call was cancelled; the server is still running."
+          : "The server stopped answering, so it is being restarted.";
+        throw new McpHubError(
+          `${what} on MCP server ${this.config.name} did not finish within ${timeoutSeconds} s (its timeout). ${after} Try a smaller request, or ask the user to raise "timeout" for ${this.config.name} in ${this.config.file}.`,
+        );
+      }
+      if (isConnectionError(error)) {
+        const reason = `${errorText(error)}${this.lastStderr()}`;
+        this.lost(client, reason);
+        throw new McpHubError(
+          `MCP server ${this.config.name} went away during ${what} (${reason}); it may or may not have taken effect. The server is being restarted: check the effect, then try again.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Stops the server for good (the hub is closing). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancelRetry();
+    const client = this.client ?? (await this.pending?.catch(() => undefined));
+    this.client = undefined;
+    if (client) await client.close().catch(() => undefined);
+  }
+
+  private connect(): Promise<Client> {
+    this.cancelRetry();
+    this.setState({ status: "connecting" });
+    const attempt = this.open().then(
+      (client) => {
+        this.pending = undefined;
+        return client;
+      },
+      (error: unknown) => {
+        this.pending = undefined;
+        if (error instanceof McpHubError) throw error;
+        const reason = `${errorText(error)}${this.lastStderr()}`;
+        this.failed(reason);
+        throw new McpHubError(this.failureMessage(reason));
+      },
+    );
+    this.pending = attempt;
+    return attempt;
+  }
+
+  private async open(): Promise<Client> {
+    let client = this.newClient();
+    try {
+      await client.connect(this.newTransport(this.config.transport), { timeout: this.config.timeoutMs });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      if (this.config.transport !== "http" || !this.config.fallbackToSse || !refusedByHttpStatus(error)) throw error;
+      // A bare `url` that answers streamable HTTP with 4xx may be an older server that speaks only SSE.
+      client = this.newClient();
+      await client.connect(this.newTransport("sse"), { timeout: this.config.timeoutMs }).catch(async () => {
+        await client.close().catch(() => undefined);
+        throw error;
+      });
+    }
+    if (this.closed) {
+      await client.close().catch(() => undefined);
+      throw new McpHubError(`MCP server ${this.config.name} has been shut down with its task.`);
+    }
+    const tools = await listAllTools(client, this.config.timeoutMs).catch(async (error: unknown) => {
+      await client.close().catch(() => undefined);
+      throw error;
+    });
+    this.client = client;
+    this.connectedAt = Date.now();
+    this.instructions = client.getInstructions();
+    const info = client.getServerVersion();
+    this.serverTitle = info?.title ?? info?.name;
+    this.setTools(tools);
+    this.setState({ status: "connected" });
+    return client;
+  }
+
+  private newClient(): Client {
+    const client = new Client(
+      { name: "cairn", version: clientVersion },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (!error && tools && this.client === client) this.setTools(tools);
+            },
+          },
+        },
+      },
+    );
+    client.onclose = () => {
+      if (this.client === client) this.crashed(client);
+    };
+    return client;
+  }
+
+  private newTransport(kind: "stdio" | "sse" | "http"): Transport {
+    const config = this.config;
+    if (config.transport === "stdio") {
+      const inherited = Object.fromEntries(
+        DEFAULT_INHERITED_ENV_VARS.flatMap((key) => {
+          const value = this.options.env[key];
+          return value === undefined ? [] : [[key, value]];
+        }),
+      );
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: { ...inherited, ...config.env },
+        cwd: config.cwd,
+        stderr: "pipe",
+      });
+      this.stderrTail = "";
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
+      });
+      this.stdio = transport;
+      return transport;
+    }
+    const requestInit = { headers: config.headers };
+    const url = new URL(config.url);
+    return kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  }
+
+  private setTools(tools: SdkTool[]): void {
+    this.tools = tools.map((t) => ({ name: t.name, description: t.description ?? t.title ?? "", inputSchema: t.inputSchema as Record<string, unknown> }));
+    this.options.onTools(this.tools, this.serverTitle);
+  }
+
+  private setState(state: ServerState): void {
+    this.state = state;
+    this.options.onState(state);
+  }
+
+  /** The process or connection died on its own. */
+  private crashed(client: Client): void {
+    this.client = undefined;
+    if (Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
+    const what = this.config.transport === "stdio" ? "the server process exited" : "the connection closed";
+    void client.close().catch(() => undefined);
+    this.failed(`${what}${this.lastStderr()}`);
+  }
+
+  /** A request showed the connection is dead (or wedged): drop it and restart. */
+  private lost(client: Client, reason: string): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    const pid = this.config.transport === "stdio" ? this.stdio?.pid : undefined;
+    if (pid !== undefined && pid !== null) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    void client.close().catch(() => undefined);
+    this.failed(reason);
+  }
+
+  private async answersPing(client: Client): Promise<boolean> {
+    try {
+      await client.ping({ timeout: Math.min(PING_MS, this.config.timeoutMs) });
+      return true;
+    } catch {
+      this.lost(client, "it stopped answering after a call timed out");
+      return false;
+    }
+  }
+
+  /** Counts a failure and schedules the next attempt, or gives up after the last delay. */
+  private failed(reason: string): void {
+    this.failures += 1;
+    const delay = this.options.restartDelaysMs[this.failures - 1];
+    if (delay === undefined || this.closed) {
+      this.setState({ status: "failed", reason: this.failures > 1 ? `${reason} (gave up after ${this.failures} attempts)` : reason });
+      return;
+    }
+    this.setState({ status: "failed", reason, retryAt: Date.now() + delay });
+    this.waitForRetry = new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (!this.closed) this.connect().catch(() => undefined);
+      this.releaseWaiters();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private cancelRetry(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.releaseWaiters();
+  }
+
+  private releaseWaiters(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    this.waitForRetry = undefined;
+    wake?.();
+  }
+
+  private lastStderr(): string {
+    const lines = this.stderrTail.trim().split("\n").filter((l) => l.trim() !== "");
+    const last = lines[lines.length - 1];
+    return last === undefined ? "" : `; its last output: ${last.trim().slice(0, 300)}`;
+  }
+
+  private failureMessage(reason: string): string {
+    const retry = this.state.status === "failed" && this.state.retryAt !== undefined ? " Cairn will retry it shortly." : "";
+    return `MCP server ${this.config.name} could not start: ${reason}.${retry} If it keeps failing, tell the user to check its entry in ${this.config.file} (cairn mcp test ${this.config.name}).`;
+  }
+
+  private gaveUpMessage(reason: string): string {
+    return `MCP server ${this.config.name} is not running: ${reason}. Don't retry; tell the user to check its entry in ${this.config.file} (cairn mcp test ${this.config.name}), or carry on without it.`;
+  }
+}
+
+/** Waits for a promise, or rejects as soon as the signal aborts (the work itself goes on). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+async function listAllTools(client: Client, timeout: number): Promise<SdkTool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: SdkTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && tools.length < 10_000);
+  return tools;
+}
+
+function refusedByHttpStatus(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+}
+
+/** Transport trouble (the process or socket is gone), as opposed to an error the server answered with. */
+function isConnectionError(error: unknown): boolean {
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (!(error instanceof Error)) return false;
+  if (error instanceof StreamableHTTPError || error instanceof SseError) return true;
+  const code = (error as NodeJS.ErrnoException).code ?? (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|UND_ERR_SOCKET)$/.test(code)) return true;
+  return /not connected|fetch failed|socket hang up/i.test(error.message);
+}
+
+/** An error on one line of reasonable length (servers answer with whole HTML pages). */
+export function errorText(error: unknown): string {
+  let text: string;
+  if (error instanceof McpError) text = error.message.replace(/^MCP error -?\d+: /, "");
+  else if (error instanceof Error) text = `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}`;
+  else text = String(error);
+  const line = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
