@@ -141,19 +141,27 @@ describe("the tools through cairn run", () => {
     expect(alive).toBe(false);
   }, 60_000);
 
-  it("a command printing megabytes puts a bounded result in the next request and saves the whole log", async () => {
+  it("a command printing megabytes puts a bounded result in the next request, and the full log can be read back", async () => {
+    let logPath = "";
     server = await startScriptedModelServer({
-      turns: [call("execute_command", { command: "seq 1 1200000", requires_approval: false }), call("attempt_completion", { result: "ok" })],
+      responder: (request, index) => {
+        if (index === 0) return call("execute_command", { command: "seq 1 1200000", requires_approval: false });
+        if (index === 1) {
+          logPath = /(\/[^"\s\\]*command-\d+\.log)/.exec(JSON.stringify(request.body))?.[1] ?? "";
+          return call("read_file", { path: logPath, start_line: 1199998 });
+        }
+        return call("attempt_completion", { result: "ok" });
+      },
     });
-    const result = await run("--auto-approve", "safe-commands", "count");
+    const result = await run("--auto-approve", "read,safe-commands", "count");
     expect(result.code, result.stderr).toBe(0);
     const nextRequest = JSON.stringify(server.requests[1]!.body);
     expect(nextRequest.length).toBeLessThan(200_000);
     expect(nextRequest).toContain("1200000");
-    const log = /(\/[^"\s]*command-\d+\.log)/.exec(toldAfter(0))?.[1];
-    expect(log).toBeDefined();
-    expect(statSync(log!).size).toBeGreaterThan(8_000_000);
-    expect(existsSync(log!)).toBe(true);
+    expect(statSync(logPath).size).toBeGreaterThan(8_000_000);
+    // Reading the task's own log needs no external-read approval.
+    expect(result.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toEqual(["done", "done", "done"]);
+    expect(toldAfter(1)).toContain("1199999\\n1200000");
   });
 });
 

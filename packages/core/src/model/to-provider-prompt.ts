@@ -50,7 +50,7 @@ export function toProviderPrompt(system: string, messages: Message[], cacheBreak
               : {
                   type: "content" as const,
                   value: r.content.map((c) =>
-                    c.type === "text" ? { type: "text" as const, text: c.text } : { type: "file-data" as const, data: c.data, mediaType: c.mediaType },
+                    c.type === "text" ? { type: "text" as const, text: c.text } : { type: "image-data" as const, data: c.data, mediaType: c.mediaType },
                   ),
                 },
         })),

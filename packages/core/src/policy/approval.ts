@@ -29,14 +29,19 @@ export function approvalCategory(
   input: Record<string, unknown>,
   cwd: string,
   commandRisk?: "safe" | "needs_approval",
+  /** Folders outside the workspace whose reads count as plain reads (the task's own scratch folder of logs). */
+  readRoots: readonly string[] = [],
 ): ApprovalCategory | undefined {
   if (tool.kind === "command") return commandRisk === "safe" && input.requires_approval === false ? "safe-commands" : "all-commands";
   const accesses: ToolAccess[] = tool.access?.(input) ?? [];
   const touched = accesses.filter((a): a is Exclude<ToolAccess, { type: "none" }> => a.type !== "none");
   if (touched.length > 0) {
     const edits = touched.some((a) => a.type === "edit");
-    const external = touched.some((a) => resolveWorkspacePath(cwd, a.path).external);
-    if (edits) return external ? "edit-external" : "edit";
+    if (edits) return touched.some((a) => resolveWorkspacePath(cwd, a.path).external) ? "edit-external" : "edit";
+    const external = touched.some((a) => {
+      const resolved = resolveWorkspacePath(cwd, a.path);
+      return resolved.external && !readRoots.some((root) => !resolveWorkspacePath(root, resolved.absolute).external);
+    });
     return external ? "read-external" : "read";
   }
   switch (tool.kind) {

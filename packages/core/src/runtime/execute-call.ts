@@ -79,7 +79,7 @@ async function decideApproval(
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "hook", reason: "allowed by a PreToolUse hook" });
     return { approved: true };
   }
-  const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk) ?? (hookDecision === "ask" ? "read" : undefined);
+  const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk, [env.scratchDir]) ?? (hookDecision === "ask" ? "read" : undefined);
   if (!category) return { approved: true };
   const auto =
     hookDecision === "ask"

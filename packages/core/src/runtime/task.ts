@@ -11,6 +11,7 @@ import { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Checkpoints } from "../checkpoints/index.js";
 import { mcpTools, nativeMcpTools, type McpHub } from "../mcp/index.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
+import { closeBrowserFor } from "../browser/index.js";
 import { permissionMode, type HookNotice, type HookRunner, type HookSession } from "../hooks/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings } from "../policy/loop-detection.js";
 import { expandMentions } from "../prompt/mentions/index.js";
@@ -228,6 +229,7 @@ export class Task {
       }
       // Background commands end with the run (a resumed task starts them again if it needs them).
       await this.terminal.dispose();
+      await closeBrowserFor(this.scratchDir);
       this.running = false;
     }
   }

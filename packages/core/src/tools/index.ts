@@ -14,3 +14,5 @@ export { listCodeDefinitionNamesTool } from "./list-code-definition-names.js";
 export { replaceInFileTool } from "./replace-in-file.js";
 export { applyDiff, StreamingDiffApplier, type PreviewUpdate } from "./edit/index.js";
 export { executeCommandTool } from "./execute-command.js";
+export { browserActionTool } from "./browser-action.js";
+export { webFetchTool } from "./web-fetch.js";

@@ -1,6 +1,7 @@
 import { actModeRespondTool } from "./act-mode-respond.js";
 import { askFollowupQuestionTool } from "./ask-followup-question.js";
 import { attemptCompletionTool } from "./attempt-completion.js";
+import { browserActionTool } from "./browser-action.js";
 import { executeCommandTool } from "./execute-command.js";
 import { listCodeDefinitionNamesTool } from "./list-code-definition-names.js";
 import { listFilesTool } from "./list-files.js";
@@ -8,6 +9,7 @@ import { planModeRespondTool } from "./plan-mode-respond.js";
 import { readFileTool } from "./read-file.js";
 import { replaceInFileTool } from "./replace-in-file.js";
 import { searchFilesTool } from "./search-files.js";
+import { webFetchTool } from "./web-fetch.js";
 import type { AnyTool } from "./tool.js";
 import { writeToFileTool } from "./write-to-file.js";
 
@@ -20,6 +22,8 @@ export const allTools: readonly AnyTool[] = [
   writeToFileTool,
   replaceInFileTool,
   executeCommandTool,
+  browserActionTool,
+  webFetchTool,
   askFollowupQuestionTool,
   planModeRespondTool,
   actModeRespondTool,

@@ -1,0 +1,114 @@
+import { rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import puppeteer, { type Browser } from "puppeteer-core";
+import { findChromium } from "./find-chromium.js";
+import { withinTime } from "./waiting.js";
+
+/** How long a browser may take to close before it is killed. */
+const CLOSE_GRACE_MS = 5_000;
+
+export type ChromiumLaunch = {
+  /** The executable; found with findChromium() (CAIRN_CHROMIUM_PATH, PATH, usual places) when absent. */
+  chromiumPath?: string;
+  /** Where findChromium() reads CAIRN_CHROMIUM_PATH and PATH; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  viewport: { width: number; height: number };
+  timeoutMs: number;
+};
+
+export type StartedChromium = { ok: true; chromium: Chromium } | { ok: false; message: string };
+
+/** A running Chromium and its throwaway profile folder, which goes when it stops. */
+export class Chromium {
+  private stopped = false;
+
+  constructor(
+    readonly browser: Browser,
+    readonly profileDir: string,
+  ) {
+    live.add(this);
+    ensureExitHook();
+  }
+
+  get pid(): number | undefined {
+    return this.browser.process()?.pid;
+  }
+
+  /** Closes the browser (killing it when it does not close in time) and removes its profile. Safe to call twice. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    live.delete(this);
+    await withinTime(this.browser.close(), CLOSE_GRACE_MS, "").catch(() => this.browser.process()?.kill("SIGKILL"));
+    await rm(this.profileDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /** For the exit hook, where nothing can be awaited. */
+  killNow(): void {
+    this.browser.process()?.kill("SIGKILL");
+    rmSync(this.profileDir, { recursive: true, force: true });
+  }
+}
+
+/** Starts a headless system Chromium with a fresh profile, or says why it could not. */
+export async function startChromium(launch: ChromiumLaunch): Promise<StartedChromium> {
+  const found = launch.chromiumPath
+    ? { found: true as const, path: launch.chromiumPath }
+    : await findChromium(launch.env ? { env: launch.env } : {});
+  if (!found.found) return { ok: false, message: found.message };
+  const profileDir = await mkdtemp(path.join(os.tmpdir(), "cairn-chromium-"));
+  try {
+    const browser = await puppeteer.launch({
+      executablePath: found.path,
+      headless: true,
+      // Pipes instead of a debugging port: nothing else on the machine can connect to the browser,
+      // and Chromium exits by itself when its parent dies and the pipe closes.
+      pipe: true,
+      userDataDir: profileDir,
+      args: chromiumArgs(),
+      defaultViewport: { ...launch.viewport, deviceScaleFactor: 1 },
+      timeout: launch.timeoutMs,
+      // Puppeteer's own handlers would exit the process on Ctrl-C; the host decides that.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    return { ok: true, chromium: new Chromium(browser, profileDir) };
+  } catch (error) {
+    await rm(profileDir, { recursive: true, force: true });
+    const reason = ((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "").replace(/\.$/, "");
+    return {
+      ok: false,
+      message: `Could not start Chromium (${found.path}): ${reason}. Check that it runs (\`${found.path} --version\`), or set CAIRN_CHROMIUM_PATH to another Chromium or Chrome.`,
+    };
+  }
+}
+
+/** Headless; quiet on a closed network (no background fetches, updates, sync or QUIC); no sandbox as root, where Chromium refuses it. */
+export function chromiumArgs(isRoot = process.getuid?.() === 0): string[] {
+  return [
+    ...(isRoot ? ["--no-sandbox"] : []),
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+  ];
+}
+
+const live = new Set<Chromium>();
+let exitHooked = false;
+
+/** A host that exits without closing its browsers must not leave Chromium running or its profile behind. */
+function ensureExitHook(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once("exit", () => {
+    for (const chromium of live) chromium.killNow();
+  });
+}

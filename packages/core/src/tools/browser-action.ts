@@ -1,0 +1,181 @@
+import { z } from "zod";
+import { browserFor, type ActionOptions, type ActionResult, type BrowserSession, type PageView, type Viewport } from "../browser/index.js";
+import type { ImagePart, TextPart } from "../model/types.js";
+import { defineTool, type ToolResult } from "./tool.js";
+
+const actions = ["launch", "click", "type", "scroll_down", "scroll_up", "close"] as const;
+type Action = (typeof actions)[number];
+
+const parameters = z.object({
+  action: z
+    .enum(actions)
+    .describe("launch (open url, starting the browser), click (at coordinate), type (text), scroll_down, scroll_up, or close."),
+  url: z.string().optional().describe("For launch: the page to open (http://, https:// or file://), e.g. http://localhost:3000."),
+  coordinate: z
+    .string()
+    .optional()
+    .describe('For click: where to click, as "x,y" in pixels of the latest screenshot (0,0 is its top-left corner), e.g. "450,203".'),
+  text: z.string().optional().describe("For type: the text to type into the focused element; a line break presses Enter."),
+});
+
+type Input = z.infer<typeof parameters>;
+
+const description = `Drive a headless Chromium browser to see and use a web page: check a page you built or a local dev server, reproduce a bug in the UI, follow a flow that needs clicks. Each call does one action and returns a screenshot of the page after it (900x600 pixels unless configured otherwise), the console logs and page errors since the previous action, and the current URL.
+- Always start with launch and a url. Then do one action per call and look at each screenshot before choosing the next. End with close when you are done with the browser (it is also closed when the task ends).
+- click: give the coordinate "x,y" of the middle of the element, in pixels of the latest screenshot (0,0 is its top-left corner). Take positions from the screenshot; never guess where something is.
+- type: types the text into the focused element, so click the field first. A line break within the text presses Enter.
+- scroll_down / scroll_up: scroll one screen height.
+- launch again to open another url in the same browser; cookies and logins last until close.
+- To read a page's text (documentation, an article, an API response), web_fetch is faster and needs no screenshots.
+
+Example:
+<browser_action>
+<action>launch</action>
+<url>http://localhost:3000</url>
+</browser_action>
+
+<browser_action>
+<action>click</action>
+<coordinate>450,203</coordinate>
+</browser_action>`;
+
+export const browserActionTool = defineTool({
+  name: "browser_action",
+  description,
+  parameters,
+  kind: "browser",
+  modes: ["act"],
+  access: () => [{ type: "none" }],
+  summarize: (input) => {
+    switch (input.action) {
+      case "launch":
+        return `browser launch ${input.url ?? ""}`.trimEnd();
+      case "click":
+        return `browser click ${input.coordinate ?? ""}`.trimEnd();
+      case "type":
+        return `browser type ${JSON.stringify(shorten(input.text ?? "", 40))}`;
+      case "scroll_down":
+        return "browser scroll down";
+      case "scroll_up":
+        return "browser scroll up";
+      case "close":
+        return "browser close";
+    }
+  },
+  async execute(input, ctx) {
+    if (ctx.signal.aborted) return failure("The browser action was not run: the task was stopped.");
+    const session = browserFor(ctx);
+    const options: ActionOptions = { signal: ctx.signal, withText: !ctx.modelSupportsImages };
+    try {
+      if (input.action === "close") {
+        const wasRunning = await session.close();
+        return { content: wasRunning ? "The browser is closed." : "The browser was not running; there was nothing to close." };
+      }
+      const call = plan(input, session.viewport);
+      if (typeof call === "string") return failure(call);
+      const result = await call.run(session, options);
+      return present(result, call.heading, ctx.modelSupportsImages);
+    } catch (error) {
+      if (ctx.signal.aborted) return failure("The browser action was interrupted: the task was stopped. The browser is still open; launch, click or close it in a later call.");
+      throw error;
+    }
+  },
+});
+
+type Call = { heading: string; run: (session: BrowserSession, options: ActionOptions) => Promise<ActionResult> };
+
+/** The validated call for one action, or what is wrong with its parameters. */
+function plan(input: Input, viewport: Viewport): Call | string {
+  const action: Exclude<Action, "close"> = input.action as Exclude<Action, "close">;
+  switch (action) {
+    case "launch": {
+      const url = parseUrl(input.url);
+      if (!url.ok) return url.message;
+      return { heading: `Opened ${url.href}`, run: (session, options) => session.launch(url.href, options) };
+    }
+    case "click": {
+      const point = parseCoordinate(input.coordinate, viewport);
+      if (!point.ok) return point.message;
+      return { heading: `Clicked at ${point.x},${point.y}`, run: (session, options) => session.click(point.x, point.y, options) };
+    }
+    case "type": {
+      const text = input.text;
+      if (text === undefined || text === "") return 'type needs text: the characters to type into the focused element, e.g. <text>hello@example.com</text>.';
+      return { heading: `Typed ${JSON.stringify(shorten(text, 80))}`, run: (session, options) => session.type(text, options) };
+    }
+    case "scroll_down":
+      return { heading: "Scrolled down", run: (session, options) => session.scroll("down", options) };
+    case "scroll_up":
+      return { heading: "Scrolled up", run: (session, options) => session.scroll("up", options) };
+  }
+}
+
+type ParsedUrl = { ok: true; href: string } | { ok: false; message: string };
+
+/** Accepts what people type ("localhost:3000/docs") as well as full URLs. */
+export function parseUrl(raw: string | undefined): ParsedUrl {
+  const text = raw?.trim() ?? "";
+  if (text === "") return { ok: false, message: "launch needs a url: the page to open, e.g. <url>http://localhost:3000</url>." };
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^(about|file):/i.test(text) ? text : `http://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    return { ok: false, message: `${text} is not a valid url. Give a full address, e.g. http://localhost:3000/page.` };
+  }
+  if (!["http:", "https:", "file:", "about:"].includes(url.protocol)) {
+    return { ok: false, message: `browser_action opens http, https and file urls, not ${url.protocol} ones.` };
+  }
+  return { ok: true, href: url.href };
+}
+
+type ParsedPoint = { ok: true; x: number; y: number } | { ok: false; message: string };
+
+export function parseCoordinate(raw: string | undefined, viewport: Viewport): ParsedPoint {
+  const text = raw?.trim() ?? "";
+  const size = `${viewport.width}x${viewport.height}`;
+  if (text === "") return { ok: false, message: `click needs a coordinate: "x,y" in pixels of the latest screenshot (${size}), e.g. <coordinate>450,203</coordinate>.` };
+  const match = /^\(?\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)?$/.exec(text);
+  if (match === null) return { ok: false, message: `The coordinate "${text}" is not "x,y" (two numbers with a comma between them), e.g. 450,203.` };
+  const x = Number(match[1]);
+  const y = Number(match[2]);
+  if (x < 0 || y < 0 || x >= viewport.width || y >= viewport.height) {
+    return { ok: false, message: `The coordinate ${x},${y} is outside the ${size} screenshot. Give a point inside it (x from 0 to ${viewport.width - 1}, y from 0 to ${viewport.height - 1}); scroll to reach things further down.` };
+  }
+  return { ok: true, x, y };
+}
+
+function present(result: ActionResult, heading: string, withImage: boolean): ToolResult {
+  if (!result.ok) return failure(result.message);
+  const lines = [`${heading}.`, ...describe(result)];
+  if (!withImage) {
+    lines.push("", "[No screenshot: the current model cannot take images. The page's visible text:]", result.text || "(no text)");
+    return { content: lines.join("\n") };
+  }
+  const { screenshot } = result;
+  lines.push("", `Screenshot (${screenshot.width}x${screenshot.height} pixels; click coordinates are pixels of it):`);
+  const parts: Array<TextPart | ImagePart> = [
+    { type: "text", text: lines.join("\n") },
+    { type: "image", mediaType: screenshot.mediaType, data: screenshot.data.toString("base64") },
+  ];
+  return { content: parts };
+}
+
+function describe(view: PageView): string[] {
+  const lines = [`URL: ${view.url}`];
+  if (view.title !== "") lines.push(`Title: ${view.title}`);
+  if (view.mouse) lines.push(`Mouse position: ${view.mouse.x},${view.mouse.y}`);
+  lines.push(`Scroll position: ${view.scroll.y} px from the top of a page ${view.scroll.height} px tall`);
+  for (const note of view.notes) lines.push(`Note: ${note}`);
+  if (view.logs.length === 0) lines.push("Console logs: (none since the last action)");
+  else lines.push("Console logs:", ...view.logs);
+  return lines;
+}
+
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function failure(content: string): ToolResult {
+  return { content, isError: true };
+}
