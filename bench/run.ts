@@ -25,6 +25,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   terminal: () => import("./terminal.js"),
   checkpoints: () => import("./checkpoints.js"),
   prompt: () => import("./prompt.js"),
+  tui: () => import("./tui.js"),
 };
 
 function cell(value: string | undefined): string {

@@ -1,12 +1,13 @@
 import { createRequire } from "node:module";
 import { checkpointsCommand } from "./commands/checkpoints.js";
+import { interactiveCommand } from "./commands/interactive.js";
 import { mcpCommand } from "./commands/mcp.js";
 import { deleteCommand, historyCommand, showCommand } from "./commands/history.js";
 import { resumeCommand } from "./commands/resume.js";
 import { rulesCommand } from "./commands/rules.js";
 import { runCommand } from "./commands/run.js";
 import { exitCodes, type Io } from "./headless.js";
-import { parseRunArgs, runHelp } from "./run-args.js";
+import { parseRunArgs, runHelp, type RunArgs } from "./run-args.js";
 import { UsageError } from "./usage-error.js";
 
 const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
@@ -14,6 +15,7 @@ const version = (createRequire(import.meta.url)("../package.json") as { version:
 const help = `cairn ${version}: an autonomous coding agent
 
 Usage:
+  cairn [options] ["task"]                  an interactive session (at a terminal)
   cairn run [options] [--] <task...>        run a task headlessly (scripts, CI)
   cairn resume <id> [message] [options]     carry a stored task on (same options as run)
   cairn history [--json] [--limit n]        stored tasks, newest first
@@ -36,7 +38,9 @@ async function readStdin(): Promise<string> {
 
 export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
   const [command, ...rest] = argv;
+  const atTerminal = process.stdin.isTTY === true && process.stdout.isTTY === true;
   try {
+    if (command === undefined && atTerminal) return await interactiveCommand(parseRunArgs([], process.cwd()) as RunArgs, io);
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
       io.stdout(`${help}\n`);
       return command === undefined ? exitCodes.usage : 0;
@@ -69,7 +73,17 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "rules") return rulesCommand(rest, io);
     if (command === "checkpoints") return await checkpointsCommand(rest, io);
     if (command === "mcp") return await mcpCommand(rest, io);
-    throw new UsageError(`Unknown command "${command}". Run cairn --help.`);
+    // At a terminal, anything else is a task (or options) for an interactive session; a single
+    // lowercase word is more likely a mistyped command than a task.
+    if (atTerminal && !(argv.length === 1 && /^[a-z-]+$/.test(command))) {
+      const args = parseRunArgs(argv, process.cwd());
+      if (args === "help") {
+        io.stdout(`${runHelp}\n`);
+        return 0;
+      }
+      return await interactiveCommand(args, io);
+    }
+    throw new UsageError(`Unknown command "${command}". Run cairn --help; to start a task, quote it: cairn "describe the task".`);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`cairn: ${error.message}\n`);

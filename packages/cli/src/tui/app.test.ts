@@ -1,0 +1,223 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createElement } from "react";
+import { render } from "ink-testing-library";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../test/support/scripted-model-server.js";
+import { resolveRunConfig } from "../config.js";
+import { parseRunArgs, type RunArgs } from "../run-args.js";
+import { App } from "./app.js";
+import { SessionController } from "./session-controller.js";
+import { SessionView } from "./session-view.js";
+import { themeFor } from "./theme.js";
+
+/** The approval flow, the mode toggle, questions, plans and stopping, driven through the real App and a real Task. */
+
+let server: ScriptedModelServer;
+let workspace: string;
+let home: string;
+let app: ReturnType<typeof render> | undefined;
+let session: SessionController | undefined;
+
+const keys = { enter: "\r", shiftTab: "\u001b[Z", esc: "\u001b", down: "\u001b[B" };
+
+beforeEach(() => {
+  workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-tui-ws-")));
+  home = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-tui-home-")));
+  writeFileSync(path.join(home, "settings.json"), JSON.stringify({ checkpoints: false }));
+});
+afterEach(async () => {
+  await session?.exit();
+  app?.unmount();
+  app = undefined;
+  session = undefined;
+  await server?.close();
+  rmSync(workspace, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+});
+
+const call = (name: string, input: Record<string, unknown>, extra: Partial<ScriptedTurn> = {}): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }], ...extra });
+
+async function open(turns: ScriptedTurn[], flags: string[] = []): Promise<{ frame: () => string; type: (text: string) => Promise<void> }> {
+  server = await startScriptedModelServer({ turns });
+  const args = parseRunArgs(["--provider", "anthropic", "--base-url", server.url, "--cwd", workspace, ...flags], workspace) as RunArgs;
+  const env = { ANTHROPIC_API_KEY: "k", CAIRN_HOME: home };
+  const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
+  session = new SessionController(args, { stdout: () => {}, stderr: () => {}, env }, view, resolveRunConfig(args, env));
+  app = render(createElement(App, { session, theme: themeFor({}) }));
+  const frame = () => stripAnsi(app!.lastFrame() ?? "");
+  const type = async (text: string) => {
+    app!.stdin.write(text);
+    await tick();
+  };
+  await tick();
+  return { frame, type };
+}
+
+function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+async function waitFor(check: () => boolean, what: string, frame: () => string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`Timed out waiting for ${what}. Screen:\n${frame()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const sawText = (frame: () => string, text: string) => waitFor(() => frame().includes(text), JSON.stringify(text), frame);
+
+describe("approval flow", () => {
+  it("shows the exact diff before the edit runs, writes the file only after Yes", async () => {
+    writeFileSync(path.join(workspace, "a.txt"), "one\ntwo\nthree\n");
+    const ui = await open([call("write_to_file", { path: "a.txt", content: "one\n2\nthree\n" }), call("attempt_completion", { result: "Changed line two" })]);
+    await ui.type("change line two");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "Apply this edit? a.txt (+1 −1)");
+    const screen = ui.frame();
+    expect(screen).toContain("Proposed change to a.txt (+1 −1)");
+    expect(screen).toMatch(/2 − two/);
+    expect(screen).toMatch(/2 \+ 2/);
+    expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+    await ui.type("y");
+    await sawText(ui.frame, "Changed line two");
+    expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("one\n2\nthree\n");
+    expect(ui.frame()).toContain("✓ write a.txt (+1 −1)");
+  });
+
+  it("denies a command with feedback: the command never runs and the model reads why", async () => {
+    const ui = await open([
+      call("execute_command", { command: "touch ran.txt", requires_approval: true }),
+      call("attempt_completion", { result: "Left it alone" }),
+    ]);
+    await ui.type("clean up");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "Run this command?");
+    expect(ui.frame()).toContain("$ touch ran.txt");
+    await ui.type("f");
+    await sawText(ui.frame, "Why not");
+    await ui.type("use git clean instead");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "Left it alone");
+    expect(existsSync(path.join(workspace, "ran.txt"))).toBe(false);
+    expect(ui.frame()).toContain("you said: use git clean instead");
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain("The user said: use git clean instead");
+  });
+
+  it('"always allow" approves later calls of the same kind for this task without asking', async () => {
+    const ui = await open([
+      call("write_to_file", { path: "a.txt", content: "A" }),
+      call("write_to_file", { path: "b.txt", content: "B" }),
+      call("attempt_completion", { result: "Both written" }),
+    ]);
+    await ui.type("write two files");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "Apply this new file? a.txt");
+    await ui.type("a");
+    await sawText(ui.frame, "Both written");
+    expect(readFileSync(path.join(workspace, "b.txt"), "utf8")).toBe("B");
+    expect(ui.frame()).not.toContain("Apply this new file? b.txt");
+    expect(ui.frame()).toContain("write b.txt (new file, 1 line) · always allowed");
+  });
+});
+
+describe("modes", () => {
+  it("Shift+Tab switches to Plan and back; a task started in Plan is offered no edit tools", async () => {
+    const ui = await open([call("plan_mode_respond", { response: "Plan: edit a.txt" }), call("attempt_completion", { result: "Done" })]);
+    expect(ui.frame()).toContain(" ACT ");
+    await ui.type(keys.shiftTab);
+    await sawText(ui.frame, " PLAN ");
+    await ui.type("make a plan");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "The plan is above. Carry it out?");
+    const tools = (server.requests[0]!.body.tools as Array<{ name: string }>).map((t) => t.name);
+    expect(tools).toContain("plan_mode_respond");
+    expect(tools).not.toContain("write_to_file");
+    expect(ui.frame()).toContain("Plan: edit a.txt");
+    await ui.type("y");
+    await sawText(ui.frame, "Now in ACT mode");
+    await sawText(ui.frame, "Done");
+    expect((server.requests[1]!.body.tools as Array<{ name: string }>).map((t) => t.name)).toContain("write_to_file");
+    await ui.type(keys.shiftTab);
+    await sawText(ui.frame, " PLAN ");
+    await ui.type(keys.shiftTab);
+    await sawText(ui.frame, " ACT ");
+  });
+
+  it("a mode chosen during a turn is applied when the turn ends", async () => {
+    const ui = await open([{ content: [{ type: "text", text: "thinking slowly" }, { type: "tool_use", name: "attempt_completion", input: { result: "ok" } }], chunkSize: 1, chunkDelayMs: 40 }]);
+    await ui.type("go");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "esc to stop");
+    await ui.type(keys.shiftTab);
+    await sawText(ui.frame, "ACT → PLAN");
+    await waitFor(() => !ui.frame().includes("esc to stop"), "the turn to end", ui.frame);
+    await sawText(ui.frame, " PLAN ");
+    expect(session!.opened!.task.snapshot().mode).toBe("plan");
+  });
+});
+
+describe("questions", () => {
+  it("offers the model's options as a pick list and sends the one picked", async () => {
+    const ui = await open([call("ask_followup_question", { question: "Which name?", options: ["alpha", "beta"] }), call("attempt_completion", { result: "Named it" })]);
+    await ui.type("name it");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "Another answer…");
+    await ui.type(keys.down);
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "Named it");
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain("<answer>\\nbeta\\n</answer>");
+  });
+});
+
+describe("typing ahead", () => {
+  it("Enter during a turn queues the message for when it ends; a prompt keeps the draft", async () => {
+    const ui = await open([
+      { content: [{ type: "text", text: "working on it" }, { type: "tool_use", name: "write_to_file", input: { path: "a.txt", content: "A" } }], chunkSize: 1, chunkDelayMs: 30 },
+      call("attempt_completion", { result: "First done" }),
+      call("attempt_completion", { result: "Second done" }),
+    ]);
+    await ui.type("first");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "esc to stop");
+    await ui.type("second");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "queued: second");
+    await ui.type("a draft");
+    await sawText(ui.frame, "Apply this new file? a.txt");
+    expect(ui.frame()).toContain("a draft");
+    await ui.type("y");
+    await sawText(ui.frame, "Second done");
+    expect(JSON.stringify(server.requests[2]!.body.messages)).toContain("second");
+    expect(ui.frame()).toContain("a draft");
+  });
+});
+
+describe("stopping", () => {
+  it("Esc stops the turn (the task stays open), the next message carries it on, Esc twice leaves", async () => {
+    const ui = await open([{ delayMs: 30_000 }, call("attempt_completion", { result: "Carried on" })]);
+    let left = false;
+    session!.onExit(() => (left = true));
+    await ui.type("slow task");
+    await ui.type(keys.enter);
+    await waitFor(() => server.requests.length === 1, "the model request", ui.frame);
+    await ui.type(keys.esc);
+    await sawText(ui.frame, "Stopped. Type a message to carry on");
+    expect(left).toBe(false);
+    await ui.type("go on");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "Carried on");
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("The task was stopped by the user");
+    await ui.type(keys.esc);
+    await sawText(ui.frame, "Press Esc or Ctrl-C again to leave.");
+    await ui.type(keys.esc);
+    await waitFor(() => left, "the session to end", ui.frame);
+    const stored = JSON.parse(readFileSync(path.join(home, "tasks", session!.opened!.store.id, "metadata.json"), "utf8")) as { status: string };
+    expect(stored.status).toBe("completed");
+  });
+});

@@ -1,0 +1,66 @@
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { applyDiff, resolveWorkspacePath, type IgnoreRules } from "@cairn/core";
+import { diffHunks, type DiffLine } from "./line-diff.js";
+
+/** What an edit call would change, computed from the file as it is before the call runs. */
+export type EditPreview = {
+  path: string;
+  created: boolean;
+  added: number;
+  removed: number;
+  lines: DiffLine[];
+  /** Set when the edit cannot apply as written (the tool will report it too). */
+  problem?: string;
+};
+
+/** Files larger than this are not diffed for display (the edit still runs). */
+const MAX_PREVIEW_BYTES = 2 * 1024 * 1024;
+
+function shown(cwd: string, absolute: string): string {
+  const relative = path.relative(cwd, absolute);
+  return relative === "" || relative.startsWith("..") || path.isAbsolute(relative) ? absolute : relative.split(path.sep).join("/");
+}
+
+function readCurrent(absolute: string): { text: string } | { missing: true } | { tooLarge: true } {
+  const stat = statSync(absolute, { throwIfNoEntry: false });
+  if (!stat || !stat.isFile()) return { missing: true };
+  if (stat.size > MAX_PREVIEW_BYTES) return { tooLarge: true };
+  return { text: readFileSync(absolute, "utf8") };
+}
+
+/**
+ * The diff an edit tool call would make (write_to_file, replace_in_file), or undefined for other
+ * tools and for inputs that are not an edit. Synchronous on purpose: it runs inside the task's
+ * event listener, before the tool touches the file. Like the core's live previews, it does not
+ * read files outside the workspace or hidden by the ignore files before the call is approved.
+ */
+export function editPreview(cwd: string, tool: string, input: Record<string, unknown>, ignore?: IgnoreRules): EditPreview | undefined {
+  if (tool !== "write_to_file" && tool !== "replace_in_file") return undefined;
+  if (typeof input.path !== "string" || input.path === "") return undefined;
+  const { absolute, external } = resolveWorkspacePath(cwd, input.path);
+  const display = shown(cwd, absolute);
+  if (external || ignore?.ignores(absolute)) return { path: display, created: false, added: 0, removed: 0, lines: [], problem: external ? "outside the workspace: not previewed" : "ignored by .cairnignore: not previewed" };
+  let current: ReturnType<typeof readCurrent>;
+  try {
+    current = readCurrent(absolute);
+  } catch (error) {
+    return { path: display, created: false, added: 0, removed: 0, lines: [], problem: `cannot read it: ${(error as Error).message.split("\n")[0]}` };
+  }
+  if ("tooLarge" in current) return { path: display, created: false, added: 0, removed: 0, lines: [], problem: "too large to preview" };
+
+  if (tool === "write_to_file") {
+    if (typeof input.content !== "string") return undefined;
+    const before = "text" in current ? current.text : "";
+    return { path: display, created: !("text" in current), ...diffHunks(before, input.content) };
+  }
+  if (typeof input.diff !== "string") return undefined;
+  if (!("text" in current)) return { path: display, created: false, added: 0, removed: 0, lines: [], problem: "the file does not exist" };
+  const applied = applyDiff(current.text, input.diff);
+  if (!applied.ok) {
+    const count = applied.failure.blocks.length;
+    const why = applied.failure.parse ? "its diff is malformed" : `${count} SEARCH block${count === 1 ? "" : "s"} did not match`;
+    return { path: display, created: false, added: 0, removed: 0, lines: [], problem: `the edit does not apply: ${why}` };
+  }
+  return { path: display, created: false, ...diffHunks(current.text, applied.content) };
+}

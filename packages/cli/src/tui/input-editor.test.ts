@@ -1,0 +1,93 @@
+import type { Key } from "ink";
+import { describe, expect, it } from "vitest";
+import { editorKey, emptyEditor, type EditorState } from "./input-editor.js";
+
+const none: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+type Press = string | [string, Partial<Key>];
+
+/** Types a sequence of keys; returns the final state and what was sent. */
+function typeKeys(presses: Press[], start: EditorState = emptyEditor): { state: EditorState; sent: string[] } {
+  let state = start;
+  const sent: string[] = [];
+  for (const press of presses) {
+    const [input, key] = typeof press === "string" ? [press, {}] : press;
+    const outcome = editorKey(state, input, { ...none, ...key });
+    state = outcome.state;
+    if (outcome.submit !== undefined) sent.push(outcome.submit);
+  }
+  return { state, sent };
+}
+
+const enter: Press = ["", { return: true }];
+const backspace: Press = ["", { delete: true }];
+const left: Press = ["", { leftArrow: true }];
+const up: Press = ["", { upArrow: true }];
+const down: Press = ["", { downArrow: true }];
+
+describe("the input editor", () => {
+  it("Enter sends the text and clears the field", () => {
+    const { state, sent } = typeKeys(["fix the bug", enter]);
+    expect(sent).toEqual(["fix the bug"]);
+    expect(state.text).toBe("");
+  });
+
+  it("Alt+Enter, Shift+Enter and a trailing backslash make new lines instead of sending", () => {
+    const { state, sent } = typeKeys(["one", ["", { return: true, meta: true }], "two", ["", { return: true, shift: true }], "three\\", enter, "four", enter]);
+    expect(sent).toEqual(["one\ntwo\nthree\nfour"]);
+    expect(state.text).toBe("");
+  });
+
+  it("a paste keeps its lines (\\r\\n and \\r become \\n)", () => {
+    const { state } = typeKeys(["a\r\nb\rc"]);
+    expect(state.text).toBe("a\nb\nc");
+  });
+
+  it("edits at the cursor: arrows, backspace, word and line deletion", () => {
+    expect(typeKeys(["helo", left, "l"]).state.text).toBe("hello");
+    expect(typeKeys(["hello", backspace, backspace]).state.text).toBe("hel");
+    expect(typeKeys(["rm -rf build", ["w", { ctrl: true }]]).state.text).toBe("rm -rf ");
+    expect(typeKeys(["line one", ["u", { ctrl: true }], "x"]).state.text).toBe("x");
+    expect(typeKeys(["abc", ["a", { ctrl: true }], ["k", { ctrl: true }]]).state.text).toBe("");
+  });
+
+  it("backspace removes a whole emoji, not half of it", () => {
+    expect(typeKeys(["ok 👍", backspace]).state.text).toBe("ok ");
+  });
+
+  it("↑/↓ move between lines, and past the first line browse earlier messages", () => {
+    const { state } = typeKeys(["first", enter, "second", enter, "draft", up]);
+    expect(state.text).toBe("second");
+    const older = typeKeys([up], state).state;
+    expect(older.text).toBe("first");
+    const back = typeKeys([down, down], older).state;
+    expect(back.text).toBe("draft");
+    const multi = typeKeys(["a", ["", { return: true, meta: true }], "b", up, "X"]).state;
+    expect(multi.text).toBe("aX\nb");
+  });
+
+  it("control keys that mean nothing here insert nothing", () => {
+    expect(typeKeys(["ab", ["", { escape: true, meta: true }], ["", { tab: true }], "\u0007"]).state.text).toBe("ab");
+  });
+});

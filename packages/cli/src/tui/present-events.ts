@@ -1,0 +1,308 @@
+import { allTools, IgnoreRules, type AgentEvent, type ToolKind } from "@cairn/core";
+import { editPreview } from "./edit-preview.js";
+import type { SessionView } from "./session-view.js";
+import { overflowLines } from "./text-rows.js";
+import type { ToolCard } from "./view-types.js";
+
+const builtInKinds: ReadonlyMap<string, ToolKind> = new Map(allTools.map((tool) => [tool.name, tool.kind]));
+
+/** Calls whose card would only repeat what is shown another way (their text, a question, the result). */
+const hiddenCards = new Set(["plan_mode_respond", "act_mode_respond", "attempt_completion", "ask_followup_question"]);
+
+const MAX_OUTPUT_CHARS = 32 * 1024;
+const MAX_RESULT_CHARS = 4 * 1024;
+const MAX_REASONING_CHARS = 64 * 1024;
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function words(text: string): number {
+  return text.split(/\s+/).filter((w) => w !== "").length;
+}
+
+function keepTail(text: string, max: number): string {
+  return text.length > max ? text.slice(text.length - max) : text;
+}
+
+export function usageTotal(u: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }): number {
+  return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens;
+}
+
+/**
+ * Turns AgentEvents into what the view shows. It runs inside the task's own event listener
+ * (synchronously, before the task goes on), so an edit's diff is computed from the file as it
+ * was before the edit ran.
+ */
+export class EventPresenter {
+  private streamedText = false;
+  /** Cards whose calls are hidden but still pending, so their results are dropped too. */
+  private readonly hidden = new Set<string>();
+
+  private readonly previews: boolean;
+  private readonly ignore: IgnoreRules;
+
+  /** `previews: false` for replayed events, whose files have changed since. */
+  constructor(
+    private readonly view: SessionView,
+    private readonly cwd: string,
+    options: { previews?: boolean } = {},
+    private readonly kinds: ReadonlyMap<string, ToolKind> = builtInKinds,
+  ) {
+    this.previews = options.previews ?? true;
+    this.ignore = new IgnoreRules(cwd);
+  }
+
+  /** Moves the streamed reply and reasoning into the history. */
+  flushReply(): void {
+    const live = this.view.live;
+    if (live.reasoning.trim() !== "") {
+      this.view.add({ kind: "reasoning", text: live.reasoning, words: live.reasoningWords });
+      this.view.lastFolded = { title: "reasoning", text: live.reasoning };
+    }
+    live.reasoning = "";
+    live.reasoningWords = 0;
+    const text = live.text.replace(/\s+$/, "");
+    if (text.trim() !== "") this.view.add({ kind: "assistant", text });
+    live.text = "";
+    live.committed = false;
+    this.view.changed();
+  }
+
+  private card(id: string): ToolCard | undefined {
+    return this.view.live.tools.find((c) => c.id === id);
+  }
+
+  apply(event: AgentEvent): void {
+    const { view } = this;
+    const live = view.live;
+    switch (event.type) {
+      case "system":
+        return this.system(event);
+      case "turn_start":
+        this.flushReply();
+        this.streamedText = false;
+        return;
+      case "text_delta": {
+        if (event.text === "") return;
+        if (live.reasoning !== "") this.flushReasoningOnly();
+        this.streamedText = true;
+        live.text += event.text;
+        const { done, rest } = overflowLines(live.text, view.size.columns - 2, view.liveTextRows);
+        if (done !== "") {
+          view.add({ kind: "assistant", text: done });
+          live.text = rest;
+          live.committed = true;
+        }
+        view.changed(false);
+        return;
+      }
+      case "reasoning_delta":
+        live.reasoning = keepTail(live.reasoning + event.text, MAX_REASONING_CHARS);
+        live.reasoningWords += words(event.text);
+        view.changed(false);
+        return;
+      case "stream_discarded":
+        if (live.committed) view.add({ kind: "notice", level: "warning", text: `The reply above was cut off and is being retried (${event.reason.split("\n")[0]}).` });
+        live.text = "";
+        live.reasoning = "";
+        live.reasoningWords = 0;
+        live.committed = false;
+        view.changed();
+        return;
+      case "tool_call_delta": {
+        const same = live.streamingCall?.id === event.id ? live.streamingCall : undefined;
+        live.streamingCall = { ...same, id: event.id, name: event.name, chars: (same?.chars ?? 0) + event.text.length };
+        view.changed(false);
+        return;
+      }
+      case "edit_preview": {
+        const same = live.streamingCall?.id === event.id ? live.streamingCall : undefined;
+        const note = `${event.path}: ${event.blocks_applied} block${event.blocks_applied === 1 ? "" : "s"} applied`;
+        live.streamingCall = { id: event.id, name: same?.name ?? "replace_in_file", chars: same?.chars ?? 0, note };
+        view.changed(false);
+        return;
+      }
+      case "tool_call":
+        return this.toolCall(event);
+      case "approval_request": {
+        const card = this.card(event.id);
+        if (!card) return;
+        card.status = "awaiting";
+        if (card.edit && (card.edit.lines.length > 0 || card.edit.problem)) {
+          card.shownForApproval = true;
+          view.add({ kind: "proposal", card: { ...card } });
+        }
+        view.changed();
+        return;
+      }
+      case "approval_decision": {
+        const card = this.card(event.id);
+        if (!card) return;
+        if (event.approved) {
+          card.status = "running";
+          card.approvedBy ??= event.by === "auto" ? "auto" : "you";
+        } else {
+          card.status = "denied";
+          card.reason = event.by === "user" ? "denied by you" : event.reason;
+          if (event.feedback) card.feedback = event.feedback;
+        }
+        view.changed();
+        return;
+      }
+      case "tool_output": {
+        const card = this.card(event.id);
+        if (!card) return;
+        card.status = "running";
+        card.output = keepTail(card.output + event.text, MAX_OUTPUT_CHARS);
+        card.outputLines += countLines(event.text);
+        view.changed(false);
+        return;
+      }
+      case "tool_result":
+        return this.toolResult(event);
+      case "assistant": {
+        if (!this.streamedText) {
+          const text = event.message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+          live.text += text;
+        }
+        this.flushReply();
+        this.streamedText = false;
+        return;
+      }
+      case "checkpoint":
+        view.status.checkpoints++;
+        view.changed();
+        return;
+      case "usage":
+        view.status.contextTokens = usageTotal(event.usage);
+        if (event.total_cost_usd !== null) view.status.costUsd = event.total_cost_usd;
+        view.changed(false);
+        return;
+      case "question":
+        this.flushReply();
+        view.add({ kind: "question", question: event.question, options: event.options });
+        return;
+      case "error":
+        this.flushReply();
+        view.add({ kind: "error", text: event.message });
+        return;
+      case "result":
+        return this.result(event);
+    }
+  }
+
+  private flushReasoningOnly(): void {
+    const live = this.view.live;
+    if (live.reasoning.trim() !== "") {
+      this.view.add({ kind: "reasoning", text: live.reasoning, words: live.reasoningWords });
+      this.view.lastFolded = { title: "reasoning", text: live.reasoning };
+    }
+    live.reasoning = "";
+    live.reasoningWords = 0;
+  }
+
+  private system(event: Extract<AgentEvent, { type: "system" }>): void {
+    const { view } = this;
+    switch (event.subtype) {
+      case "init":
+        view.status.mode = event.mode;
+        view.status.model = event.model;
+        view.status.provider = event.provider;
+        view.status.yolo = event.permissionMode === "yolo";
+        view.changed();
+        return;
+      case "mode":
+        view.status.mode = event.mode;
+        view.add({ kind: "notice", level: "info", text: `Now in ${event.mode.toUpperCase()} mode: ${event.reason}.` });
+        return;
+      case "api_retry":
+        view.add({
+          kind: "notice",
+          level: "warning",
+          text: `Model request failed (${event.error_status ?? "network"}: ${event.error.split("\n")[0]}); retry ${event.attempt}/${event.max_retries} in ${(event.retry_delay_ms / 1000).toFixed(1)}s.`,
+        });
+        return;
+      case "fallback_model":
+        view.status.model = event.to_model;
+        view.add({ kind: "notice", level: "warning", text: `Switched to the fallback model ${event.to_model}.` });
+        return;
+      case "compact_boundary": {
+        const m = event.compact_metadata;
+        view.status.contextTokens = m.post_tokens;
+        view.add({ kind: "notice", level: "info", text: `Context ${m.actions.join(" + ")}: ${m.pre_tokens} → ${m.post_tokens} tokens.` });
+        return;
+      }
+      case "notice":
+        view.add({ kind: "notice", level: event.level, text: event.message });
+        return;
+    }
+  }
+
+  private toolCall(event: Extract<AgentEvent, { type: "tool_call" }>): void {
+    const { view } = this;
+    view.live.streamingCall = undefined;
+    this.flushReply();
+    if (hiddenCards.has(event.name)) {
+      this.hidden.add(event.id);
+      const response = event.input.response;
+      if ((event.name === "plan_mode_respond" || event.name === "act_mode_respond") && typeof response === "string") {
+        view.add({ kind: "assistant", text: response });
+      }
+      return;
+    }
+    const card: ToolCard = {
+      id: event.id,
+      name: event.name,
+      kind: this.kinds.get(event.name) ?? "other",
+      summary: event.summary,
+      input: event.input,
+      status: "pending",
+      output: "",
+      outputLines: 0,
+    };
+    const edit = this.previews ? editPreview(this.cwd, event.name, event.input, this.ignore) : undefined;
+    if (edit) card.edit = edit;
+    view.live.tools.push(card);
+    view.changed();
+  }
+
+  private toolResult(event: Extract<AgentEvent, { type: "tool_result" }>): void {
+    const { view } = this;
+    if (this.hidden.delete(event.tool_use_id)) {
+      if (event.is_error && event.status !== "denied") view.add({ kind: "error", text: `${event.name}: ${event.content.split("\n")[0]}` });
+      return;
+    }
+    const card = this.card(event.tool_use_id);
+    if (!card) return;
+    view.live.tools = view.live.tools.filter((c) => c !== card);
+    card.status = event.status;
+    card.result = event.content.length > MAX_RESULT_CHARS ? `${event.content.slice(0, MAX_RESULT_CHARS)}…` : event.content;
+    if (card.kind === "command" && card.output === "") {
+      // Output that was not streamed: take it from the result.
+      const marker = event.content.indexOf("\nOutput:\n");
+      if (marker !== -1) {
+        card.output = keepTail(event.content.slice(marker + 9), MAX_OUTPUT_CHARS);
+        card.outputLines = countLines(card.output) + (card.output.endsWith("\n") ? 0 : 1);
+      }
+    }
+    if (card.kind === "command" && card.output !== "") view.lastFolded = { title: `output of ${card.summary}`, text: card.output };
+    view.add({ kind: "tool", card });
+  }
+
+  private result(event: Extract<AgentEvent, { type: "result" }>): void {
+    const { view } = this;
+    this.flushReply();
+    const u = event.usage;
+    const tokens = `${u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens} in / ${u.output_tokens} out tokens`;
+    const cost = event.total_cost_usd === null ? "" : `, $${event.total_cost_usd.toFixed(4)}`;
+    const detail = `${event.num_turns} turn${event.num_turns === 1 ? "" : "s"}, ${tokens}${cost}`;
+    if (event.total_cost_usd !== null) view.status.costUsd = event.total_cost_usd;
+    let text = event.result;
+    if (event.subtype === "needs_input") text = event.plan ? "The plan is waiting for your review." : "Waiting for your answer: type it below.";
+    if (event.subtype === "error_aborted") text = "Stopped. Type a message to carry on, or press Esc again to leave (the task stays resumable).";
+    view.add({ kind: "result", subtype: event.subtype, text, detail });
+  }
+}

@@ -1,0 +1,203 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { builtinSlashCommands, listTasks, type CheckpointRecord } from "@cairn/core";
+import type { SessionController } from "./session-controller.js";
+
+export type SlashCommand = { name: string; args: string; description: string };
+
+/** The in-session commands, as /help and the completion list show them. */
+export const slashCommands: readonly SlashCommand[] = [
+  { name: "help", args: "", description: "keys and commands" },
+  { name: "mode", args: "[act|plan]", description: "switch between Act and Plan (or Shift+Tab)" },
+  { name: "model", args: "[id]", description: "show the model, or switch to another" },
+  { name: "checkpoints", args: "[diff|restore] [n]", description: "list, compare (diff <n> [m]) or restore checkpoints" },
+  { name: "history", args: "", description: "recent tasks: pick one to resume" },
+  { name: "compact", args: "[then…]", description: "summarise the conversation to free context" },
+  { name: "newtask", args: "[notes]", description: builtinSlashCommands.newtask ?? "hand over to a fresh task" },
+  { name: "newrule", args: "[what]", description: builtinSlashCommands.newrule ?? "write a rule file" },
+  { name: "clear", args: "", description: "start over with a new, empty task (this one stays stored)" },
+  { name: "exit", args: "", description: "leave (the task stays resumable)" },
+];
+
+/** The built-in commands and the workspace's workflows (.cairnrules/workflows/<name>.md), for completion. */
+export function availableCommands(cwd: string, home: string): SlashCommand[] {
+  const dirs = [path.join(cwd, ".cairnrules", "workflows"), path.join(cwd, ".clinerules", "workflows"), path.join(home, "workflows")];
+  const taken = new Set(slashCommands.map((c) => c.name));
+  const workflows: SlashCommand[] = [];
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names.filter((n) => n.endsWith(".md")).sort()) {
+      const command = name.slice(0, -3).toLowerCase();
+      if (!/^[a-z][a-z0-9_-]*$/.test(command) || taken.has(command)) continue;
+      taken.add(command);
+      workflows.push({ name: command, args: "[arguments]", description: `workflow (${path.relative(cwd, path.join(dir, name)) || name})` });
+    }
+  }
+  return [...slashCommands, ...workflows];
+}
+
+const keys = [
+  "Enter            send",
+  "Alt+Enter, \\⏎    new line (Shift+Enter too, where the terminal reports it)",
+  "Shift+Tab        switch Plan / Act",
+  "Esc or Ctrl-C    stop the turn; twice: leave",
+  "Ctrl-O           show the full output of the last command or reasoning",
+  "↑ / ↓            earlier messages",
+  "@                complete a file path · / complete a command",
+];
+
+function checkpointLine(record: CheckpointRecord, index: number): string {
+  return `${String(index + 1).padStart(3)}  ${record.hash.slice(0, 10)}  ${record.createdAt.slice(0, 19).replace("T", " ")}  ${record.label}`;
+}
+
+/**
+ * Runs one slash command typed in the session. Returns false for commands the task itself handles
+ * (/compact with instructions, /smol, /newtask, /newrule, workflows): they go to it as messages.
+ */
+export async function runSlashCommand(session: SessionController, line: string): Promise<boolean> {
+  const [word = "", ...rest] = line.slice(1).trim().split(/\s+/);
+  const name = word.toLowerCase();
+  const { view } = session;
+  const info = (title: string, lines: string[]) => view.add({ kind: "info", title, lines });
+  const needsIdle = () => {
+    if (!session.running) return false;
+    view.setHint(`/${name} waits for the turn to end (or press Esc to stop it).`);
+    return true;
+  };
+
+  switch (name) {
+    case "help":
+      info("Keys", keys);
+      info(
+        "Commands",
+        session.commands.map((c) => `/${`${c.name} ${c.args}`.trim().padEnd(24)} ${c.description}`),
+      );
+      return true;
+    case "mode": {
+      const target = rest[0]?.toLowerCase();
+      if (target !== undefined && target !== "act" && target !== "plan") info("Mode", ["Use /mode act or /mode plan."]);
+      else if (target === undefined) session.toggleMode();
+      else session.setMode(target);
+      return true;
+    }
+    case "model":
+      if (!rest[0]) info("Model", [`${view.status.provider}/${view.status.model} (switch with /model <id>)`]);
+      else if (!needsIdle()) {
+        try {
+          session.switchModel(rest[0]);
+        } catch (error) {
+          view.add({ kind: "error", text: (error as Error).message });
+        }
+      }
+      return true;
+    case "checkpoints":
+      await checkpoints(session, rest);
+      return true;
+    case "history": {
+      if (needsIdle()) return true;
+      const { entries } = listTasks(session.home);
+      if (entries.length === 0) info("History", ["No stored tasks yet."]);
+      else await session.pickTask("Pick a task to resume", entries.slice(0, 15), false);
+      return true;
+    }
+    case "compact": {
+      // With instructions, the task compacts and goes on with them (the core's /compact).
+      if (rest.length > 0) return false;
+      if (needsIdle()) return true;
+      const task = session.opened?.task;
+      if (!task) info("Compact", ["There is no conversation to compact yet."]);
+      else await session.busy("compacting", () => task.compact());
+      return true;
+    }
+    case "newtask":
+      if (session.opened) return false;
+      if (rest.length > 0) await session.submit(rest.join(" "));
+      else info("New task", ["Type the task below."]);
+      return true;
+    case "clear":
+      if (needsIdle()) return true;
+      await session.clear();
+      view.add({ kind: "notice", level: "info", text: "Started over: the previous task stays stored (see /history). Type the new task." });
+      return true;
+    case "exit":
+    case "quit":
+      await session.exit();
+      return true;
+    default:
+      return false;
+  }
+}
+
+async function checkpoints(session: SessionController, args: string[]): Promise<void> {
+  const { view } = session;
+  const opened = session.opened;
+  const info = (lines: string[]) => view.add({ kind: "info", title: "Checkpoints", lines });
+  if (!opened) return info(["No task yet: checkpoints are made as the task changes files."]);
+  const records = opened.store.metadata().checkpoints;
+  const [sub, a, b] = args;
+  if (sub === undefined || sub === "list") {
+    if (records.length === 0) return info([opened.checkpoints ? "This task has no checkpoints yet." : "Checkpoints are off for this task."]);
+    return info([...records.map(checkpointLine), "", "/checkpoints diff <n> [m] · /checkpoints restore <n>"]);
+  }
+  const pick = (ref: string | undefined): CheckpointRecord | undefined => {
+    const found = ref !== undefined && /^\d+$/.test(ref) ? records[Number(ref) - 1] : records.find((r) => ref !== undefined && ref.length >= 4 && r.hash.startsWith(ref));
+    if (!found) info([`No checkpoint "${ref ?? ""}": give its number from /checkpoints (there are ${records.length}).`]);
+    return found;
+  };
+  const repo = opened.checkpoints;
+  if (!repo) return info(["Checkpoints are off for this task."]);
+  if (sub === "diff") {
+    const from = pick(a);
+    if (!from) return;
+    const to = b === undefined ? undefined : pick(b);
+    if (b !== undefined && !to) return;
+    const diff = await session.busy("diff", () => repo.diff(from.hash, to?.hash));
+    if (!diff) return;
+    const target = to ? `checkpoint ${records.indexOf(to) + 1}` : "the files now";
+    const files = diff.files.map((f) => `${f.status.padEnd(8)} ${f.path}${f.binary ? " (binary)" : ` +${f.additions} −${f.deletions}`}`);
+    view.add({ kind: "info", title: `${diff.files.length} file${diff.files.length === 1 ? "" : "s"} changed from checkpoint ${records.indexOf(from) + 1} to ${target}`, lines: files });
+    if (diff.patch) view.add({ kind: "patch", title: "diff", patch: diff.patch });
+    return;
+  }
+  if (sub === "restore") {
+    if (session.running) return view.setHint("Restore waits for the turn to end (or press Esc to stop it).");
+    const target = pick(a);
+    if (!target) return;
+    const number = records.indexOf(target) + 1;
+    const what = await view.ask<string | undefined>(
+      (resolve) => ({
+        kind: "choice",
+        title: `Restore checkpoint ${number} (${target.label})`,
+        options: [
+          { label: "Files and conversation", value: "both" },
+          { label: "Files only", value: "files", hint: "new files removed, deleted files back" },
+          { label: "Conversation only", value: "task", hint: `cut back to ${target.messageIndex} message${target.messageIndex === 1 ? "" : "s"}` },
+          { label: "Cancel", value: "" },
+        ],
+        resolve,
+      }),
+      undefined,
+    );
+    if (!what) return;
+    if (what === "both" || what === "files") {
+      const restored = await session.busy("restore", () => repo.restore(target.hash));
+      if (!restored) return;
+      view.add({ kind: "notice", level: "info", text: `Files restored to checkpoint ${number}: ${restored.restored} written back, ${restored.removed} removed.` });
+    }
+    if (what === "both" || what === "task") {
+      const messages = opened.task.snapshot().messages.slice(0, target.messageIndex);
+      opened.task.restore(messages);
+      const kept = records.filter((r) => r.messageIndex <= target.messageIndex);
+      opened.store.update({ checkpoints: kept });
+      view.status.checkpoints = kept.length;
+      view.add({ kind: "notice", level: "info", text: `Conversation cut back to checkpoint ${number} (${messages.length} messages kept).` });
+    }
+    return;
+  }
+  info([`Unknown: /checkpoints ${sub}. Use /checkpoints, /checkpoints diff <n> [m] or /checkpoints restore <n>.`]);
+}

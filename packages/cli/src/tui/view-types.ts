@@ -1,0 +1,100 @@
+import type { ApprovalRequest, ResultSubtype, ToolKind } from "@cairn/core";
+import type { EditPreview } from "./edit-preview.js";
+
+export type CardStatus = "streaming" | "pending" | "awaiting" | "running" | "done" | "error" | "denied";
+
+/** One tool call as a person sees it, from the moment it is parsed to its result. */
+export type ToolCard = {
+  id: string;
+  name: string;
+  kind: ToolKind | "other";
+  summary: string;
+  input: Record<string, unknown>;
+  status: CardStatus;
+  /** For edits: the change, computed before the call ran. */
+  edit?: EditPreview;
+  /** Printed in full above the approval prompt, so the finished card need not repeat it. */
+  shownForApproval?: boolean;
+  /** Commands: the end of the output (bounded) and how many lines there were in all. */
+  output: string;
+  outputLines: number;
+  /** The result the model got (bounded). */
+  result?: string;
+  approvedBy?: "auto" | "you" | "always";
+  /** Why it was denied, and what the person said. */
+  reason?: string;
+  feedback?: string;
+};
+
+/** Finished things, printed once into the terminal's scrollback (ink's <Static>). */
+export type HistoryItem = { key: number } & (
+  | { kind: "banner"; lines: string[] }
+  | { kind: "user"; text: string }
+  | { kind: "assistant"; text: string }
+  | { kind: "reasoning"; text: string; words: number }
+  | { kind: "tool"; card: ToolCard }
+  | { kind: "proposal"; card: ToolCard }
+  | { kind: "notice"; level: "info" | "warning"; text: string }
+  | { kind: "error"; text: string }
+  | { kind: "question"; question: string; options: string[] }
+  | { kind: "result"; subtype: ResultSubtype; text: string; detail: string }
+  | { kind: "info"; title: string; lines: string[] }
+  | { kind: "patch"; title: string; patch: string }
+  | { kind: "released" }
+);
+
+export type HistoryInput = HistoryItem extends infer T ? (T extends HistoryItem ? Omit<T, "key"> : never) : never;
+
+/** What is still changing: re-rendered (throttled), height-capped. */
+export type LiveState = {
+  text: string;
+  /** Lines of the current reply already moved to the history (so a discarded stream can say so). */
+  committed: boolean;
+  reasoning: string;
+  reasoningWords: number;
+  tools: ToolCard[];
+  /** A tool call still streaming in: its name and size so far. */
+  streamingCall?: { id: string; name: string; chars: number; note?: string };
+  /** Set while a run (or /compact) is in progress. */
+  busy?: { since: number; label: string };
+  stopping: boolean;
+};
+
+export type StatusState = {
+  mode: "act" | "plan";
+  /** A mode chosen while a run is in progress: applied when it ends. */
+  pendingMode?: "act" | "plan";
+  provider: string;
+  model: string;
+  contextTokens: number;
+  contextWindow: number;
+  costUsd: number | null;
+  checkpoints: number;
+  taskId?: string;
+  yolo: boolean;
+};
+
+export type ApprovalAnswer = { approved: boolean; feedback?: string; always?: boolean };
+
+/** A decision the person must make; `resolve` settles the host callback waiting for it. */
+export type Prompt =
+  | { kind: "approval"; request: ApprovalRequest; card?: ToolCard; resolve: (answer: ApprovalAnswer) => void }
+  | { kind: "question"; question: string; options: string[]; resolve: (answer: string | undefined) => void }
+  | { kind: "plan"; plan: string; resolve: (answer: { approved: boolean; feedback?: string }) => void }
+  | { kind: "confirm"; title: string; detail: string; resolve: (answer: boolean) => void }
+  | { kind: "choice"; title: string; options: Array<{ label: string; value: string; hint?: string }>; allowText?: string; resolve: (answer: string | undefined) => void };
+
+export type ViewSnapshot = {
+  history: HistoryItem[];
+  live: LiveState;
+  prompt: Prompt | undefined;
+  status: StatusState;
+  /** A short transient line above the input ("press Esc again to exit"). */
+  hint: string | undefined;
+  /** Messages typed while a run is in progress, sent when it ends. */
+  queued: string[];
+  size: { columns: number; rows: number };
+  expanded: boolean;
+  /** The session is ending: the live part and the input are no longer drawn. */
+  closing: boolean;
+};

@@ -1,0 +1,192 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cairnBin, cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+
+/**
+ * The interactive `cairn` in a real terminal: tmux runs it in a 100x40 window, the test types
+ * with send-keys and reads the screen with capture-pane. The model is the scripted server in
+ * this process.
+ */
+
+const TMUX = "/usr/bin/tmux";
+
+let workspace: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let server: ScriptedModelServer | undefined;
+let terminal: Terminal | undefined;
+let count = 0;
+
+beforeAll(() => {
+  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
+});
+beforeEach(() => {
+  workspace = tempDir("tui-ws");
+  home = tempDir("tui-home");
+});
+afterEach(async () => {
+  terminal?.close();
+  terminal = undefined;
+  await server?.close();
+  server = undefined;
+  workspace.cleanup();
+  home.cleanup();
+});
+
+/** One tmux server of our own (its own socket), one window, cairn in it. */
+class Terminal {
+  private readonly socket = `cairn-e2e-${process.pid}-${count++}`;
+  private launches = 0;
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  private tmux(...args: string[]): string {
+    return execFileSync(TMUX, ["-L", this.socket, ...args], { env: this.env, encoding: "utf8" });
+  }
+
+  /** Starts `cairn <args>`; when it exits the window stays, showing its exit code. */
+  launch(args: string[]): void {
+    const script = path.join(home.dir, `launch-${this.launches++}.sh`);
+    const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+    writeFileSync(script, `cd '${workspace.dir}'\n'${process.execPath}' '${cairnBin}' ${quoted}\necho "[cairn exited $?]"\nsleep 600\n`);
+    if (this.launches === 1) {
+      this.tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", `sh '${script}'`);
+      this.tmux("set-option", "-s", "escape-time", "0");
+    } else {
+      this.tmux("respawn-pane", "-k", "-t", "main", `sh '${script}'`);
+    }
+  }
+
+  screen(): string {
+    return this.tmux("capture-pane", "-p", "-t", "main", "-S", "-200");
+  }
+
+  /** Named keys (Enter, Escape, BTab, Down, C-c), one at a time as a person presses them. */
+  async press(...keys: string[]): Promise<void> {
+    for (const key of keys) {
+      this.tmux("send-keys", "-t", "main", key);
+      await sleep(60);
+    }
+  }
+
+  async type(text: string): Promise<void> {
+    this.tmux("send-keys", "-t", "main", "-l", text);
+    await sleep(60);
+  }
+
+  async waitFor(expected: string | RegExp, timeoutMs = 15_000): Promise<string> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (typeof expected === "string" ? screen.includes(expected) : expected.test(screen)) return screen;
+      if (Date.now() > until) throw new Error(`Timed out waiting for ${String(expected)} on the screen:\n${screen}`);
+      await sleep(100);
+    }
+  }
+
+  close(): void {
+    try {
+      this.tmux("kill-server");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}.`);
+    await sleep(50);
+  }
+}
+const call = (name: string, input: Record<string, unknown>, extra: Partial<ScriptedTurn> = {}): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }], ...extra });
+
+async function open(turns: ScriptedTurn[], args: string[] = []): Promise<Terminal> {
+  server = await startScriptedModelServer({ turns });
+  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+  terminal = new Terminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" }));
+  terminal.launch(["--provider", "anthropic", "--base-url", server.url, ...args]);
+  return terminal;
+}
+
+const requestText = (index: number) => JSON.stringify(server!.requests[index]?.body.messages ?? null);
+
+describe("cairn in a terminal", () => {
+  it("types a task, approves an edit after seeing its diff, denies a command with feedback", { timeout: 60_000 }, async () => {
+    writeFileSync(path.join(workspace.dir, "greet.txt"), "hello\n");
+    const t = await open([
+      call("write_to_file", { path: "greet.txt", content: "hello, world\n" }),
+      call("execute_command", { command: "touch ran.txt", requires_approval: true }),
+      call("attempt_completion", { result: "Greeting updated" }),
+    ]);
+    await t.waitFor("describe a task, or /help");
+    await t.type("Update the greeting");
+    await t.press("Enter");
+    const proposal = await t.waitFor("Apply this edit? greet.txt (+1 −1)");
+    expect(proposal).toMatch(/1 − hello\n/);
+    expect(proposal).toMatch(/1 \+ hello, world/);
+    expect(readFileSync(path.join(workspace.dir, "greet.txt"), "utf8")).toBe("hello\n");
+    await t.press("y");
+    await t.waitFor("Run this command?");
+    expect(readFileSync(path.join(workspace.dir, "greet.txt"), "utf8")).toBe("hello, world\n");
+    await t.press("f");
+    await t.waitFor("Why not");
+    await t.type("do not create files");
+    await t.press("Enter");
+    const done = await t.waitFor("✓ Greeting updated");
+    expect(done).toContain("you said: do not create files");
+    expect(existsSync(path.join(workspace.dir, "ran.txt"))).toBe(false);
+    expect(requestText(2)).toContain("The user said: do not create files");
+  });
+
+  it("switches to Plan with Shift+Tab, approves the plan to act, and back", { timeout: 60_000 }, async () => {
+    const t = await open([call("plan_mode_respond", { response: "Plan: write notes.md" }), call("write_to_file", { path: "notes.md", content: "notes\n" }), call("attempt_completion", { result: "Notes written" })], ["--auto-approve", "edit"]);
+    await t.waitFor(" ACT ");
+    await t.press("BTab");
+    await t.waitFor(" PLAN ");
+    await t.type("Plan the notes");
+    await t.press("Enter");
+    await t.waitFor("The plan is above. Carry it out?");
+    const planTools = (server!.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    expect(planTools).not.toContain("write_to_file");
+    await t.press("y");
+    await t.waitFor("✓ Notes written");
+    expect(readFileSync(path.join(workspace.dir, "notes.md"), "utf8")).toBe("notes\n");
+    await t.waitFor(" ACT ");
+    await t.press("BTab");
+    await t.waitFor(" PLAN ");
+    await t.press("BTab");
+    await t.waitFor(" ACT ");
+  });
+
+  it("Esc stops a turn, Esc again leaves; cairn lists the task and carries it on", { timeout: 60_000 }, async () => {
+    const t = await open([{ delayMs: 30_000 }, call("attempt_completion", { result: "Finished after the stop" })], ["Slow task"]);
+    await t.waitFor("esc to stop");
+    await until(() => server!.requests.length === 1, "the model request");
+    await t.press("Escape");
+    await t.waitFor("Stopped. Type a message to carry on");
+    await t.press("Escape");
+    const left = await t.waitFor("[cairn exited 0]");
+    const id = /Task (\S+) is saved/.exec(left)?.[1];
+    expect(id).toBeDefined();
+
+    t.launch(["--provider", "anthropic", "--base-url", server!.url]);
+    await t.waitFor("Resume a recent task, or start a new one");
+    await t.waitFor("Slow task");
+    await t.press("Down", "Enter");
+    await t.waitFor(`Resumed task ${id} (aborted)`);
+    await t.type("carry on please");
+    await t.press("Enter");
+    await t.waitFor("✓ Finished after the stop");
+    const last = requestText(server!.requests.length - 1);
+    expect(last).toContain("was stopped by the user and has now been resumed");
+    expect(last).toContain("carry on please");
+    const meta = JSON.parse(readFileSync(path.join(home.dir, "tasks", id!, "metadata.json"), "utf8")) as { status: string };
+    expect(meta.status).toBe("completed");
+  });
+});
