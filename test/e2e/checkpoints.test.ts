@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { cleanEnv, runCairn, startCairn, tempDir } from "../support/cairn-cli.js";
 
 let workspace: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
@@ -118,4 +118,22 @@ describe("checkpoints through the CLI", () => {
       plain.cleanup();
     }
   });
+
+  it("files changed outside the agent between steps are reported to the model once, and recorded as a checkpoint", async () => {
+    server = await startScriptedModelServer({
+      turns: [
+        { ...call("read_file", { path: "a.txt" }), delayMs: 1_000 },
+        call("read_file", { path: "a.txt" }),
+        call("attempt_completion", { result: "ok" }),
+      ],
+    });
+    const cairn = startCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--json", "watch a"], { env: env() });
+    // Once the task's first checkpoint exists, and while the model is "thinking", the person edits a file.
+    await cairn.waitForLine((line) => line.includes('"type":"checkpoint"'));
+    writeFileSync(path.join(workspace.dir, "b.txt"), "edited by the person\n");
+    expect(await cairn.exited, cairn.output().stderr).toBe(0);
+    expect(JSON.stringify(server.requests[1]!.body)).toMatch(/Files changed outside your tools.*modified: b\.txt/);
+    expect(JSON.stringify(server.requests[2]!.body.messages.at(-1))).not.toContain("Files changed outside your tools");
+    expect(cairn.output().stdout).toContain('"label":"changes outside the agent"');
+  }, 60_000);
 });

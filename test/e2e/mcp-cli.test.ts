@@ -95,3 +95,56 @@ describe("MCP tools through cairn run", () => {
     }
   }, 60_000);
 });
+
+describe("the three real MCP servers through cairn run", () => {
+  it("filesystem (stdio), everything (stdio) and everything (streamable HTTP, project .mcp.json once approved)", async () => {
+    const { startScriptedModelServer } = await import("../support/scripted-model-server.js");
+    const { startEverythingHttp } = await import("../../packages/core/src/mcp/test-servers.js");
+    const shared = path.join(workspace.dir, "shared");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(shared);
+    writeFileSync(path.join(shared, "notes.md"), "notes from the filesystem server\n");
+    writeFileSync(
+      path.join(home.dir, "mcp_settings.json"),
+      JSON.stringify({
+        mcpServers: {
+          files: { command: process.execPath, args: [serverEntry.filesystem(), shared] },
+          every: { command: process.execPath, args: [serverEntry.everything()], autoApprove: ["echo"] },
+        },
+      }),
+    );
+    const http = await startEverythingHttp("streamableHttp");
+    writeFileSync(path.join(workspace.dir, ".mcp.json"), JSON.stringify({ mcpServers: { remote: { type: "http", url: http.url } } }));
+    const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: "tool_use" as const, name, input }] });
+    const server = await startScriptedModelServer({
+      responder: (_request, index) =>
+        [
+          call("use_mcp_tool", { server_name: "files", tool_name: "read_text_file", arguments: { path: path.join(shared, "notes.md") } }),
+          call("use_mcp_tool", { server_name: "every", tool_name: "echo", arguments: { message: "hello over stdio" } }),
+          call("use_mcp_tool", { server_name: "remote", tool_name: "echo", arguments: { message: "hello over http" } }),
+          call("attempt_completion", { result: "done" }),
+          // the second run, once the project server is approved
+          call("use_mcp_tool", { server_name: "remote", tool_name: "echo", arguments: { message: "hello over http" } }),
+        ][index] ?? call("attempt_completion", { result: "done" }),
+    });
+    const env2 = cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
+    const args = ["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--json"];
+    try {
+      // echo is auto-approved by its server entry; the filesystem read needs "mcp"; the project server needs approval first.
+      const first = await runCairn([...args, "--auto-approve", "mcp", "use the servers"], { env: env2, timeoutMs: 60_000 });
+      expect(first.code, first.stderr).toBe(0);
+      expect(JSON.stringify(server.requests[1]!.body)).toContain("notes from the filesystem server");
+      expect(JSON.stringify(server.requests[2]!.body)).toContain("hello over stdio");
+      expect(JSON.stringify(server.requests[3]!.body)).toMatch(/approv/i);
+      expect(JSON.stringify(server.requests[3]!.body)).not.toContain("Echo: hello over http");
+
+      expect((await runCairn(["mcp", "approve", "remote", "--cwd", workspace.dir], { env: env2 })).code).toBe(0);
+      const second = await runCairn([...args, "--auto-approve", "mcp", "again"], { env: env2, timeoutMs: 60_000 });
+      expect(second.code, second.stderr).toBe(0);
+      expect(JSON.stringify(server.requests[5]!.body)).toContain("hello over http");
+    } finally {
+      await server.close();
+      await http.stop();
+    }
+  }, 90_000);
+});

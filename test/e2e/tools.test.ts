@@ -44,6 +44,26 @@ describe("the tools through cairn run", () => {
     expect(told).not.toContain("gen.ts");
   });
 
+  it("list_files lists recursively, honours .gitignore, skips heavy folders and marks blocked entries", async () => {
+    mkdirSync(path.join(workspace.dir, "src", "deep"), { recursive: true });
+    mkdirSync(path.join(workspace.dir, "node_modules", "pkg"), { recursive: true });
+    writeFileSync(path.join(workspace.dir, "src", "deep", "x.ts"), "x\n");
+    writeFileSync(path.join(workspace.dir, "node_modules", "pkg", "index.js"), "x\n");
+    writeFileSync(path.join(workspace.dir, "debug.log"), "x\n");
+    writeFileSync(path.join(workspace.dir, ".gitignore"), "*.log\n");
+    writeFileSync(path.join(workspace.dir, "private.key"), "x\n");
+    writeFileSync(path.join(workspace.dir, ".cairnignore"), "private.key\n");
+    server = await startScriptedModelServer({ turns: [call("list_files", { path: ".", recursive: true }), call("attempt_completion", { result: "ok" })] });
+    const result = await run("list");
+    expect(result.code, result.stderr).toBe(0);
+    const told = toldAfter(0);
+    expect(told).toContain("src/deep/x.ts");
+    expect(told).toContain("node_modules/");
+    expect(told).not.toContain("node_modules/pkg");
+    expect(told).not.toContain("debug.log");
+    expect(told).toContain("🔒 private.key");
+  });
+
   it("list_code_definition_names outlines a folder", async () => {
     writeFileSync(path.join(workspace.dir, "server.ts"), "export class Server {\n  start(port: number): void {}\n}\nexport function createServer(): Server { return new Server(); }\n");
     writeFileSync(path.join(workspace.dir, "tool.py"), "class Tool:\n    def run(self):\n        pass\n\ndef main():\n    pass\n");

@@ -139,6 +139,7 @@ export class Task {
   private readonly ignore: IgnoreRules;
   private readonly callHistory: CallRecord[] = [];
   private pendingResults: PendingResult[] | undefined;
+  private lastCheckpoint: string | undefined;
   /** The checkpoint being written; tools of the next step wait for it, the model request does not. */
   private checkpointing: Promise<void> = Promise.resolve();
   private readonly scratchDir: string;
@@ -391,6 +392,29 @@ export class Task {
     for (const event of events) for (const listener of this.listeners) listener(event);
   }
 
+  /**
+   * Files that changed since the last checkpoint although this step changed nothing itself: the
+   * person or a background process did it. They are recorded as a checkpoint of their own, so each
+   * change is reported once (and can be undone like a step of the agent's).
+   */
+  private async changesOutsideTheAgent(emit: (event: AgentEvent) => void): Promise<string | undefined> {
+    const checkpoints = this.options.checkpoints;
+    if (!checkpoints) return undefined;
+    await this.checkpointing;
+    if (!this.lastCheckpoint) return undefined;
+    let files;
+    try {
+      files = (await checkpoints.diff(this.lastCheckpoint)).files;
+    } catch {
+      return undefined;
+    }
+    if (files.length === 0) return undefined;
+    this.checkpoint("changes outside the agent", emit);
+    const shown = files.slice(0, 20).map((f) => `- ${f.status}: ${f.path}`);
+    const more = files.length > 20 ? `\n- … and ${files.length - 20} more` : "";
+    return `[Files changed outside your tools since your last step (by the user or a background process); re-read them before relying on what you saw:\n${shown.join("\n")}${more}]`;
+  }
+
   /** Queues a checkpoint of the workspace as it is after the current step. */
   private checkpoint(label: string, emit: (event: AgentEvent) => void): void {
     const checkpoints = this.options.checkpoints;
@@ -399,6 +423,7 @@ export class Task {
     this.checkpointing = this.checkpointing.then(async () => {
       try {
         const made = await checkpoints.create(label);
+        this.lastCheckpoint = made.hash;
         const record = { hash: made.hash, messageIndex, label, createdAt: new Date().toISOString() };
         this.options.journal?.checkpoint?.(record);
         emit({ type: "checkpoint", hash: made.hash, message_index: messageIndex, label, changed_files: made.changedFiles });
@@ -610,7 +635,12 @@ export class Task {
         continue;
       }
 
+      const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.get(e.call.name)?.kind === "edit" || this.tools.get(e.call.name)?.kind === "command"));
       const notes = [...outcome.notes];
+      if (changing.length === 0) {
+        const outside = await this.changesOutsideTheAgent(emit);
+        if (outside) notes.push(outside);
+      }
       if (options.environmentDetails !== false) {
         notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.contextTokens, contextWindow: model.info.contextWindow }));
       }
@@ -641,7 +671,6 @@ export class Task {
       }
       this.record(protocol.resultsMessage(outcome.executed, notes));
       this.journalState("running");
-      const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.get(e.call.name)?.kind === "edit" || this.tools.get(e.call.name)?.kind === "command"));
       if (changing.length > 0) this.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit);
 
       if (endRun) return finish("error_during_execution", `Stopped by a hook: ${endRun}`);
