@@ -2,122 +2,41 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fitContext, type CompactionStrategy } from "../context/fit-context.js";
+import { closeBrowserFor } from "../browser/index.js";
+import { compactionSystemPrompt } from "../context/compact.js";
+import { fitContext } from "../context/fit-context.js";
+import { permissionMode, type HookNotice, type HookSession } from "../hooks/index.js";
+import { mcpTools, nativeMcpTools } from "../mcp/index.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type Message, type Model, type Usage } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
-import type { CommandPermissions } from "../policy/command/index.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
-import type { Checkpoints } from "../checkpoints/index.js";
-import { mcpTools, nativeMcpTools, type McpHub } from "../mcp/index.js";
-import { taskEnvName, Terminal } from "../terminal/index.js";
-import { closeBrowserFor } from "../browser/index.js";
-import { permissionMode, type HookNotice, type HookRunner, type HookSession } from "../hooks/index.js";
-import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings } from "../policy/loop-detection.js";
+import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from "../policy/loop-detection.js";
+import { resolveWorkspacePath } from "../policy/workspace.js";
+import { environmentLine, initialEnvironment } from "../prompt/environment.js";
 import { expandMentions } from "../prompt/mentions/index.js";
 import { loadRules } from "../prompt/rules/index.js";
-import { environmentLine, initialEnvironment } from "../prompt/environment.js";
 import { parseSlashCommand } from "../prompt/slash-commands.js";
 import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
-import { compactionSystemPrompt } from "../context/compact.js";
-import { resolveWorkspacePath } from "../policy/workspace.js";
-import { listFilesTool } from "../tools/list-files.js";
 import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
+import { taskEnvName, Terminal } from "../terminal/index.js";
+import { listFilesTool } from "../tools/list-files.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
-import type { AgentEvent, ApprovalCategory, ResultSubtype } from "./events.js";
-import type { Hooks } from "./hooks.js";
-import type { TaskJournal, TaskState } from "./journal.js";
+import type { AgentEvent, ResultSubtype } from "./events.js";
+import type { TaskState } from "./journal.js";
 import { repairInterrupted, type PendingResult } from "./resume.js";
-import type { Host } from "./host.js";
 import { mistakeLimitReached, nextMistakeCount, turnLimitReached } from "./stop-conditions.js";
+import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { runTurn } from "./turn.js";
-import { usageJson } from "./usage-json.js";
 
-export type TaskOptions = {
-  model: Model;
-  /** Takes over when the model's retries are used up. */
-  fallbackModel?: Model;
-  tools: readonly AnyTool[];
-  cwd: string;
-  protocol?: ProtocolName;
-  mode?: Mode;
-  yolo?: boolean;
-  autoApprove?: readonly ApprovalCategory[];
-  host?: Host;
-  hooks?: Hooks;
-  maxTurns?: number;
-  /** Consecutive mistakes (no tool used, invalid input, failed tools) before the task stops. */
-  maxMistakes?: number;
-  /** Continuations of a reply cut by the output-token limit. */
-  maxContinuations?: number;
-  retry?: Partial<RetryPolicy>;
-  loopDetection?: Partial<LoopSettings>;
-  sessionId?: string;
-  customInstructions?: string;
-  /** Replaces the built system prompt entirely. */
-  systemPrompt?: string;
-  /** Where tools spill large outputs (default: a folder in the system temp dir). */
-  scratchDir?: string;
-  /** Messages to start from (a restored conversation). */
-  messages?: Message[];
-  /** Results of calls recorded after the last message, when resuming a task cut by a crash. */
-  pendingResults?: PendingResult[];
-  /** Where the task writes down what happens as it happens (see TaskStore). */
-  journal?: TaskJournal;
-  /**
-   * CAIRN_HOME, for the global AGENTS.md. With it (or `rules: true`), rules and memory files of the
-   * workspace go into the system prompt.
-   */
-  home?: string;
-  /** Expand @-mentions in the person's messages (files, folders, URLs, git, @problems). */
-  mentions?: boolean;
-  /** The checker @problems runs. */
-  problemsCommand?: string;
-  /** Checkpoints of the workspace (a shadow git repository): one after every step that can change files. */
-  checkpoints?: Checkpoints;
-  /** allow/deny rules for commands; they apply in every mode, yolo included. */
-  commandPermissions?: CommandPermissions;
-  /** Glob patterns of commands that always need approval, added to the built-in list. */
-  approvalRequiredCommands?: string[];
-  /** MCP servers for this task: their tools are offered through use_mcp_tool / access_mcp_resource. */
-  mcp?: McpHub;
-  /** Hook commands from settings (Claude Code's contract; see hooks/). */
-  hookRunner?: HookRunner;
-  /** The conversation file hooks are told about (transcript_path). */
-  transcriptPath?: string;
-  /** Add the workspace listing to the first message and a time/mode/context line to every turn (default true). */
-  environmentDetails?: boolean;
-  /** Stops before a request once the task has cost this much (USD). */
-  maxBudgetUsd?: number;
-  /** How the conversation is kept inside the model's window (default auto: summarise when full). */
-  compaction?: CompactionStrategy;
-  /** A cheaper model to write compaction summaries. */
-  compactionModel?: Model;
-  /** Totals of earlier runs of a resumed task, so its record keeps adding up. */
-  prior?: { turns: number; usage: Usage; costUsd: number | null };
-};
-
-export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;
+export type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 
 const handoffRequest =
   "The user wants to continue this work in a fresh task with an empty conversation. Write everything that task needs, as its opening message: the goal, what is done, the decisions and why, the files involved (exact paths), the state of the work, and the next steps. Write it as instructions to the agent that will pick it up.";
 
-export type TaskSnapshot = {
-  sessionId: string;
-  mode: Mode;
-  messages: Message[];
-  turns: number;
-  usage: Usage;
-  costUsd: number | null;
-};
-
-/**
- * Why the loop goes round again. Retries, fallback and output-limit continuations happen
- * inside a turn (runTurn), since they complete the same assistant message.
- */
-export type Transition = "start" | "next_turn" | "no_tool_nudge" | "compact_retry";
+import { usageJson } from "./usage-json.js";
 
 /**
  * A coding task: a conversation with a model that acts through tools until it calls

@@ -1,0 +1,96 @@
+import type { Checkpoints } from "../checkpoints/index.js";
+import type { CompactionStrategy } from "../context/fit-context.js";
+import type { HookRunner } from "../hooks/index.js";
+import type { McpHub } from "../mcp/index.js";
+import type { RetryPolicy } from "../model/retry.js";
+import type { Message, Model, Usage } from "../model/types.js";
+import type { CommandPermissions } from "../policy/command/index.js";
+import type { LoopSettings } from "../policy/loop-detection.js";
+import type { ProtocolName } from "../protocol/types.js";
+import type { AnyTool, Mode } from "../tools/tool.js";
+import type { AgentEvent, ApprovalCategory } from "./events.js";
+import type { Hooks } from "./hooks.js";
+import type { Host } from "./host.js";
+import type { TaskJournal } from "./journal.js";
+import type { PendingResult } from "./resume.js";
+
+export type TaskOptions = {
+  model: Model;
+  /** Takes over when the model's retries are used up. */
+  fallbackModel?: Model;
+  tools: readonly AnyTool[];
+  cwd: string;
+  protocol?: ProtocolName;
+  mode?: Mode;
+  yolo?: boolean;
+  autoApprove?: readonly ApprovalCategory[];
+  host?: Host;
+  hooks?: Hooks;
+  maxTurns?: number;
+  /** Consecutive mistakes (no tool used, invalid input, failed tools) before the task stops. */
+  maxMistakes?: number;
+  /** Continuations of a reply cut by the output-token limit. */
+  maxContinuations?: number;
+  retry?: Partial<RetryPolicy>;
+  loopDetection?: Partial<LoopSettings>;
+  sessionId?: string;
+  customInstructions?: string;
+  /** Replaces the built system prompt entirely. */
+  systemPrompt?: string;
+  /** Where tools spill large outputs (default: a folder in the system temp dir). */
+  scratchDir?: string;
+  /** Messages to start from (a restored conversation). */
+  messages?: Message[];
+  /** Results of calls recorded after the last message, when resuming a task cut by a crash. */
+  pendingResults?: PendingResult[];
+  /** Where the task writes down what happens as it happens (see TaskStore). */
+  journal?: TaskJournal;
+  /**
+   * CAIRN_HOME, for the global AGENTS.md. With it (or `rules: true`), rules and memory files of the
+   * workspace go into the system prompt.
+   */
+  home?: string;
+  /** Expand @-mentions in the person's messages (files, folders, URLs, git, @problems). */
+  mentions?: boolean;
+  /** The checker @problems runs. */
+  problemsCommand?: string;
+  /** Checkpoints of the workspace (a shadow git repository): one after every step that can change files. */
+  checkpoints?: Checkpoints;
+  /** allow/deny rules for commands; they apply in every mode, yolo included. */
+  commandPermissions?: CommandPermissions;
+  /** Glob patterns of commands that always need approval, added to the built-in list. */
+  approvalRequiredCommands?: string[];
+  /** MCP servers for this task: their tools are offered through use_mcp_tool / access_mcp_resource. */
+  mcp?: McpHub;
+  /** Hook commands from settings (Claude Code's contract; see hooks/). */
+  hookRunner?: HookRunner;
+  /** The conversation file hooks are told about (transcript_path). */
+  transcriptPath?: string;
+  /** Add the workspace listing to the first message and a time/mode/context line to every turn (default true). */
+  environmentDetails?: boolean;
+  /** Stops before a request once the task has cost this much (USD). */
+  maxBudgetUsd?: number;
+  /** How the conversation is kept inside the model's window (default auto: summarise when full). */
+  compaction?: CompactionStrategy;
+  /** A cheaper model to write compaction summaries. */
+  compactionModel?: Model;
+  /** Totals of earlier runs of a resumed task, so its record keeps adding up. */
+  prior?: { turns: number; usage: Usage; costUsd: number | null };
+};
+
+export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;
+
+export type TaskSnapshot = {
+  sessionId: string;
+  mode: Mode;
+  messages: Message[];
+  turns: number;
+  usage: Usage;
+  costUsd: number | null;
+};
+
+/**
+ * Why the loop goes round again. Retries, fallback and output-limit continuations happen
+ * inside a turn (runTurn), since they complete the same assistant message.
+ */
+export type Transition = "start" | "next_turn" | "no_tool_nudge" | "compact_retry";
