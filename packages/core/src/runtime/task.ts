@@ -24,6 +24,7 @@ import { taskEnvName, Terminal } from "../terminal/index.js";
 import { listFilesTool } from "../tools/list-files.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
+import type { CallEnv, ExecutedCall } from "./execute-call.js";
 import type { AgentEvent, ResultSubtype } from "./events.js";
 import type { TaskState } from "./journal.js";
 import { repairInterrupted, type PendingResult } from "./resume.js";
@@ -372,6 +373,58 @@ export class Task {
     });
   }
 
+  /** What one call of this step needs from the task (see executeCall). */
+  private callEnv(model: Model, approval: ApprovalSettings, emit: (event: AgentEvent) => void): CallEnv {
+    const options = this.options;
+    return {
+      tools: this.tools,
+      mode: this.mode,
+      cwd: this.cwd,
+      ignore: this.ignore,
+      scratchDir: this.scratchDir,
+      modelSupportsImages: model.info.supportsImages,
+      terminal: this.terminal,
+      commandPermissions: options.commandPermissions,
+      approvalRequiredCommands: options.approvalRequiredCommands ?? [],
+      approval,
+      history: this.callHistory,
+      hookRunner: options.hookRunner,
+      hookSession: this.hookSession(),
+      host: options.host ?? {},
+      hooks: options.hooks ?? {},
+      signal: this.controller.signal,
+      emit,
+    };
+  }
+
+  /** Remembers what a step's calls touched (for path rules and MCP schemas); returns its denials. */
+  private noteExecuted(executed: readonly ExecutedCall[]): TaskResult["permission_denials"] {
+    const denials: TaskResult["permission_denials"] = [];
+    for (const done of executed) {
+      for (const path of accessedPaths(this.tools.get(done.call.name), done.call.input)) this.activePaths.add(path);
+      if (done.call.name === "use_mcp_tool" && done.verdict === "ok" && !done.call.input.tool_name && typeof done.call.input.server_name === "string") {
+        this.mcpLoaded.add(done.call.input.server_name);
+      }
+      if (done.verdict === "denied") denials.push({ tool_name: done.call.name, tool_use_id: done.call.id, tool_input: done.call.input });
+    }
+    return denials;
+  }
+
+  /** What the model learns with a step's results besides them: outside changes, time/mode/context, background output. */
+  private async environmentNotes(changedFiles: boolean, model: Model, emit: (event: AgentEvent) => void): Promise<string[]> {
+    const notes: string[] = [];
+    if (!changedFiles) {
+      const outside = await this.changesOutsideTheAgent(emit);
+      if (outside) notes.push(outside);
+    }
+    if (this.options.environmentDetails !== false) {
+      notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.contextTokens, contextWindow: model.info.contextWindow }));
+    }
+    const background = this.terminal.updates();
+    if (background) notes.push(background);
+    return notes;
+  }
+
   private async drive(text: string, emit: (event: AgentEvent) => void): Promise<TaskResult> {
     const options = this.options;
     const protocol = protocolFor(options.protocol ?? "native");
@@ -474,25 +527,7 @@ export class Task {
         retry,
         maxContinuations: options.maxContinuations ?? 3,
         hooks: options.hooks ?? {},
-        callEnv: {
-          tools: this.tools,
-          mode: this.mode,
-          cwd: this.cwd,
-          ignore: this.ignore,
-          scratchDir: this.scratchDir,
-          modelSupportsImages: model.info.supportsImages,
-          terminal: this.terminal,
-          commandPermissions: options.commandPermissions,
-          approvalRequiredCommands: options.approvalRequiredCommands ?? [],
-          approval,
-          history: this.callHistory,
-          hookRunner: options.hookRunner,
-          hookSession: this.hookSession(),
-          host: options.host ?? {},
-          hooks: options.hooks ?? {},
-          signal: this.controller.signal,
-          emit,
-        },
+        callEnv: this.callEnv(model, approval, emit),
         signal: this.controller.signal,
         emit,
         journal: options.journal,
@@ -533,13 +568,7 @@ export class Task {
         },
       });
 
-      for (const done of outcome.executed) {
-        for (const path of accessedPaths(this.tools.get(done.call.name), done.call.input)) this.activePaths.add(path);
-        if (done.call.name === "use_mcp_tool" && done.verdict === "ok" && !done.call.input.tool_name && typeof done.call.input.server_name === "string") {
-          this.mcpLoaded.add(done.call.input.server_name);
-        }
-        if (done.verdict === "denied") denials.push({ tool_name: done.call.name, tool_use_id: done.call.id, tool_input: done.call.input });
-      }
+      denials.push(...this.noteExecuted(outcome.executed));
 
       if (outcome.executed.length === 0) {
         mistakes++;
@@ -555,16 +584,7 @@ export class Task {
       }
 
       const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.get(e.call.name)?.kind === "edit" || this.tools.get(e.call.name)?.kind === "command"));
-      const notes = [...outcome.notes];
-      if (changing.length === 0) {
-        const outside = await this.changesOutsideTheAgent(emit);
-        if (outside) notes.push(outside);
-      }
-      if (options.environmentDetails !== false) {
-        notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.contextTokens, contextWindow: model.info.contextWindow }));
-      }
-      const background = this.terminal.updates();
-      if (background) notes.push(background);
+      const notes = [...outcome.notes, ...(await this.environmentNotes(changing.length > 0, model, emit))];
       const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.loopDetection });
       if (loop.level === "warn") {
         notes.push(loopWarning(loop));
