@@ -4,7 +4,7 @@ import type { Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
 import { UsageError } from "../usage-error.js";
 import { InteractiveHost } from "./interactive-host.js";
-import { reopenTask, resumeMessage, startTask, withModel, type OpenedTask, type ResumedState } from "./open-task.js";
+import { closeTask, reopenTask, resumeMessage, startTask, withModel, type OpenedTask, type ResumedState } from "../open-task.js";
 import { EventPresenter } from "./present-events.js";
 import type { SessionView } from "./session-view.js";
 import { availableCommands, runSlashCommand, type SlashCommand } from "./slash-commands.js";
@@ -190,6 +190,7 @@ export class SessionController {
   /** Shows `opened` from now on; `sameTask` (another model for it) keeps what was decided for the task. */
   private async adopt(opened: OpenedTask, sameTask = false): Promise<void> {
     this.unsubscribe?.();
+    if (this.opened && !sameTask && this.opened.mcp !== opened.mcp) await closeTask(this.opened);
     this.opened = opened;
     if (!sameTask) {
       this.lastResult = undefined;
@@ -332,6 +333,7 @@ export class SessionController {
     } catch (error) {
       this.view.add({ kind: "notice", level: "warning", text: `SessionEnd hooks failed: ${(error as Error).message.split("\n")[0]}` });
     }
+    if (this.opened) await closeTask(this.opened);
   }
 
   /** Forgets the current task (it stays stored); the next message starts a new one. */

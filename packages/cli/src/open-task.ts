@@ -8,25 +8,28 @@ import {
   type AgentEvent,
   type Checkpoints,
   type Host,
+  type McpHub,
   type TaskMetadata,
   type Usage,
 } from "@cairn/core";
-import { resolveRunConfig, type RunConfig } from "../config.js";
-import type { Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
-import { openCheckpoints, taskOptionsFrom } from "../task-options.js";
-import { UsageError } from "../usage-error.js";
+import { resolveRunConfig, type RunConfig } from "./config.js";
+import type { Io } from "./headless.js";
+import type { RunArgs } from "./run-args.js";
+import { openCheckpoints, openMcp, taskOptionsFrom } from "./task-options.js";
+import { UsageError } from "./usage-error.js";
 
 /**
  * Opening a task for a host: a new one, or a stored one carried on. This is the logic of
  * `cairn run` and `cairn resume` with the host passed in, so the interactive UI and the headless
- * commands open tasks the same way (resume.ts could call `reopenTask` too).
+ * commands open tasks the same way. Close it with `closeTask` when the session ends.
  */
 export type OpenedTask = {
   task: Task;
   store: TaskStore;
   config: RunConfig;
   checkpoints: Checkpoints | undefined;
+  /** The workspace's MCP servers (started lazily), to close when the session ends. */
+  mcp: McpHub | undefined;
   /** For a stored task: how it was left, to word the message that carries it on. */
   resumed?: ResumedState;
 };
@@ -57,14 +60,16 @@ export async function startTask(args: RunArgs, title: string, io: Io, host: Host
     mode,
   });
   const checkpoints = await openCheckpoints(config, io);
+  const mcp = openMcp(config, io);
   const task = new Task({
     ...taskOptionsFrom(config, args, mode, store, io),
     sessionId: store.id,
     journal: store,
     host,
     ...(checkpoints ? { checkpoints } : {}),
+    ...(mcp ? { mcp } : {}),
   });
-  return { task, store, config, checkpoints };
+  return { task, store, config, checkpoints, mcp };
 }
 
 /**
@@ -97,14 +102,16 @@ export async function reopenTask(args: RunArgs, id: string, io: Io, host: Host):
   );
   if (interrupted) {
     const stopped = await stopLeftoverCommands(meta.id);
-    if (stopped > 0) io.stderr(`Stopped ${stopped} command${stopped === 1 ? "" : "s"} still running from the interrupted run.\n`);
+    if (stopped > 0) io.stderr(`cairn: stopped ${stopped} command${stopped === 1 ? "" : "s"} still running from the interrupted run.\n`);
   }
   const { messages, pending, warnings } = store.loadConversation();
-  for (const warning of warnings) io.stderr(`${warning}\n`);
+  for (const warning of warnings) io.stderr(`cairn: ${warning}\n`);
   const checkpoints = await openCheckpoints(config, io);
+  const mcp = openMcp(config, io);
   const task = new Task({
     ...taskOptionsFrom(config, args, mode, store, io),
     ...(checkpoints ? { checkpoints } : {}),
+    ...(mcp ? { mcp } : {}),
     sessionId: meta.id,
     journal: store,
     host,
@@ -117,7 +124,7 @@ export async function reopenTask(args: RunArgs, id: string, io: Io, host: Host):
   const resumed: ResumedState = { meta, interrupted, events };
   if (meta.status === "needs_input" && last?.question) resumed.question = last.question;
   if (meta.status === "needs_input" && last?.plan) resumed.plan = last.plan;
-  return { task, store, config, checkpoints, resumed };
+  return { task, store, config, checkpoints, mcp, resumed };
 }
 
 /** The message that carries a reopened task on, worded for how it was left. */
@@ -137,6 +144,7 @@ export function withModel(opened: OpenedTask, args: RunArgs, model: string, io: 
   const task = new Task({
     ...taskOptionsFrom(config, args, snapshot.mode, opened.store, io),
     ...(opened.checkpoints ? { checkpoints: opened.checkpoints } : {}),
+    ...(opened.mcp ? { mcp: opened.mcp } : {}),
     sessionId: opened.task.sessionId,
     journal: opened.store,
     host,
@@ -145,4 +153,9 @@ export function withModel(opened: OpenedTask, args: RunArgs, model: string, io: 
   });
   opened.store.update({ model: config.model.id });
   return { ...opened, task, config };
+}
+
+/** Ends what an opened task holds beyond the task itself (MCP server connections). */
+export async function closeTask(opened: Pick<OpenedTask, "mcp">): Promise<void> {
+  await opened.mcp?.close();
 }
