@@ -5,6 +5,7 @@ import { z } from "zod";
 import { formatBytes, headBytes } from "../prompt/mentions/limits.js";
 import { htmlToMarkdown } from "../prompt/mentions/url-mention.js";
 import { defineTool, type ToolResult } from "./tool.js";
+import { decodeText, readCapped, type CappedBody } from "../prompt/mentions/http-body.js";
 
 export type WebFetchLimits = {
   /** The whole fetch, body included. */
@@ -67,7 +68,7 @@ async function fetchAsMarkdown(raw: string, limits: WebFetchLimits, signal: Abor
   const failed = (reason: string): ToolResult => failure(`Fetching ${url.href} failed: ${reason}`);
 
   let response: Response;
-  let body: Body;
+  let body: CappedBody;
   try {
     response = await fetch(url, {
       signal: combined,
@@ -91,7 +92,7 @@ async function fetchAsMarkdown(raw: string, limits: WebFetchLimits, signal: Abor
   }
 
   const type = contentType(response) ?? sniff(body.data);
-  const text = isText(type) ? decode(body.data, /charset=([^;\s]+)/i.exec(type)?.[1]?.replace(/"/g, "")) : undefined;
+  const text = isText(type) ? decodeText(body.data, /charset=([^;\s]+)/i.exec(type)?.[1]?.replace(/"/g, "")) : undefined;
   const html = HTML_TYPES.test(type);
   // The title goes on top; htmlToMarkdown keeps a <title> that has no <head> around it.
   const markdown = text === undefined ? undefined : html ? htmlToMarkdown(text.replace(TITLE, "")) : text.trim();
@@ -137,24 +138,6 @@ export function parseWebUrl(raw: string): URL | string {
   return url;
 }
 
-type Body = { data: Buffer; cut: boolean; total: number };
-
-async function readCapped(response: Response, maxBytes: number): Promise<Body> {
-  if (response.body === null) return { data: Buffer.alloc(0), cut: false, total: 0 };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { data: Buffer.concat(chunks), cut: false, total };
-    chunks.push(value);
-    total += value.length;
-    if (total >= maxBytes) {
-      await reader.cancel().catch(() => {});
-      return { data: Buffer.concat(chunks).subarray(0, maxBytes), cut: true, total };
-    }
-  }
-}
 
 function contentType(response: Response): string | undefined {
   return response.headers.get("content-type")?.trim() || undefined;
@@ -178,13 +161,6 @@ function binaryNote(response: Response, type: string, readBytes?: number): strin
   return `${where} is ${type.split(";")[0]}${size}, not a web page or text, so web_fetch returns nothing of it. To look at it, download it with execute_command (curl -L -o <file> '${where}'); read_file shows images and the text of PDFs.`;
 }
 
-function decode(data: Buffer, charset: string | undefined): string {
-  try {
-    return new TextDecoder(charset ?? "utf-8").decode(data);
-  } catch {
-    return new TextDecoder("utf-8").decode(data); // an unknown charset label
-  }
-}
 
 /** The <title>, decoded and escaped as Markdown by the same converter as the page. */
 function titleOf(html: string): string | undefined {

@@ -1,5 +1,6 @@
 import TurndownService from "turndown";
 import { attr, type Expansion, formatBytes, headBytes, type MentionLimits, refused } from "./limits.js";
+import { decodeText, readCapped } from "./http-body.js";
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|x-yaml|yaml|javascript|x-ndjson)|[^;]*\+(json|xml))/i;
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)/i;
@@ -41,7 +42,7 @@ export async function expandUrl(raw: string, url: string, limits: MentionLimits,
   const type = response.headers.get("content-type") ?? "text/html";
   const charset = /charset=([^;\s]+)/i.exec(type)?.[1]?.replace(/"/g, "");
   if (!HTML_TYPES.test(type) && !TEXT_TYPES.test(type)) return refused(raw, `it is not a web page or text (${type.split(";")[0]}, ${formatBytes(body.total)}).`);
-  const decoded = decode(body.data, charset);
+  const decoded = decodeText(body.data, charset);
   const title = HTML_TYPES.test(type) ? titleOf(decoded) : undefined;
   const markdown = HTML_TYPES.test(type) ? htmlToMarkdown(decoded) : decoded.trim();
 
@@ -60,30 +61,7 @@ export async function expandUrl(raw: string, url: string, limits: MentionLimits,
   return { block: `<url_content url="${attr(url)}"${finalUrl}${titleAttr}>\n${content}\n</url_content>`, notes };
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<{ data: Buffer; cut: boolean; total: number }> {
-  if (!response.body) return { data: Buffer.alloc(0), cut: false, total: 0 };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { data: Buffer.concat(chunks), cut: false, total };
-    total += value.length;
-    chunks.push(value);
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return { data: Buffer.concat(chunks).subarray(0, maxBytes), cut: true, total };
-    }
-  }
-}
 
-function decode(data: Buffer, charset: string | undefined): string {
-  try {
-    return new TextDecoder(charset ?? "utf-8").decode(data);
-  } catch {
-    return new TextDecoder("utf-8").decode(data); // an unknown charset label
-  }
-}
 
 function titleOf(html: string): string | undefined {
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
@@ -101,7 +79,7 @@ function titleOf(html: string): string | undefined {
 /** Page text as Markdown: no scripts, styles, navigation, forms or embedded media. */
 export function htmlToMarkdown(html: string): string {
   const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
-  turndown.remove(["script", "style", "nav", "noscript", "template", "iframe", "svg", "canvas", "head", "form", "button", "select"] as TurndownService.Filter);
+  turndown.remove(["script", "style", "nav", "noscript", "template", "iframe", "svg", "canvas", "head", "title", "form", "button", "select"] as TurndownService.Filter);
   const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
   return turndown
     .turndown(body)
