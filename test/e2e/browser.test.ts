@@ -77,4 +77,19 @@ describe("browser_action and web_fetch through cairn run (Debian's Chromium)", (
     expect(run.events.find((e) => e.type === "approval_request")).toMatchObject({ category: "browser" });
     expect(run.events.find((e) => e.type === "tool_result")).toMatchObject({ status: "denied" });
   });
+
+  it("the viewport comes from settings.json", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const path = await import("node:path");
+    writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ browser: { viewport: { width: 640, height: 480 } } }));
+    server = await startScriptedModelServer({
+      turns: [call("browser_action", { action: "launch", url: siteUrl }), call("browser_action", { action: "close" }), call("attempt_completion", { result: "ok" })],
+    });
+    const run = await runCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--auto-approve", "browser", "--json", "look"], {
+      env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }),
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("640x480");
+  }, 60_000);
 });

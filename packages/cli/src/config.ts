@@ -34,6 +34,7 @@ export type RunConfig = {
   compaction: "auto" | "truncate" | "off";
   compactionModel?: Model;
   problemsCommand?: string;
+  browser?: { viewport?: { width: number; height: number }; chromiumPath?: string };
   /** Checkpoint the workspace after every step (settings.json "checkpoints": false turns it off). */
   checkpoints: boolean;
   commandPermissions?: CommandPermissions;
@@ -107,6 +108,7 @@ export function resolveRunConfig(args: RunArgs, env: Env): RunConfig {
   };
   if (settings.compactionModel) config.compactionModel = make(settings.compactionModel);
   if (settings.problemsCommand) config.problemsCommand = settings.problemsCommand;
+  if (settings.browser) config.browser = settings.browser;
   if (settings.approvalRequiredCommands) config.approvalRequiredCommands = settings.approvalRequiredCommands;
   const fromEnv = env.CAIRN_COMMAND_PERMISSIONS?.trim();
   if (fromEnv) {

@@ -28,6 +28,7 @@ export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | 
     home: config.home,
     mentions: true,
     ...(config.problemsCommand ? { problemsCommand: config.problemsCommand } : {}),
+    ...(config.browser ? { browser: config.browser } : {}),
     ...(config.commandPermissions ? { commandPermissions: config.commandPermissions } : {}),
     ...(config.approvalRequiredCommands ? { approvalRequiredCommands: config.approvalRequiredCommands } : {}),
     ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),

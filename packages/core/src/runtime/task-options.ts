@@ -60,6 +60,8 @@ export type TaskOptions = {
   commandPermissions?: CommandPermissions;
   /** Glob patterns of commands that always need approval, added to the built-in list. */
   approvalRequiredCommands?: string[];
+  /** browser_action's page size and Chromium (default 900×600, Chromium found on PATH). */
+  browser?: { viewport?: { width: number; height: number }; chromiumPath?: string };
   /** MCP servers for this task: their tools are offered through use_mcp_tool / access_mcp_resource. */
   mcp?: McpHub;
   /** Hook commands from settings (Claude Code's contract; see hooks/). */

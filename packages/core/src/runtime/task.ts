@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { closeBrowserFor } from "../browser/index.js";
+import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
 import { compactionSystemPrompt } from "../context/compact.js";
 import { fitContext } from "../context/fit-context.js";
 import { permissionMode, type HookNotice, type HookSession } from "../hooks/index.js";
@@ -84,6 +84,13 @@ export class Task {
     this.terminal = this.newTerminal();
   }
 
+  /** The browser session of a run, with the configured viewport and Chromium (it is closed when the run ends). */
+  private installBrowser(): void {
+    if (!this.options.browser) return;
+    const { viewport, chromiumPath } = this.options.browser;
+    useBrowser(this.scratchDir, new BrowserSession({ ...(viewport ? { viewport } : {}), ...(chromiumPath ? { chromiumPath } : {}) }));
+  }
+
   private newTerminal(): Terminal {
     return new Terminal({ scratchDir: this.scratchDir, env: { [taskEnvName]: this.sessionId } });
   }
@@ -128,6 +135,7 @@ export class Task {
     this.running = true;
     if (this.controller.signal.aborted) this.controller = new AbortController();
     if (this.terminal.isDisposed) this.terminal = this.newTerminal();
+    this.installBrowser();
     const channel = new Channel<AgentEvent>();
     const emit = (event: AgentEvent) => {
       this.options.journal?.event(event);

@@ -27,6 +27,14 @@ export const settingsSchema = z.looseObject({
   commandPermissions: commandPermissionsSchema.optional(),
   /** Glob patterns of commands that always need approval, besides the built-in list. */
   approvalRequiredCommands: z.array(z.string().min(1)).optional(),
+  /** browser_action: the page size in CSS pixels (default 900×600) and the Chromium to run. */
+  browser: z
+    .object({
+      viewport: z.object({ width: z.number().int().min(200).max(4000), height: z.number().int().min(200).max(4000) }),
+      chromiumPath: z.string().min(1),
+    })
+    .partial()
+    .optional(),
   /** Checkpoint the workspace after every step (default true). */
   checkpoints: z.boolean().optional(),
   /** Command whose output @problems shows (e.g. "npx tsc --noEmit -p ."). */
