@@ -145,4 +145,15 @@ describe("compaction", () => {
     const off = await fitContext({ messages: large, fixedText: "system", model, strategy: "off", signal: new AbortController().signal });
     expect(off.actions).toEqual([]);
   });
+
+  it("trusts the provider's own count when it is higher than ours", async () => {
+    server = await startScriptedModelServer({ responder: () => ({ content: [{ type: "text", text: "summary" }] }) });
+    const model = createModel({ provider: "anthropic", model: "tiny", apiKey: "k", baseUrl: server.url, info: { contextWindow: 8_000, maxOutputTokens: 1_000 } });
+    const messages = nativeConversation(6, (i) => `f${i}.ts`, 1);
+    const ours = await fitContext({ messages, fixedText: "s", model, strategy: "truncate", signal: new AbortController().signal });
+    expect(ours.actions).toEqual([]);
+    const theirs = await fitContext({ messages, fixedText: "s", model, strategy: "truncate", signal: new AbortController().signal, reportedTokens: 7_500 });
+    expect(theirs.tokensBefore).toBe(7_500);
+    expect(theirs.actions.map((a) => a.kind)).toContain("truncate");
+  });
 });

@@ -24,6 +24,11 @@ export type FitInput = {
   compactionModel?: Model;
   strategy: CompactionStrategy;
   signal: AbortSignal;
+  /**
+   * What the provider itself counted for this conversation: the last request's reported tokens plus
+   * the messages added since. The larger of this and our own count decides (tokenizers differ).
+   */
+  reportedTokens?: number;
   /** Runs just before the model is asked for a summary (PreCompact hooks). */
   beforeCompact?: () => Promise<void>;
   /** Force a shrink even under the budget (a context-too-long error, /compact). */
@@ -37,7 +42,7 @@ export type FitInput = {
 export async function fitContext(input: FitInput): Promise<FitResult> {
   const budget = inputBudget(input.model.info);
   const fixed = await countTextTokens(input.fixedText);
-  const tokensBefore = fixed + (await countMessagesTokens(input.messages));
+  const tokensBefore = Math.max(fixed + (await countMessagesTokens(input.messages)), input.reportedTokens ?? 0);
   const result: FitResult = { messages: input.messages, actions: [], tokensBefore, tokensAfter: tokensBefore };
   if (input.strategy === "off" && !input.force) return result;
   if (tokensBefore <= budget && !input.force) return result;

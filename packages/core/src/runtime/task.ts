@@ -5,6 +5,7 @@ import path from "node:path";
 import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
 import { compactionSystemPrompt } from "../context/compact.js";
 import { fitContext } from "../context/fit-context.js";
+import { countMessagesTokens } from "../context/token-count.js";
 import { permissionMode, type HookNotice, type HookSession } from "../hooks/index.js";
 import { mcpTools, nativeMcpTools } from "../mcp/index.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
@@ -204,6 +205,9 @@ export class Task {
     return { context };
   }
 
+  /** The provider's own count after the last reply, and how many messages the conversation had then. */
+  private reported: { tokens: number; messages: number } | undefined;
+
   /** Tokens the last request held (system prompt, tools and messages), for the environment line. */
   private contextTokens = 0;
 
@@ -267,7 +271,10 @@ export class Task {
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
   private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
     const runner = this.options.hookRunner;
+    const reported = this.reported && this.reported.messages <= this.messages.length ? this.reported : undefined;
+    const reportedTokens = reported ? reported.tokens + (await countMessagesTokens(this.messages.slice(reported.messages))) : undefined;
     const fitted = await fitContext({
+      ...(reportedTokens !== undefined ? { reportedTokens } : {}),
       ...(runner?.has("PreCompact", force === "compact" ? "manual" : "auto")
         ? {
             beforeCompact: async () => {
@@ -286,6 +293,7 @@ export class Task {
     });
     this.contextTokens = fitted.tokensAfter;
     if (fitted.actions.length === 0) return;
+    this.reported = undefined; // the conversation changed shape; recount from scratch
     this.messages = fitted.messages;
     this.options.journal?.replaceMessages(this.messages);
     const trigger = force === "compact" ? "manual" : "auto";
@@ -561,6 +569,8 @@ export class Task {
       }
       model = outcome.model;
       this.messages.push(outcome.assistant); // runTurn has journaled it
+      const u = outcome.usage;
+      this.reported = { tokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens, messages: this.messages.length };
       emit({
         type: "assistant",
         session_id: this.sessionId,
