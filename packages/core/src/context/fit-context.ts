@@ -42,7 +42,10 @@ export type FitInput = {
 export async function fitContext(input: FitInput): Promise<FitResult> {
   const budget = inputBudget(input.model.info);
   const fixed = await countTextTokens(input.fixedText);
-  const tokensBefore = Math.max(fixed + (await countMessagesTokens(input.messages)), input.reportedTokens ?? 0);
+  const ours = fixed + (await countMessagesTokens(input.messages));
+  const tokensBefore = Math.max(ours, input.reportedTokens ?? 0);
+  // When the provider counts more than we do, aim lower in our own units by the same factor.
+  const scale = ours / tokensBefore;
   const result: FitResult = { messages: input.messages, actions: [], tokensBefore, tokensAfter: tokensBefore };
   if (input.strategy === "off" && !input.force) return result;
   if (tokensBefore <= budget && !input.force) return result;
@@ -51,12 +54,12 @@ export async function fitContext(input: FitInput): Promise<FitResult> {
   if (deduped.replaced > 0) {
     result.messages = deduped.messages;
     result.actions.push({ kind: "dedupe", replaced: deduped.replaced });
-    result.tokensAfter = fixed + (await countMessagesTokens(result.messages));
+    result.tokensAfter = Math.round((fixed + (await countMessagesTokens(result.messages))) / scale);
     if (result.tokensAfter <= budget && !input.force) return result;
   }
 
   // Leave room to work after shrinking, so the next turns don't shrink again at once.
-  const target = Math.floor(budget * 0.6) - fixed;
+  const target = Math.floor(budget * 0.6 * scale) - fixed;
   const compact = input.force === "compact" || (input.force === undefined && input.strategy === "auto");
   if (compact) {
     try {
@@ -65,7 +68,7 @@ export async function fitContext(input: FitInput): Promise<FitResult> {
       if (compacted) {
         result.messages = compacted.messages;
         result.actions.push({ kind: "compact", summarized: compacted.summarized });
-        result.tokensAfter = fixed + (await countMessagesTokens(result.messages));
+        result.tokensAfter = Math.round((fixed + (await countMessagesTokens(result.messages))) / scale);
         if (result.tokensAfter <= budget) return result;
       }
     } catch (error) {
@@ -78,6 +81,6 @@ export async function fitContext(input: FitInput): Promise<FitResult> {
     result.messages = truncated.messages;
     result.actions.push({ kind: "truncate", dropped: truncated.dropped });
   }
-  result.tokensAfter = fixed + (await countMessagesTokens(result.messages));
+  result.tokensAfter = Math.round((fixed + (await countMessagesTokens(result.messages))) / scale);
   return result;
 }
