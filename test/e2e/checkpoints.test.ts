@@ -1,31 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn, startCairn, tempDir } from "../support/cairn-cli.js";
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-
-beforeEach(() => {
-  workspace = tempDir("ws");
-  home = tempDir("home");
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
-});
+const fx = useE2eFixture();
 
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
-const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
+const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir });
 const cli = (...args: string[]) => runCairn(args, { env: env(), timeoutMs: 60_000 });
-const git = (...args: string[]) => execFileSync("git", args, { cwd: workspace.dir, encoding: "utf8" });
-const read = (p: string) => readFileSync(path.join(workspace.dir, p), "utf8");
-const taskId = () => readdirSync(path.join(home.dir, "tasks")).find((n) => n !== "index.json")!;
+const git = (...args: string[]) => execFileSync("git", args, { cwd: fx.workspace.dir, encoding: "utf8" });
+const read = (p: string) => readFileSync(path.join(fx.workspace.dir, p), "utf8");
+const taskId = () => readdirSync(path.join(fx.home.dir, "tasks")).find((n) => n !== "index.json")!;
 
 describe("checkpoints through the CLI", () => {
   beforeEach(() => {
@@ -33,20 +21,20 @@ describe("checkpoints through the CLI", () => {
     git("init", "-q");
     git("config", "user.email", "person@example.com");
     git("config", "user.name", "Person");
-    writeFileSync(path.join(workspace.dir, "a.txt"), "original a\n");
-    writeFileSync(path.join(workspace.dir, "b.txt"), "original b\n");
-    writeFileSync(path.join(workspace.dir, ".gitignore"), "build/\n");
-    mkdirSync(path.join(workspace.dir, "build"));
-    writeFileSync(path.join(workspace.dir, "build", "out.js"), "built 1\n");
+    writeFileSync(path.join(fx.workspace.dir, "a.txt"), "original a\n");
+    writeFileSync(path.join(fx.workspace.dir, "b.txt"), "original b\n");
+    writeFileSync(path.join(fx.workspace.dir, ".gitignore"), "build/\n");
+    mkdirSync(path.join(fx.workspace.dir, "build"));
+    writeFileSync(path.join(fx.workspace.dir, "build", "out.js"), "built 1\n");
     git("add", "-A");
     git("commit", "-qm", "initial");
-    mkdirSync(path.join(workspace.dir, "vendor", "lib"), { recursive: true });
-    execFileSync("git", ["init", "-q"], { cwd: path.join(workspace.dir, "vendor", "lib") });
-    writeFileSync(path.join(workspace.dir, "vendor", "lib", "lib.js"), "lib v1\n");
+    mkdirSync(path.join(fx.workspace.dir, "vendor", "lib"), { recursive: true });
+    execFileSync("git", ["init", "-q"], { cwd: path.join(fx.workspace.dir, "vendor", "lib") });
+    writeFileSync(path.join(fx.workspace.dir, "vendor", "lib", "lib.js"), "lib v1\n");
   });
 
   it("a checkpoint per step; diff; restore files, conversation, or both; the user's .git and ignored files untouched", async () => {
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [
         call("write_to_file", { path: "a.txt", content: "changed a\n" }),
         call("execute_command", { command: "rm b.txt && echo new > c.txt && echo lib v2 > vendor/lib/lib.js && echo built 2 > build/out.js", requires_approval: false }),
@@ -54,8 +42,8 @@ describe("checkpoints through the CLI", () => {
       ],
     });
     const headBefore = git("rev-parse", "HEAD");
-    const indexBefore = readFileSync(path.join(workspace.dir, ".git", "index"));
-    const run = await cli("run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--auto-approve", "edit,all-commands", "--json", "change things");
+    const indexBefore = readFileSync(path.join(fx.workspace.dir, ".git", "index"));
+    const run = await cli("run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--auto-approve", "edit,all-commands", "--json", "change things");
     expect(run.code, run.stderr).toBe(0);
     expect(run.events.filter((e) => e.type === "checkpoint").map((e) => e.label)).toEqual(["task start", "turn 1: write_to_file", "turn 2: execute_command", "task completed"]);
     const id = taskId();
@@ -82,18 +70,18 @@ describe("checkpoints through the CLI", () => {
     expect(restored.code, restored.stderr).toBe(0);
     expect(read("a.txt")).toBe("original a\n");
     expect(read("b.txt")).toBe("original b\n");
-    expect(existsSync(path.join(workspace.dir, "c.txt"))).toBe(false);
+    expect(existsSync(path.join(fx.workspace.dir, "c.txt"))).toBe(false);
     expect(read("vendor/lib/lib.js")).toBe("lib v1\n");
     expect(read("build/out.js")).toBe("built 2\n");
     // The person's repository: same HEAD, same index bytes, nested .git still where it was.
     expect(git("rev-parse", "HEAD")).toBe(headBefore);
-    expect(readFileSync(path.join(workspace.dir, ".git", "index")).equals(indexBefore)).toBe(true);
-    expect(existsSync(path.join(workspace.dir, "vendor", "lib", ".git"))).toBe(true);
-    expect(existsSync(path.join(workspace.dir, "vendor", "lib", ".git_disabled"))).toBe(false);
+    expect(readFileSync(path.join(fx.workspace.dir, ".git", "index")).equals(indexBefore)).toBe(true);
+    expect(existsSync(path.join(fx.workspace.dir, "vendor", "lib", ".git"))).toBe(true);
+    expect(existsSync(path.join(fx.workspace.dir, "vendor", "lib", ".git_disabled"))).toBe(false);
 
     const cut = await cli("checkpoints", "restore", id, "2", "--task");
     expect(cut.code, cut.stderr).toBe(0);
-    const conversation = readFileSync(path.join(home.dir, "tasks", id, "conversation.jsonl"), "utf8").trim().split("\n");
+    const conversation = readFileSync(path.join(fx.home.dir, "tasks", id, "conversation.jsonl"), "utf8").trim().split("\n");
     expect(conversation).toHaveLength(3);
     expect(JSON.parse((await cli("show", id, "--json")).stdout)).toMatchObject({ status: "aborted" });
 
@@ -107,8 +95,8 @@ describe("checkpoints through the CLI", () => {
     const plain = tempDir("plain");
     try {
       writeFileSync(path.join(plain.dir, "x.txt"), "x1\n");
-      server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "x.txt", content: "x2\n" }), call("attempt_completion", { result: "ok" })] });
-      const run = await cli("run", "--provider", "anthropic", "--base-url", server.url, "--cwd", plain.dir, "--auto-approve", "edit", "edit x");
+      fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "x.txt", content: "x2\n" }), call("attempt_completion", { result: "ok" })] });
+      const run = await cli("run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", plain.dir, "--auto-approve", "edit", "edit x");
       expect(run.code, run.stderr).toBe(0);
       const restored = await cli("checkpoints", "restore", taskId(), "1", "--workspace");
       expect(restored.code, restored.stderr).toBe(0);
@@ -120,20 +108,20 @@ describe("checkpoints through the CLI", () => {
   });
 
   it("files changed outside the agent between steps are reported to the model once, and recorded as a checkpoint", async () => {
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [
         { ...call("read_file", { path: "a.txt" }), delayMs: 1_000 },
         call("read_file", { path: "a.txt" }),
         call("attempt_completion", { result: "ok" }),
       ],
     });
-    const cairn = startCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--json", "watch a"], { env: env() });
+    const cairn = startCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "watch a"], { env: env() });
     // Once the task's first checkpoint exists, and while the model is "thinking", the person edits a file.
     await cairn.waitForLine((line) => line.includes('"type":"checkpoint"'));
-    writeFileSync(path.join(workspace.dir, "b.txt"), "edited by the person\n");
+    writeFileSync(path.join(fx.workspace.dir, "b.txt"), "edited by the person\n");
     expect(await cairn.exited, cairn.output().stderr).toBe(0);
-    expect(JSON.stringify(server.requests[1]!.body)).toMatch(/Files changed outside your tools.*modified: b\.txt/);
-    expect(JSON.stringify(server.requests[2]!.body.messages.at(-1))).not.toContain("Files changed outside your tools");
+    expect(JSON.stringify(fx.server.requests[1]!.body)).toMatch(/Files changed outside your tools.*modified: b\.txt/);
+    expect(JSON.stringify(fx.server.requests[2]!.body.messages.at(-1))).not.toContain("Files changed outside your tools");
     expect(cairn.output().stdout).toContain('"label":"changes outside the agent"');
   }, 60_000);
 });

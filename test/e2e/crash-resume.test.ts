@@ -1,25 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { cleanEnv, runCairn, startCairn, tempDir, xmlCall } from "../support/cairn-cli.js";
+import { describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { cleanEnv, runCairn, startCairn, xmlCall } from "../support/cairn-cli.js";
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
+const fx = useE2eFixture();
 
-beforeEach(() => {
-  workspace = tempDir("ws");
-  home = tempDir("home");
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
-});
-
-const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
+const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir });
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
 const isEvent = (type: string, extra: (e: Record<string, unknown>) => boolean = () => true) => (line: string) => {
   try {
@@ -29,20 +17,20 @@ const isEvent = (type: string, extra: (e: Record<string, unknown>) => boolean = 
     return false;
   }
 };
-const taskId = () => readdirSync(path.join(home.dir, "tasks")).find((n) => n !== "index.json")!;
+const taskId = () => readdirSync(path.join(fx.home.dir, "tasks")).find((n) => n !== "index.json")!;
 
 describe("kill -9, then cairn resume", () => {
   it("mid-stream, after a tool in the reply already ran: the model is told what ran, and the task completes", async () => {
     const slowTail = "Now I keep talking for a while before the next step. ".repeat(40);
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [
         { content: [{ type: "text", text: `${xmlCall("write_to_file", { path: "a.txt", content: "first" })}\n${slowTail}` }], chunkSize: 10, chunkDelayMs: 20 },
         { content: [{ type: "text", text: xmlCall("write_to_file", { path: "b.txt", content: "second" }) }] },
         { content: [{ type: "text", text: xmlCall("attempt_completion", { result: "both written" }) }] },
       ],
     });
-    const args = ["--provider", "anthropic", "--base-url", server.url, "--protocol", "xml", "--auto-approve", "edit"];
-    const cairn = startCairn(["run", ...args, "--cwd", workspace.dir, "--json", "write a and b"], { env: env() });
+    const args = ["--provider", "anthropic", "--base-url", fx.server.url, "--protocol", "xml", "--auto-approve", "edit"];
+    const cairn = startCairn(["run", ...args, "--cwd", fx.workspace.dir, "--json", "write a and b"], { env: env() });
     await cairn.waitForLine(isEvent("tool_result", (e) => e.name === "write_to_file"));
     cairn.child.kill("SIGKILL");
     await cairn.exited;
@@ -52,41 +40,41 @@ describe("kill -9, then cairn resume", () => {
 
     const resumed = await runCairn(["resume", taskId(), ...args], { env: env() });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(readFileSync(path.join(workspace.dir, "a.txt"), "utf8")).toBe("first");
-    expect(readFileSync(path.join(workspace.dir, "b.txt"), "utf8")).toBe("second");
+    expect(readFileSync(path.join(fx.workspace.dir, "a.txt"), "utf8")).toBe("first");
+    expect(readFileSync(path.join(fx.workspace.dir, "b.txt"), "utf8")).toBe("second");
     // The lost reply's finished call is reported, so the model does not redo it blindly.
-    const afterCrash = JSON.stringify(server.requests[1]!.body);
+    const afterCrash = JSON.stringify(fx.server.requests[1]!.body);
     expect(afterCrash).toContain("had already run");
     expect(afterCrash).toContain("was interrupted");
-    expect(server.requests).toHaveLength(3);
+    expect(fx.server.requests).toHaveLength(3);
   });
 
   it("while waiting between turns (the reply and its results recorded): resume goes on from the next turn", async () => {
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [
         call("write_to_file", { path: "a.txt", content: "A" }),
         { delayMs: 60_000 },
         call("attempt_completion", { result: "done" }),
       ],
     });
-    const args = ["--provider", "anthropic", "--base-url", server.url, "--auto-approve", "edit"];
-    const cairn = startCairn(["run", ...args, "--cwd", workspace.dir, "--json", "write a"], { env: env() });
+    const args = ["--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "edit"];
+    const cairn = startCairn(["run", ...args, "--cwd", fx.workspace.dir, "--json", "write a"], { env: env() });
     await cairn.waitForLine(isEvent("turn_start", (e) => e.turn === 2));
-    while (server.requests.length < 2) await new Promise((r) => setTimeout(r, 20));
+    while (fx.server.requests.length < 2) await new Promise((r) => setTimeout(r, 20));
     cairn.child.kill("SIGKILL");
     await cairn.exited;
 
     const resumed = await runCairn(["resume", taskId(), ...args, "--json"], { env: env() });
     expect(resumed.code, resumed.stderr).toBe(0);
-    const body = JSON.stringify(server.requests[2]!.body);
+    const body = JSON.stringify(fx.server.requests[2]!.body);
     expect(body).toContain("Created a.txt");
-    expect(readFileSync(path.join(workspace.dir, "a.txt"), "utf8")).toBe("A");
+    expect(readFileSync(path.join(fx.workspace.dir, "a.txt"), "utf8")).toBe("A");
     expect(resumed.events.at(-1)).toMatchObject({ subtype: "success", num_turns: 1 });
   });
 
   it("mid-command, in a turn with several calls: finished calls keep their results, the rest are reported interrupted, leftovers are stopped", async () => {
-    const marker = path.join(workspace.dir, "late.txt");
-    server = await startScriptedModelServer({
+    const marker = path.join(fx.workspace.dir, "late.txt");
+    fx.server = await startScriptedModelServer({
       turns: [
         {
           content: [
@@ -99,35 +87,35 @@ describe("kill -9, then cairn resume", () => {
         call("attempt_completion", { result: "done" }),
       ],
     });
-    const args = ["--provider", "anthropic", "--base-url", server.url, "--auto-approve", "edit,all-commands"];
-    const cairn = startCairn(["run", ...args, "--cwd", workspace.dir, "--json", "write a and b"], { env: env() });
+    const args = ["--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "edit,all-commands"];
+    const cairn = startCairn(["run", ...args, "--cwd", fx.workspace.dir, "--json", "write a and b"], { env: env() });
     await cairn.waitForLine(isEvent("tool_call", (e) => e.name === "execute_command"));
-    while (!existsSync(path.join(workspace.dir, "started.txt"))) await new Promise((r) => setTimeout(r, 20));
+    while (!existsSync(path.join(fx.workspace.dir, "started.txt"))) await new Promise((r) => setTimeout(r, 20));
     cairn.child.kill("SIGKILL");
     await cairn.exited;
 
     const resumed = await runCairn(["resume", taskId(), ...args], { env: env() });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/stopped 1 command still running from the interrupted run/);
-    const told = JSON.stringify(server.requests[1]!.body);
+    const told = JSON.stringify(fx.server.requests[1]!.body);
     expect(told).toContain("Created a.txt");
     expect(told.match(/Interrupted: the task was stopped/g)).toHaveLength(2);
-    expect(readFileSync(path.join(workspace.dir, "a.txt"), "utf8")).toBe("A");
-    expect(readFileSync(path.join(workspace.dir, "b.txt"), "utf8")).toBe("B");
+    expect(readFileSync(path.join(fx.workspace.dir, "a.txt"), "utf8")).toBe("A");
+    expect(readFileSync(path.join(fx.workspace.dir, "b.txt"), "utf8")).toBe("B");
     // The orphaned command was stopped: it never gets to write its last line.
     await new Promise((r) => setTimeout(r, 4_500));
     expect(existsSync(marker)).toBe(false);
   }, 30_000);
 
   it("commands do not see the agent's API keys", async () => {
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [call("execute_command", { command: "env", requires_approval: false }), call("attempt_completion", { result: "ok" })],
     });
-    const run = await runCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--auto-approve", "safe-commands", "--json", "show env"], {
-      env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-SECRET-VALUE", CAIRN_HOME: home.dir }),
+    const run = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--auto-approve", "safe-commands", "--json", "show env"], {
+      env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-SECRET-VALUE", CAIRN_HOME: fx.home.dir }),
     });
     expect(run.code, run.stderr).toBe(0);
-    const told = JSON.stringify(server.requests[1]!.body);
+    const told = JSON.stringify(fx.server.requests[1]!.body);
     expect(told).toContain("CAIRN_TASK_ID=");
     expect(told).not.toContain("sk-ant-SECRET-VALUE");
   });

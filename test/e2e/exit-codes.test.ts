@@ -1,31 +1,19 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startScriptedModelServer, type ScriptedModelServer } from "../support/scripted-model-server.js";
-import { cleanEnv, runCairn, tempDir, xmlCall } from "../support/cairn-cli.js";
+import { describe, expect, it } from "vitest";
+import { startScriptedModelServer } from "../support/scripted-model-server.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { cleanEnv, runCairn, xmlCall } from "../support/cairn-cli.js";
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
+const fx = useE2eFixture();
 
-beforeEach(() => {
-  workspace = tempDir("ws");
-  home = tempDir("home");
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
-});
-
-const env = (extra: Record<string, string> = {}) => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir, ...extra });
+const env = (extra: Record<string, string> = {}) => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir, ...extra });
 const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: "tool_use" as const, name, input }] });
-const args = (...rest: string[]) => ["run", "--provider", "anthropic", "--base-url", server!.url, "--cwd", workspace.dir, ...rest];
+const args = (...rest: string[]) => ["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, ...rest];
 
 describe("exit code 0: completed", () => {
   it("prints the completion and exits 0", async () => {
-    server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "All good.", command: "cat out.txt" })] });
+    fx.server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "All good.", command: "cat out.txt" })] });
     const run = await runCairn(args("do it"), { env: env() });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("All good.\n");
@@ -35,7 +23,7 @@ describe("exit code 0: completed", () => {
 
 describe("exit code 3: needs the person", () => {
   it("prints the follow-up question and its options, exits 3", async () => {
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [{ content: [{ type: "text", text: xmlCall("ask_followup_question", { question: "Which database?", options: '["PostgreSQL", "SQLite"]' }) }] }],
     });
     const run = await runCairn(args("--protocol", "xml", "set up storage"), { env: env() });
@@ -44,7 +32,7 @@ describe("exit code 3: needs the person", () => {
   });
 
   it("reports the question in the --json result", async () => {
-    server = await startScriptedModelServer({ turns: [call("ask_followup_question", { question: "Which port?" })] });
+    fx.server = await startScriptedModelServer({ turns: [call("ask_followup_question", { question: "Which port?" })] });
     const run = await runCairn(args("--json", "start it"), { env: env() });
     expect(run.code).toBe(3);
     expect(run.events.at(-1)).toMatchObject({ type: "result", subtype: "needs_input", is_error: false, question: { text: "Which port?", options: [] } });
@@ -53,29 +41,29 @@ describe("exit code 3: needs the person", () => {
 
 describe("exit code 1: the task failed", () => {
   it("stops at --max-turns", async () => {
-    writeFileSync(path.join(workspace.dir, "a.txt"), "a\n");
-    server = await startScriptedModelServer({ responder: () => call("read_file", { path: "a.txt" }) });
+    writeFileSync(path.join(fx.workspace.dir, "a.txt"), "a\n");
+    fx.server = await startScriptedModelServer({ responder: () => call("read_file", { path: "a.txt" }) });
     const run = await runCairn(args("--max-turns", "2", "--json", "loop"), { env: env() });
     expect(run.code).toBe(1);
-    expect(server.requests).toHaveLength(2);
+    expect(fx.server.requests).toHaveLength(2);
     expect(run.events.at(-1)).toMatchObject({ type: "result", subtype: "error_max_turns", is_error: true, num_turns: 2 });
   });
 
   it("nudges a model that uses no tool, then stops after 3 such replies", async () => {
-    server = await startScriptedModelServer({ responder: () => ({ content: [{ type: "text", text: "I think we are done here." }] }) });
+    fx.server = await startScriptedModelServer({ responder: () => ({ content: [{ type: "text", text: "I think we are done here." }] }) });
     const run = await runCairn(args("--json", "chat"), { env: env() });
     expect(run.code).toBe(1);
-    expect(server.requests).toHaveLength(3);
-    expect(JSON.stringify(server.requests[1]!.body)).toContain("You did not use a tool");
+    expect(fx.server.requests).toHaveLength(3);
+    expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("You did not use a tool");
     expect(run.events.at(-1)).toMatchObject({ subtype: "error_mistake_limit" });
   });
 
   it("stops after 3 consecutive invalid calls, telling the model what was wrong each time", async () => {
-    server = await startScriptedModelServer({ responder: () => call("read_file", { file: "a.txt" }) });
+    fx.server = await startScriptedModelServer({ responder: () => call("read_file", { file: "a.txt" }) });
     const run = await runCairn(args("--json", "read"), { env: env() });
     expect(run.code).toBe(1);
-    expect(server.requests).toHaveLength(3);
-    expect(JSON.stringify(server.requests[1]!.body)).toContain("missing required parameter 'path'");
+    expect(fx.server.requests).toHaveLength(3);
+    expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("missing required parameter 'path'");
     expect(run.events.at(-1)).toMatchObject({ subtype: "error_mistake_limit" });
   });
 });
@@ -93,7 +81,7 @@ describe("exit code 2: bad usage or configuration", () => {
     ["missing workspace", ["run", "--cwd", "/nonexistent/dir", "x"], {}, /is not a directory/],
   ];
   it.each(cases)("%s: one clear line on stderr", async (_name, argv, extra, message) => {
-    const run = await runCairn(argv, { env: cleanEnv({ CAIRN_HOME: home.dir, ...extra }) });
+    const run = await runCairn(argv, { env: cleanEnv({ CAIRN_HOME: fx.home.dir, ...extra }) });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(message);
@@ -101,7 +89,7 @@ describe("exit code 2: bad usage or configuration", () => {
   });
 
   it("a broken settings.json names the file and what to do, and is left as it was", async () => {
-    const file = path.join(home.dir, "settings.json");
+    const file = path.join(fx.home.dir, "settings.json");
     writeFileSync(file, '{ "provider": "anthropic", }');
     const run = await runCairn(["run", "x"], { env: env() });
     expect(run.code).toBe(2);
@@ -110,7 +98,7 @@ describe("exit code 2: bad usage or configuration", () => {
   });
 
   it("a settings.json with a wrong value says which", async () => {
-    writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ protocol: "json" }));
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ protocol: "json" }));
     const run = await runCairn(["run", "x"], { env: env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/"protocol"/);
@@ -119,8 +107,8 @@ describe("exit code 2: bad usage or configuration", () => {
 
 describe("--json", () => {
   it("prints only NDJSON on stdout, from system/init to result, with Claude Code's field names", async () => {
-    writeFileSync(path.join(workspace.dir, "a.txt"), "a\n");
-    server = await startScriptedModelServer({
+    writeFileSync(path.join(fx.workspace.dir, "a.txt"), "a\n");
+    fx.server = await startScriptedModelServer({
       turns: [
         { content: [{ type: "text", text: "Reading." }, { type: "tool_use", name: "read_file", input: { path: "a.txt" } }], usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 50 } },
         call("attempt_completion", { result: "done" }),
@@ -131,7 +119,7 @@ describe("--json", () => {
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines.length).toBe(run.events.length);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
-    expect(run.events[0]).toMatchObject({ type: "system", subtype: "init", cwd: workspace.dir, model: "claude-sonnet-4-5", permissionMode: "default" });
+    expect(run.events[0]).toMatchObject({ type: "system", subtype: "init", cwd: fx.workspace.dir, model: "claude-sonnet-4-5", permissionMode: "default" });
     expect(run.events[0]!.tools).toEqual(expect.arrayContaining(["read_file", "attempt_completion"]));
     const assistant = run.events.find((e) => e.type === "assistant")!;
     expect(assistant.message).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Reading." }, { type: "tool_use", name: "read_file", input: { path: "a.txt" } }] });

@@ -1,34 +1,22 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { cleanEnv, runCairn } from "../support/cairn-cli.js";
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-
-beforeEach(() => {
-  workspace = tempDir("ws");
-  home = tempDir("home");
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
-});
+const fx = useE2eFixture();
 
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
-const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
-const run = (...args: string[]) => runCairn(["run", "--provider", "anthropic", "--base-url", server!.url, "--cwd", workspace.dir, "--json", ...args], { env: env() });
+const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir });
+const run = (...args: string[]) => runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", ...args], { env: env() });
 
 /** Writes an executable hook script and a settings.json that runs it for `event`. */
 function hook(event: string, matcher: string | undefined, script: string, where: "global" | "project" = "global"): string {
-  const file = path.join(home.dir, `${event}-${Math.random().toString(36).slice(2)}.sh`);
+  const file = path.join(fx.home.dir, `${event}-${Math.random().toString(36).slice(2)}.sh`);
   writeFileSync(file, `#!/bin/sh\n${script}\n`);
   chmodSync(file, 0o755);
-  const settingsFile = where === "global" ? path.join(home.dir, "settings.json") : path.join(workspace.dir, ".cairn", "settings.json");
+  const settingsFile = where === "global" ? path.join(fx.home.dir, "settings.json") : path.join(fx.workspace.dir, ".cairn", "settings.json");
   mkdirSync(path.dirname(settingsFile), { recursive: true });
   const settings = existsSync(settingsFile) ? (JSON.parse(readFileSync(settingsFile, "utf8")) as { hooks?: Record<string, unknown[]> }) : {};
   settings.hooks ??= {};
@@ -39,28 +27,28 @@ function hook(event: string, matcher: string | undefined, script: string, where:
 
 describe("hooks (Claude Code's contract) through cairn run", () => {
   it("a PreToolUse hook that exits 2 denies a tool even in yolo mode; stderr reaches the model; stdin carries the event", async () => {
-    const stdinCopy = path.join(home.dir, "stdin.json");
+    const stdinCopy = path.join(fx.home.dir, "stdin.json");
     hook("PreToolUse", "write_to_file|replace_in_file", `cat > ${stdinCopy}; echo "writes to generated files are forbidden" >&2; exit 2`);
-    server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "gen.txt", content: "x" }), call("attempt_completion", { result: "ok" })] });
+    fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "gen.txt", content: "x" }), call("attempt_completion", { result: "ok" })] });
     const result = await run("--yolo", "write it");
     expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(path.join(workspace.dir, "gen.txt"))).toBe(false);
-    expect(JSON.stringify(server.requests[1]!.body)).toContain("writes to generated files are forbidden");
+    expect(existsSync(path.join(fx.workspace.dir, "gen.txt"))).toBe(false);
+    expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("writes to generated files are forbidden");
     expect(result.events.find((e) => e.type === "approval_decision")).toMatchObject({ approved: false, by: "hook" });
     const event = JSON.parse(readFileSync(stdinCopy, "utf8")) as Record<string, unknown>;
-    expect(event).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "write_to_file", tool_input: { path: "gen.txt", content: "x" }, cwd: workspace.dir, permission_mode: "yolo" });
+    expect(event).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "write_to_file", tool_input: { path: "gen.txt", content: "x" }, cwd: fx.workspace.dir, permission_mode: "yolo" });
     expect(typeof event.session_id).toBe("string");
     expect(String(event.transcript_path)).toMatch(/conversation\.jsonl$/);
   });
 
   it("a PreToolUse hook can allow a call that would otherwise be denied, and its matcher leaves other tools alone", async () => {
     hook("PreToolUse", "write_to_file", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"trusted path"}}'`);
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [call("write_to_file", { path: "ok.txt", content: "x" }), call("execute_command", { command: "echo hi", requires_approval: false }), call("attempt_completion", { result: "ok" })],
     });
     const result = await run("go");
     expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(path.join(workspace.dir, "ok.txt"))).toBe(true);
+    expect(existsSync(path.join(fx.workspace.dir, "ok.txt"))).toBe(true);
     const decisions = result.events.filter((e) => e.type === "approval_decision").map((e) => [e.tool, e.approved, e.by]);
     expect(decisions).toEqual([["write_to_file", true, "hook"], ["execute_command", false, "policy"]]);
   });
@@ -68,26 +56,26 @@ describe("hooks (Claude Code's contract) through cairn run", () => {
   it("PostToolUse and UserPromptSubmit hooks add context for the model (project and global hooks both run)", async () => {
     hook("UserPromptSubmit", undefined, `echo "Team convention: tabs, not spaces."`);
     hook("PostToolUse", "read_file", `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"This file is generated; edit the template."}}'`, "project");
-    writeFileSync(path.join(workspace.dir, "a.txt"), "a\n");
-    server = await startScriptedModelServer({ turns: [call("read_file", { path: "a.txt" }), call("attempt_completion", { result: "ok" })] });
+    writeFileSync(path.join(fx.workspace.dir, "a.txt"), "a\n");
+    fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "a.txt" }), call("attempt_completion", { result: "ok" })] });
     const result = await run("read a");
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.stringify(server.requests[0]!.body)).toContain("Team convention: tabs, not spaces.");
-    expect(JSON.stringify(server.requests[1]!.body)).toContain("This file is generated; edit the template.");
+    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain("Team convention: tabs, not spaces.");
+    expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("This file is generated; edit the template.");
   });
 
   it("a Stop hook makes the agent continue, and stops forcing after its cap", async () => {
     hook("Stop", undefined, `echo "run the tests first" >&2; exit 2`);
-    server = await startScriptedModelServer({ responder: () => call("attempt_completion", { result: "done" }) });
+    fx.server = await startScriptedModelServer({ responder: () => call("attempt_completion", { result: "done" }) });
     const result = await run("finish");
     expect(result.code, result.stderr).toBe(0);
-    expect(server.requests).toHaveLength(4);
-    expect(JSON.stringify(server.requests[1]!.body)).toContain("run the tests first");
+    expect(fx.server.requests).toHaveLength(4);
+    expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("run the tests first");
   });
 
   it("a broken hook configuration is reported and does not stop the run", async () => {
-    writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ hooks: { PreToolUse: "not a list" } }));
-    server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "ok" })] });
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ hooks: { PreToolUse: "not a list" } }));
+    fx.server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "ok" })] });
     const result = await run("go");
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/settings\.json/);

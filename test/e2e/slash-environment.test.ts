@@ -1,117 +1,106 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { describe, expect, it } from "vitest";
+import { startScriptedModelServer, type RecordedRequest, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { cleanEnv, runCairn } from "../support/cairn-cli.js";
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-
-beforeEach(() => {
-  workspace = tempDir("ws");
-  home = tempDir("home");
-  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
+const fx = useE2eFixture((fx) => {
+  writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
 });
 
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
-const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
-const provider = () => ["--provider", "anthropic", "--base-url", server!.url];
+const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir });
+const provider = () => ["--provider", "anthropic", "--base-url", fx.server.url];
 const isSummary = (r: RecordedRequest) => JSON.stringify(r.body.system ?? "").includes("working memory of a coding agent");
-const taskIds = () => readdirSync(path.join(home.dir, "tasks")).filter((n) => n !== "index.json").sort();
+const taskIds = () => readdirSync(path.join(fx.home.dir, "tasks")).filter((n) => n !== "index.json").sort();
 
 describe("environment details", () => {
   it("the first message carries the workspace listing; every turn's results carry time, mode and context use", async () => {
-    mkdirSync(path.join(workspace.dir, "src"));
-    writeFileSync(path.join(workspace.dir, "src", "main.ts"), "x\n");
-    writeFileSync(path.join(workspace.dir, ".cairnignore"), "secret.txt\n");
-    writeFileSync(path.join(workspace.dir, "secret.txt"), "x\n");
-    server = await startScriptedModelServer({ turns: [call("read_file", { path: "src/main.ts" }), call("attempt_completion", { result: "ok" })] });
-    const run = await runCairn(["run", ...provider(), "--cwd", workspace.dir, "look around"], { env: env() });
+    mkdirSync(path.join(fx.workspace.dir, "src"));
+    writeFileSync(path.join(fx.workspace.dir, "src", "main.ts"), "x\n");
+    writeFileSync(path.join(fx.workspace.dir, ".cairnignore"), "secret.txt\n");
+    writeFileSync(path.join(fx.workspace.dir, "secret.txt"), "x\n");
+    fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "src/main.ts" }), call("attempt_completion", { result: "ok" })] });
+    const run = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "look around"], { env: env() });
     expect(run.code, run.stderr).toBe(0);
-    const first = JSON.stringify((server.requests[0]!.body as { messages: unknown[] }).messages[0]);
+    const first = JSON.stringify((fx.server.requests[0]!.body as { messages: unknown[] }).messages[0]);
     expect(first).toContain("look around");
     expect(first).toContain("<environment_details>");
     expect(first).toContain("src/main.ts");
     expect(first).toContain("🔒 secret.txt");
-    const second = JSON.stringify((server.requests[1]!.body as { messages: unknown[] }).messages.at(-1));
+    const second = JSON.stringify((fx.server.requests[1]!.body as { messages: unknown[] }).messages.at(-1));
     expect(second).toMatch(/\[Environment: \d{4}-\d\d-\d\d \d\d:\d\d UTC · ACT mode · context [\d,]+ \/ 200,000 tokens \(\d+%\)\]/);
   });
 });
 
 describe("slash commands", () => {
   it("/newrule asks the model to write a rule file, and the rule is loaded by the next task", async () => {
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [
         call("write_to_file", { path: ".cairnrules/testing.md", content: "# Testing\n- Always run npm test before finishing.\n" }),
         call("attempt_completion", { result: "Wrote .cairnrules/testing.md" }),
         call("attempt_completion", { result: "second task" }),
       ],
     });
-    const first = await runCairn(["run", ...provider(), "--cwd", workspace.dir, "--auto-approve", "edit", "/newrule always run the tests"], { env: env() });
+    const first = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "--auto-approve", "edit", "/newrule always run the tests"], { env: env() });
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.stringify(server.requests[0]!.body)).toContain("Write a new rule file for this workspace in .cairnrules/");
-    const second = await runCairn(["run", ...provider(), "--cwd", workspace.dir, "anything"], { env: env() });
+    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain("Write a new rule file for this workspace in .cairnrules/");
+    const second = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "anything"], { env: env() });
     expect(second.code).toBe(0);
-    expect(JSON.stringify(server.requests[2]!.body.system)).toContain("Always run npm test before finishing.");
-    const rules = await runCairn(["rules", "--cwd", workspace.dir], { env: env() });
+    expect(JSON.stringify(fx.server.requests[2]!.body.system)).toContain("Always run npm test before finishing.");
+    const rules = await runCairn(["rules", "--cwd", fx.workspace.dir], { env: env() });
     expect(rules.code).toBe(0);
     expect(rules.stdout).toContain(".cairnrules");
   });
 
   it("a workflow file runs as /name with its arguments", async () => {
-    mkdirSync(path.join(workspace.dir, ".cairnrules", "workflows"), { recursive: true });
-    writeFileSync(path.join(workspace.dir, ".cairnrules", "workflows", "release.md"), "Release steps: bump the version, update the changelog.\n");
-    server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "released" })] });
-    const run = await runCairn(["run", ...provider(), "--cwd", workspace.dir, "/release 2.1.0"], { env: env() });
+    mkdirSync(path.join(fx.workspace.dir, ".cairnrules", "workflows"), { recursive: true });
+    writeFileSync(path.join(fx.workspace.dir, ".cairnrules", "workflows", "release.md"), "Release steps: bump the version, update the changelog.\n");
+    fx.server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "released" })] });
+    const run = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "/release 2.1.0"], { env: env() });
     expect(run.code, run.stderr).toBe(0);
-    const body = JSON.stringify(server.requests[0]!.body);
+    const body = JSON.stringify(fx.server.requests[0]!.body);
     expect(body).toContain("Release steps: bump the version");
     expect(body).toContain("Arguments: 2.1.0");
   });
 
   it("/compact on resume summarises the conversation and the task goes on", async () => {
-    writeFileSync(path.join(workspace.dir, "a.txt"), "a\n");
-    server = await startScriptedModelServer({
+    writeFileSync(path.join(fx.workspace.dir, "a.txt"), "a\n");
+    fx.server = await startScriptedModelServer({
       responder: (request) => {
         if (isSummary(request)) return { content: [{ type: "text", text: "SUMMARY: read a.txt twice." }] };
-        const n = server!.requests.filter((r) => !isSummary(r)).length;
+        const n = fx.server.requests.filter((r) => !isSummary(r)).length;
         if (n <= 2) return call("read_file", { path: "a.txt" });
         if (n === 3) return call("ask_followup_question", { question: "Go on?" });
         return call("attempt_completion", { result: "after compaction" });
       },
     });
-    const first = await runCairn(["run", ...provider(), "--cwd", workspace.dir, "read a"], { env: env() });
+    const first = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "read a"], { env: env() });
     expect(first.code).toBe(3);
     const resumed = await runCairn(["resume", taskIds()[0]!, "/compact", ...provider(), "--json"], { env: env() });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.events.find((e) => e.type === "system" && e.subtype === "compact_boundary")).toMatchObject({ compact_metadata: { trigger: "manual" } });
-    const after = server.requests.filter((r) => !isSummary(r)).at(-1)!;
+    const after = fx.server.requests.filter((r) => !isSummary(r)).at(-1)!;
     expect(JSON.stringify(after.body)).toContain("SUMMARY: read a.txt twice.");
   });
 
   it("/newtask hands the essentials to a fresh task, which runs", async () => {
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       responder: (request) => {
         if (isSummary(request)) return { content: [{ type: "text", text: "HANDOFF: finish the parser; src/parser.ts is half done." }] };
-        const n = server!.requests.filter((r) => !isSummary(r)).length;
+        const n = fx.server.requests.filter((r) => !isSummary(r)).length;
         if (n === 1) return call("ask_followup_question", { question: "Which parser?" });
         return call("attempt_completion", { result: "fresh task done" });
       },
     });
-    const first = await runCairn(["run", ...provider(), "--cwd", workspace.dir, "build the parser"], { env: env() });
+    const first = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "build the parser"], { env: env() });
     expect(first.code).toBe(3);
     const resumed = await runCairn(["resume", taskIds()[0]!, "/newtask", ...provider()], { env: env() });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toBe("fresh task done\n");
     expect(taskIds()).toHaveLength(2);
-    const fresh = server.requests.filter((r) => !isSummary(r)).at(-1)!;
+    const fresh = fx.server.requests.filter((r) => !isSummary(r)).at(-1)!;
     const messages = (fresh.body as { messages: unknown[] }).messages;
     expect(messages).toHaveLength(1);
     expect(JSON.stringify(messages[0])).toContain("HANDOFF: finish the parser");
