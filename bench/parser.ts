@@ -4,6 +4,7 @@
  */
 import { XmlStreamParser, type XmlParseEvent, type XmlToolSpec } from "../packages/core/src/protocol/xml/stream-parser.js";
 import type { BenchRow } from "./run.js";
+import { rng } from "./rng.js";
 
 const TOOLS: XmlToolSpec[] = [
   { name: "read_file", params: ["path", "start_line", "end_line"] },
@@ -20,17 +21,6 @@ const GOAL_RATIO = 200;
 /** Above this estimated cost the quadratic baseline is sampled instead of run over every chunk. */
 const EXACT_BUDGET_MS = 20_000;
 const SAMPLES = 240;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS =
   "the parser reads each chunk once and keeps its state so a long file streams without being read again while the model writes it to disk then runs tests".split(

@@ -13,6 +13,7 @@ import { ripgrepBinary } from "../packages/core/src/tools/search/ripgrep.js";
 import { ripgrepArgs } from "../packages/core/src/tools/search/search-args.js";
 import { testContext } from "../packages/core/src/tools/test-context.js";
 import type { BenchRow } from "./run.js";
+import { rng } from "./rng.js";
 
 const FILES = 50_000;
 /** Bump when the generator changes, so a stale cached tree is rebuilt. */
@@ -31,17 +32,6 @@ const QUERIES: Query[] = [
   { name: "common word, cap hit", regex: "cache" },
   { name: "regex + file_pattern *.py", regex: "def handle_(user|order|session)_(stream|batch)\\(", file_pattern: "*.py" },
 ];
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NOUNS =
   "user order invoice session token request response payload record account report queue worker job event message channel buffer stream batch config route schema index entry".split(
