@@ -2,6 +2,7 @@ import type { Message, Model } from "../model/types.js";
 import { inputBudget } from "./budget.js";
 import { compactConversation } from "./compact.js";
 import { replaceDuplicateReads } from "./duplicate-reads.js";
+import { shrinkAnsweredCalls } from "./shrink-calls.js";
 import { countMessagesTokens, countTextTokens } from "./token-count.js";
 import { truncateMiddle } from "./truncate.js";
 
@@ -10,7 +11,7 @@ export type CompactionStrategy = "auto" | "truncate" | "off";
 export type FitResult = {
   messages: Message[];
   /** What was done, for events: nothing, duplicate reads replaced, truncation or compaction. */
-  actions: Array<{ kind: "dedupe"; replaced: number } | { kind: "truncate"; dropped: number } | { kind: "compact"; summarized: number }>;
+  actions: Array<{ kind: "dedupe"; replaced: number } | { kind: "shrink_calls"; shrunk: number } | { kind: "truncate"; dropped: number } | { kind: "compact"; summarized: number }>;
   tokensBefore: number;
   tokensAfter: number;
 };
@@ -37,7 +38,7 @@ export type FitInput = {
 
 /**
  * Makes the conversation fit the model's window minus the reply's reserve: first older duplicate
- * reads of the same file become notes; then the middle is compacted (auto) or dropped (truncate).
+ * reads of the same file become notes, then oversized arguments of answered calls; then the middle is compacted (auto) or dropped (truncate).
  */
 export async function fitContext(input: FitInput): Promise<FitResult> {
   const budget = inputBudget(input.model.info);
@@ -54,6 +55,15 @@ export async function fitContext(input: FitInput): Promise<FitResult> {
   if (deduped.replaced > 0) {
     result.messages = deduped.messages;
     result.actions.push({ kind: "dedupe", replaced: deduped.replaced });
+    result.tokensAfter = Math.round((fixed + (await countMessagesTokens(result.messages))) / scale);
+    if (result.tokensAfter <= budget && !input.force) return result;
+  }
+
+  // A big write already on disk is the cheapest thing to drop, and a summary request must not carry it.
+  const shrunk = shrinkAnsweredCalls(result.messages);
+  if (shrunk.shrunk > 0) {
+    result.messages = shrunk.messages;
+    result.actions.push({ kind: "shrink_calls", shrunk: shrunk.shrunk });
     result.tokensAfter = Math.round((fixed + (await countMessagesTokens(result.messages))) / scale);
     if (result.tokensAfter <= budget && !input.force) return result;
   }

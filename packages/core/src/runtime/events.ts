@@ -68,7 +68,7 @@ export type AgentEvent =
   | {
       type: "system";
       subtype: "compact_boundary";
-      compact_metadata: { trigger: "auto" | "manual"; pre_tokens: number; post_tokens: number; actions: Array<"dedupe" | "truncate" | "compact"> };
+      compact_metadata: { trigger: "auto" | "manual"; pre_tokens: number; post_tokens: number; actions: Array<"dedupe" | "shrink_calls" | "truncate" | "compact"> };
     }
   | { type: "turn_start"; turn: number; reason: string }
   /** Streaming prose of one model response (`message_id` names the attempt); drop it if `stream_discarded` follows. */
