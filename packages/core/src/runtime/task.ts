@@ -28,6 +28,7 @@ import { Channel } from "./channel.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
 import type { AgentEvent, ResultSubtype } from "./events.js";
 import type { TaskState } from "./journal.js";
+import { describeJournalFailure, guardJournal, type JournalFailure } from "./guarded-journal.js";
 import { repairInterrupted, type PendingResult } from "./resume.js";
 import { mistakeLimitReached, nextMistakeCount, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
@@ -65,9 +66,11 @@ export class Task {
   private checkpointing: Promise<void> = Promise.resolve();
   private readonly scratchDir: string;
   private terminal: Terminal;
+  /** The journal could not be written (a full disk): the run stops cleanly and says where. */
+  private journalFailure: JournalFailure | undefined;
 
   constructor(options: TaskOptions) {
-    this.options = options;
+    this.options = options.journal ? { ...options, journal: guardJournal(options.journal, (failure) => this.stopForJournal(failure)) } : options;
     this.sessionId = options.sessionId ?? randomUUID();
     this.cwd = realpathSync.native(options.cwd);
     this.mode = options.mode ?? "act";
@@ -83,6 +86,11 @@ export class Task {
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
     this.terminal = this.newTerminal();
+  }
+
+  private stopForJournal(failure: JournalFailure): void {
+    this.journalFailure = failure;
+    this.controller.abort();
   }
 
   /** The browser session of a run, with the configured viewport and Chromium (it is closed when the run ends). */
@@ -473,6 +481,10 @@ export class Task {
     });
 
     const finish = async (subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): Promise<TaskResult> => {
+      if (this.journalFailure) {
+        subtype = "error_during_execution";
+        result = `${describeJournalFailure(this.journalFailure)}. Everything written before it is kept: fix that (free some space), then resume the task (cairn resume ${this.sessionId}).`;
+      }
       if (subtype === "success") this.checkpoint("task completed", emit);
       await this.checkpointing;
       const outcome: TaskResult = {
@@ -532,7 +544,13 @@ export class Task {
       const tools = offered();
       const system = this.systemPrompt(protocol.name, tools);
       const fixedText = `${system}${JSON.stringify(protocol.requestTools(tools) ?? [])}`;
-      await this.fit(emit, { fixedText, model }, compactRetried ? "truncate" : undefined);
+      try {
+        await this.fit(emit, { fixedText, model }, compactRetried ? "truncate" : undefined);
+      } catch (error) {
+        // Stopped while a summary was being written: the conversation is unchanged, end like any abort.
+        if (this.controller.signal.aborted) return finish("error_aborted", "The task was stopped.");
+        throw error;
+      }
       const outcome = await runTurn({
         model,
         fallbackModel: model === options.fallbackModel ? undefined : options.fallbackModel,

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -15,8 +15,36 @@ export function writeFileAtomicSync(file: string, data: string): void {
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });
-    throw error;
+    throw withPath(error, file);
   }
   closeSync(fd);
   renameSync(temp, file);
+}
+
+/**
+ * Appends `data` to `file` whole or not at all: a write that fails part way (a full disk) is cut
+ * back to the old length, so the next append after the cause is fixed does not land on a torn line.
+ */
+export function appendWholeSync(file: string, data: string): void {
+  const fd = openSync(file, "a", 0o600);
+  let size = 0;
+  try {
+    size = fstatSync(fd).size;
+    writeSync(fd, data);
+  } catch (error) {
+    try {
+      ftruncateSync(fd, size);
+    } catch {
+      // Nothing more can be done here; the loader already skips a torn last line.
+    }
+    throw withPath(error, file);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Write errors from a file descriptor carry no path; a person needs to know which file failed. */
+function withPath(error: unknown, file: string): unknown {
+  if (error instanceof Error && !("path" in error)) Object.assign(error, { path: file });
+  return error;
 }

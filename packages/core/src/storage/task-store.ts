@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Message } from "../model/types.js";
@@ -7,7 +7,7 @@ import type { AgentEvent } from "../runtime/events.js";
 import type { TaskJournal, TaskState } from "../runtime/journal.js";
 import type { PendingResult } from "../runtime/resume.js";
 import type { ToolResult } from "../tools/tool.js";
-import { writeFileAtomicSync } from "./atomic-write.js";
+import { appendWholeSync, writeFileAtomicSync } from "./atomic-write.js";
 import { updateHistoryIndex } from "./history.js";
 
 export type CheckpointRecord = { hash: string; messageIndex: number; label: string; createdAt: string };
