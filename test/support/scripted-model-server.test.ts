@@ -308,6 +308,56 @@ describe.each(providers)("through $name", (provider) => {
     expect(result.finish).toBeUndefined();
     expect(result.failure).toBeDefined();
   });
+
+  it("ends the stream cleanly with cutMode end: partial text, no finish reason, no socket error", async () => {
+    const server = await startServer({
+      turns: [{ content: [{ type: "text", text: "The quick brown fox jumps over the lazy dog." }], chunkSize: 6, cutAfterChars: 15, cutMode: "end" }],
+    });
+
+    const result = await streamTurn(provider.model(server));
+
+    expect(result.textDeltas.join("")).toBe("The quick brown");
+    // The SDKs report this their own way (a finish with no raw reason, or an error part), never a real stop reason.
+    expect(result.finish?.finishReason.raw).toBeUndefined();
+    expect(result.parts.some((part) => part.type === "finish" && part.finishReason.unified === "stop")).toBe(false);
+  });
+
+  it("goes silent mid-stream with cutMode stall until the client gives up", async () => {
+    const server = await startServer({
+      turns: [
+        { content: [{ type: "text", text: "The quick brown fox jumps over the lazy dog." }], chunkSize: 6, cutAfterChars: 15, cutMode: "stall" },
+        { content: [{ type: "text", text: "next" }] },
+      ],
+    });
+    const controller = new AbortController();
+    const { stream } = await provider.model(server).doStream({ ...callOptions, abortSignal: controller.signal });
+    const reader = stream.getReader();
+    let text = "";
+    while (text !== "The quick brown") {
+      const { value } = await reader.read();
+      if (value?.type === "text-delta") text += value.delta;
+    }
+
+    const silence = await Promise.race([reader.read().then(() => "data"), new Promise((resolve) => setTimeout(() => resolve("silent"), 300))]);
+    controller.abort();
+
+    expect(silence).toBe("silent");
+    expect((await streamTurn(provider.model(server))).textDeltas.join("")).toBe("next");
+  });
+
+  it("answers a 200 with an empty body or an HTML page when scripted", async () => {
+    const server = await startServer({
+      turns: [{ fault: { status: 200, body: "" } }, { fault: { status: 200, body: "<html><body>Sign in to Wi-Fi</body></html>", contentType: "text/html" } }],
+    });
+    const url = `${server.url}${provider.wire === "anthropic" ? "/v1/messages" : "/v1/chat/completions"}`;
+    const post = () => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ stream: true }) });
+
+    const empty = await post();
+    const html = await post();
+
+    expect([empty.status, await empty.text()]).toEqual([200, ""]);
+    expect([html.status, html.headers.get("content-type"), await html.text()]).toEqual([200, "text/html", "<html><body>Sign in to Wi-Fi</body></html>"]);
+  });
 });
 
 describe("thinking", () => {

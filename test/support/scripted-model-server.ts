@@ -8,7 +8,9 @@
  *
  * Faults: `{ fault: { status: 429, retryAfter: "2" } }`, `{ fault: { status: 529 } }` (overloaded),
  * `contextWindowFault()` (a 400 with each provider's real context-window body), a cut stream with
- * `cutAfterChars`, a hanging server with `delayMs`.
+ * `cutAfterChars` (socket reset; `cutMode: "end"` closes cleanly without a finish reason, `cutMode: "stall"`
+ * goes silent mid-stream), a server that hangs before the first byte with `delayMs`, and non-API answers
+ * such as `{ fault: { status: 200, body: "" } }` or `{ fault: { status: 200, body: "<html>…", contentType: "text/html" } }`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,6 +20,7 @@ import { openaiCompletion, openaiErrorBody, openaiStreamFrames } from "./scripte
 import { planTurn, type SseFrame, type TurnPlan } from "./scripted-model/turn-plan.js";
 import type {
   RecordedRequest,
+  ScriptedCutMode,
   ScriptedFault,
   ScriptedModelServer,
   ScriptedResponder,
@@ -28,6 +31,7 @@ import type {
 export type {
   RecordedRequest,
   ScriptedContent,
+  ScriptedCutMode,
   ScriptedFault,
   ScriptedModelServer,
   ScriptedResponder,
@@ -113,7 +117,7 @@ export async function startScriptedModelServer(
     if (turn.fault !== undefined) return sendFault(res, turn.fault, protocol, headers);
 
     const plan = planTurn(turn, { wire, requestNumber, body, bodyChars: raw.length });
-    if (body.stream !== true) return sendTurnJson(res, protocol.json(plan), turn.cutAfterChars, headers);
+    if (body.stream !== true) return sendTurnJson(res, protocol.json(plan), turn, signal, headers);
     return streamFrames(res, protocol.streamFrames(plan, body), turn, signal, headers);
   };
 
@@ -173,7 +177,7 @@ async function streamFrames(
   let contentSent = 0;
   for (const [position, frame] of frames.entries()) {
     const cutHere = cutAt !== undefined && (frame.final || (frame.contentChars > 0 && contentSent >= cutAt));
-    if (cutHere) return void res.destroy();
+    if (cutHere) return cut(res, turn.cutMode, signal);
     if (position > 0 && turn.chunkDelayMs !== undefined && !(await pause(turn.chunkDelayMs, signal))) return;
     if (!(await write(res, frame.text, signal))) return;
     contentSent += frame.contentChars;
@@ -181,24 +185,37 @@ async function streamFrames(
   res.end();
 }
 
-/** With cutAfterChars, the response declares its full length, sends half the body, and drops the socket. */
+/**
+ * With cutAfterChars, the response sends half the body, then drops the socket (having declared the full
+ * length), ends it cleanly (chunked, so the short body is complete as far as HTTP goes), or stalls.
+ */
 async function sendTurnJson(
   res: ServerResponse,
   payload: unknown,
-  cutAfterChars: number | undefined,
+  turn: ScriptedTurn,
+  signal: AbortSignal,
   headers: Record<string, string>,
 ): Promise<void> {
-  if (cutAfterChars === undefined) return sendJson(res, 200, payload, headers);
+  if (turn.cutAfterChars === undefined) return sendJson(res, 200, payload, headers);
   const text = JSON.stringify(payload);
-  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
-  await new Promise<void>((resolve) => res.write(text.slice(0, Math.floor(text.length / 2)), () => resolve()));
-  res.destroy();
+  const length = turn.cutMode === "end" ? {} : { "content-length": Buffer.byteLength(text) };
+  res.writeHead(200, { "content-type": "application/json", ...length, ...headers });
+  if (!(await write(res, text.slice(0, Math.floor(text.length / 2)), signal))) return;
+  return cut(res, turn.cutMode, signal);
+}
+
+/** Stops a response mid-way: a reset socket, a clean end without the rest, or silence until the client leaves. */
+async function cut(res: ServerResponse, mode: ScriptedCutMode = "reset", signal: AbortSignal): Promise<void> {
+  if (mode === "reset") return void res.destroy();
+  if (mode === "end") return void res.end();
+  if (signal.aborted) return;
+  await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
 
 function sendFault(res: ServerResponse, fault: ScriptedFault, protocol: WireProtocol, headers: Record<string, string>): void {
   const faultHeaders = { ...headers, ...(fault.retryAfter !== undefined ? { "retry-after": fault.retryAfter } : {}) };
   if (typeof fault.body === "string") {
-    res.writeHead(fault.status, { "content-type": "text/plain; charset=utf-8", ...faultHeaders });
+    res.writeHead(fault.status, { "content-type": fault.contentType ?? "text/plain; charset=utf-8", ...faultHeaders });
     return void res.end(fault.body);
   }
   sendJson(res, fault.status, fault.body ?? protocol.errorBody(fault.status, fault.message), faultHeaders);

@@ -22,7 +22,15 @@ export type ScriptedFault = {
   body?: unknown;
   /** Replaces the message inside the provider's real error body. */
   message?: string;
+  /** The content-type of a string `body` (default text/plain), e.g. "text/html" for a captive portal's page. */
+  contentType?: string;
 };
+
+/**
+ * How a stream stops at `cutAfterChars`: "reset" drops the socket (a network error), "end" closes the
+ * response cleanly without a finish reason (as proxies do), "stall" goes silent with the connection open.
+ */
+export type ScriptedCutMode = "reset" | "end" | "stall";
 
 export type ScriptedTurn = {
   content?: ScriptedContent[];
@@ -35,13 +43,19 @@ export type ScriptedTurn = {
   usage?: ScriptedUsage;
   /** Text deltas are split into chunks of this many characters (default 20). Tool-call JSON is streamed in pieces too. */
   chunkSize?: number;
-  /** Respond with this HTTP error instead of a stream; body in the provider's real error format unless given. */
+  /**
+   * Respond with this HTTP status instead of a stream; body in the provider's real error format unless
+   * given. A 200 with a string body answers what a wrong base URL or a captive portal would (empty, HTML).
+   */
   fault?: ScriptedFault;
   /**
-   * Stream normally, then destroy the socket once this many characters of content (text, thinking,
-   * tool-call JSON) have been sent: no message_stop / [DONE], no finish. 0 cuts right after the stream opens.
+   * Stream normally, then stop once this many characters of content (text, thinking, tool-call JSON)
+   * have been sent: no message_stop / [DONE], no finish. 0 cuts right after the stream opens. By default
+   * the socket is destroyed; `cutMode` picks a clean close or a stall instead.
    */
   cutAfterChars?: number;
+  /** What happens at `cutAfterChars` (default "reset"). */
+  cutMode?: ScriptedCutMode;
   /** Wait this long before sending response headers; stops waiting when the client disconnects. */
   delayMs?: number;
   /** Pause between SSE events. */
