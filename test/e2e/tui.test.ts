@@ -71,6 +71,19 @@ class Terminal {
     }
   }
 
+  /** Text and keys in one send-keys, so they reach cairn in one burst, as from a paste tool or a fast typist. */
+  async burst(...keys: string[]): Promise<void> {
+    this.tmux("send-keys", "-t", "main", ...keys);
+    await sleep(60);
+  }
+
+  /** Pastes `text` as a terminal does (bracketed, when the program asked for it). */
+  async paste(text: string): Promise<void> {
+    this.tmux("set-buffer", "-b", "e2e", text);
+    this.tmux("paste-buffer", "-p", "-b", "e2e", "-t", "main");
+    await sleep(60);
+  }
+
   async type(text: string): Promise<void> {
     this.tmux("send-keys", "-t", "main", "-l", text);
     await sleep(60);
@@ -188,5 +201,28 @@ describe("cairn in a terminal", () => {
     expect(last).toContain("carry on please");
     const meta = JSON.parse(readFileSync(path.join(home.dir, "tasks", id!, "metadata.json"), "utf8")) as { status: string };
     expect(meta.status).toBe("completed");
+  });
+
+  it("runs a task sent with its Enter in one burst (send-keys \"task\" Enter)", { timeout: 60_000 }, async () => {
+    const t = await open([call("attempt_completion", { result: "Said hello" })]);
+    await t.waitFor("describe a task, or /help");
+    await t.burst("Say hello to the team", "Enter");
+    await t.waitFor("✓ Said hello");
+    expect(server!.requests).toHaveLength(1);
+    expect(requestText(0)).toContain("Say hello to the team");
+  });
+
+  it("keeps a pasted text's line breaks in the input and sends it only on Enter", { timeout: 60_000 }, async () => {
+    const t = await open([call("attempt_completion", { result: "Read both lines" })]);
+    await t.waitFor("describe a task, or /help");
+    await t.paste("first line of the paste\nsecond line of the paste\n");
+    const typed = await t.waitFor("second line of the paste");
+    expect(typed).toMatch(/first line of the paste\s*│\n│\s+second line of the paste/);
+    await sleep(500);
+    expect(server!.requests).toHaveLength(0);
+    await t.type("and a third");
+    await t.press("Enter");
+    await t.waitFor("✓ Read both lines");
+    expect(requestText(0)).toContain("first line of the paste\\nsecond line of the paste\\nand a third");
   });
 });

@@ -175,6 +175,21 @@ describe("questions", () => {
   });
 });
 
+describe("typing and pasting", () => {
+  it("text and Enter in one read send the task; a bracketed paste keeps its lines until Enter", async () => {
+    const ui = await open([call("attempt_completion", { result: "First done" }), call("attempt_completion", { result: "Second done" })]);
+    await ui.type("the first task\r");
+    await sawText(ui.frame, "First done");
+    expect(JSON.stringify(server.requests[0]!.body.messages)).toContain("the first task");
+    await ui.type("\u001b[200~line one\rline two\r\u001b[201~");
+    await sawText(ui.frame, "line two");
+    expect(server.requests).toHaveLength(1);
+    await ui.type("end" + keys.enter);
+    await sawText(ui.frame, "Second done");
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain("line one\\nline two\\nend");
+  });
+});
+
 describe("typing ahead", () => {
   it("Enter during a turn queues the message for when it ends; a prompt keeps the draft", async () => {
     const ui = await open([

@@ -1,4 +1,4 @@
-import type { Key } from "ink";
+import type { RoutedKey as Key } from "./bracketed-paste.js";
 import { describe, expect, it } from "vitest";
 import { editorKey, emptyEditor, type EditorState } from "./input-editor.js";
 
@@ -47,6 +47,19 @@ const up: Press = ["", { upArrow: true }];
 const down: Press = ["", { downArrow: true }];
 
 describe("the input editor", () => {
+  it("keeps a paste's line breaks (\\r, \\r\\n or \\n) and does not send it; Enter after it sends all", () => {
+    const { state, sent } = typeKeys([["one\rtwo\r\nthree\n", { paste: true }]]);
+    expect(sent).toEqual([]);
+    expect(state.text).toBe("one\ntwo\nthree\n");
+    const after = typeKeys(["four", enter], state);
+    expect(after.sent).toEqual(["one\ntwo\nthree\nfour"]);
+  });
+
+  it("drops control characters from a paste but keeps tabs", () => {
+    const { state } = typeKeys([["a\tb\u0007\u001b[Ac", { paste: true }]]);
+    expect(state.text).toBe("a\tb[Ac");
+  });
+
   it("Enter sends the text and clears the field", () => {
     const { state, sent } = typeKeys(["fix the bug", enter]);
     expect(sent).toEqual(["fix the bug"]);
@@ -57,11 +70,6 @@ describe("the input editor", () => {
     const { state, sent } = typeKeys(["one", ["", { return: true, meta: true }], "two", ["", { return: true, shift: true }], "three\\", enter, "four", enter]);
     expect(sent).toEqual(["one\ntwo\nthree\nfour"]);
     expect(state.text).toBe("");
-  });
-
-  it("a paste keeps its lines (\\r\\n and \\r become \\n)", () => {
-    const { state } = typeKeys(["a\r\nb\rc"]);
-    expect(state.text).toBe("a\nb\nc");
   });
 
   it("edits at the cursor: arrows, backspace, word and line deletion", () => {

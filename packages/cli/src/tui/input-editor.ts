@@ -1,4 +1,4 @@
-import type { Key } from "ink";
+import type { RoutedKey } from "./bracketed-paste.js";
 
 /** A multi-line text field as plain data; `editorKey` is its whole behaviour, so it tests without a terminal. */
 export type EditorState = {
@@ -94,13 +94,17 @@ function moveVertically(state: EditorState, direction: -1 | 1): EditorState | un
   return { ...state, cursor: Math.min(end + 1 + column, nextEnd) };
 }
 
+// eslint-disable-next-line no-control-regex
+const controls = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
 /**
- * One key press. Enter sends; Alt+Enter, Shift+Enter (where the terminal reports it) or a
- * backslash right before the cursor make a new line instead, so multi-line messages work in any
- * terminal.
+ * One key press, or one paste. Enter sends; Alt+Enter, Shift+Enter (where the terminal reports
+ * it) or a backslash right before the cursor make a new line instead, so multi-line messages work
+ * in any terminal. Pasted text goes in whole, its line breaks kept: it never sends.
  */
-export function editorKey(state: EditorState, input: string, key: Key): EditorOutcome {
+export function editorKey(state: EditorState, input: string, key: RoutedKey): EditorOutcome {
   const { text, cursor } = state;
+  if (key.paste) return { state: insertText(state, input.replace(/\r\n?/g, "\n").replace(controls, "")) };
   if (key.return) {
     if (key.meta || key.shift) return { state: insertText(state, "\n") };
     if (cursor > 0 && text[cursor - 1] === "\\") return { state: replace(state, cursor - 1, cursor, "\n") };
@@ -141,8 +145,7 @@ export function editorKey(state: EditorState, input: string, key: Key): EditorOu
   }
   if (key.meta && (input === "b" || input === "f")) return { state: { ...state, cursor: input === "b" ? wordLeft(text, cursor) : wordRight(text, cursor) } };
   if (key.escape || key.tab || key.pageUp || key.pageDown || input === "") return { state };
-  // eslint-disable-next-line no-control-regex
-  const printable = input.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "");
+  const printable = input.replace(controls, "");
   if (printable === "") return { state };
   return { state: insertText(state, printable) };
 }

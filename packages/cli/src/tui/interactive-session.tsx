@@ -4,6 +4,7 @@ import type { RunConfig } from "../config.js";
 import type { Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
 import { App } from "./app.js";
+import { bracketedPaste } from "./bracketed-paste.js";
 import { FileIndex } from "./completion.js";
 import { SessionController } from "./session-controller.js";
 import { SessionView } from "./session-view.js";
@@ -19,6 +20,11 @@ export async function runInteractiveSession(args: RunArgs, io: Io, config: RunCo
   const view = new SessionView({ columns: streams.stdout.columns || 80, rows: streams.stdout.rows || 24 });
   const session = new SessionController(args, io, view, config);
   const files = new FileIndex(config.cwd);
+  // Pasted text then comes marked, so a paste's newlines stay newlines and Enter typed right after
+  // text (tmux send-keys, a fast typist) still sends.
+  const pasteOff = () => streams.stdout.write(bracketedPaste.disable);
+  streams.stdout.write(bracketedPaste.enable);
+  process.once("exit", pasteOff);
   const instance = render(<App session={session} theme={themeFor(io.env)} files={files} />, {
     stdin: streams.stdin,
     stdout: streams.stdout,
@@ -38,6 +44,8 @@ export async function runInteractiveSession(args: RunArgs, io: Io, config: RunCo
     process.off("SIGHUP", leave);
     process.off("SIGINT", leave);
     view.dispose();
+    pasteOff();
+    process.off("exit", pasteOff);
   }
   return { taskId: session.opened?.store.id, stillRunning: session.running };
 }

@@ -22,6 +22,8 @@ export function PickList({ items, onPick, active = true }: { items: PickItem[]; 
   };
   useKeys((input, key) => {
     let pick: number | undefined;
+    // Pasted text is not a choice: a stray paste must not answer an approval.
+    if (key.paste) return true;
     if (key.upArrow) select((current.current - 1 + items.length) % items.length);
     else if (key.downArrow || key.tab) select((current.current + 1) % items.length);
     else if (key.return) pick = current.current;
