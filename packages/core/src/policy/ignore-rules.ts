@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { realPath } from "./workspace.js";
 
 /** The files that block paths from every tool, in the workspace root (gitignore syntax). */
 export const ignoreFileNames = [".cairnignore", ".clineignore"] as const;
@@ -12,6 +13,7 @@ export const ignoreFileNames = [".cairnignore", ".clineignore"] as const;
 export class IgnoreRules {
   private matcher: Ignore | undefined;
   private stamp = "";
+  private realRootCache: string | undefined;
 
   constructor(readonly cwd: string) {}
 
@@ -47,14 +49,33 @@ export class IgnoreRules {
     return this.matcher;
   }
 
-  /** True when an absolute path inside the workspace is blocked. Paths outside are never matched here. */
+  /**
+   * True when an absolute path is blocked: when the path as written, or the real path it names
+   * (symlinks and /proc links followed), matches a rule. So `/proc/self/cwd/.env`, a shipped link
+   * `docs/cfg.txt -> ../.env` and `secret/../.env` are all `.env`. Paths whose written and real
+   * forms are both outside the workspace are never matched here.
+   */
   ignores(absolutePath: string): boolean {
     const matcher = this.current();
     if (!matcher) return false;
-    const relative = path.relative(this.cwd, absolutePath);
-    const outside = relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
-    if (relative === "" || outside) return false; // a name like "..env" is inside
-    const posix = relative.split(path.sep).join("/");
-    return matcher.ignores(posix) || matcher.ignores(`${posix}/`);
+    if (matchesWithin(matcher, this.cwd, absolutePath)) return true;
+    const root = this.realRoot();
+    const real = realPath(absolutePath);
+    // A link loop names no file, so nothing can be read through it.
+    if (root === undefined || real === undefined) return false;
+    return matchesWithin(matcher, root, real);
   }
+
+  private realRoot(): string | undefined {
+    this.realRootCache ??= realPath(this.cwd);
+    return this.realRootCache;
+  }
+}
+
+function matchesWithin(matcher: Ignore, root: string, absolutePath: string): boolean {
+  const relative = path.relative(root, absolutePath);
+  const outside = relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  if (relative === "" || outside) return false; // a name like "..env" is inside
+  const posix = relative.split(path.sep).join("/");
+  return matcher.ignores(posix) || matcher.ignores(`${posix}/`);
 }

@@ -22,10 +22,27 @@ const MAX_SYMLINK_HOPS = 40;
  */
 export function resolveWorkspacePath(cwd: string, input: string): WorkspacePath {
   const absolute = path.resolve(cwd, expandHome(input));
-  const root = realPathOf(cwd);
-  const real = realPathOf(absolute);
+  const root = realPath(cwd);
+  const real = realPath(absolute);
   if (root === undefined || real === undefined) return { absolute, external: true };
   return { absolute, external: !isInside(root, real) };
+}
+
+/**
+ * Where `target` really is: every symlink followed, including the kernel's own links
+ * (`/proc/self/cwd`, `/proc/<pid>/root`, `/dev/fd/N`), so a path is judged by what it names, not
+ * by how it is written. `target` need not exist: the real path of the deepest existing ancestor
+ * with the missing tail appended, a dangling link followed to where writing through it would
+ * create its target. Undefined when links loop. A hard link cannot be told from an ordinary file
+ * by its path, so it is judged by the name it is reached through.
+ */
+export function realPath(target: string): string | undefined {
+  return realPathOf(path.resolve(target));
+}
+
+/** True when `candidate` is `root` or below it; both should be real paths. */
+export function isInside(root: string, candidate: string): boolean {
+  return isInsideRelative(path.relative(root, candidate));
 }
 
 /** How a path is shown to the model and to people: relative to the workspace with `/`, else absolute. */
@@ -40,10 +57,6 @@ function expandHome(input: string): string {
   if (input === "~") return os.homedir();
   if (input.startsWith("~/") || input.startsWith(`~${path.sep}`)) return path.join(os.homedir(), input.slice(2));
   return input;
-}
-
-function isInside(root: string, candidate: string): boolean {
-  return isInsideRelative(path.relative(root, candidate));
 }
 
 function isInsideRelative(relative: string): boolean {

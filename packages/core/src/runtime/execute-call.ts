@@ -197,6 +197,9 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands] }, shell);
   }
 
+  // Whether the call reaches outside the workspace as it is approved: tools hold its paths to this
+  // when they use them, so a link swapped while the approval is pending cannot carry them out.
+  const reach = approvalCategory(tool, input, env.cwd, undefined, [env.scratchDir]);
   const approval = await decideApproval(env, tool, { ...call, input }, summary, commandRisk, hookDecision);
   if (!approval.approved) return finish(env, call, { content: approval.content, isError: true }, "denied");
 
@@ -208,6 +211,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     modelSupportsImages: env.modelSupportsImages,
     terminal: env.terminal,
     resolvePath: (path) => resolveWorkspacePath(env.cwd, path).absolute,
+    outsideApproved: reach === "read-external" || reach === "edit-external",
     emitOutput: (text) => env.emit({ type: "tool_output", id: call.id, text }),
   });
   result = (await env.hooks.afterTool?.({ ...call, input }, result)) ?? result;

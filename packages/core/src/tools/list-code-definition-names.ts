@@ -1,8 +1,9 @@
 import type { Dirent, Stats } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
+import { readChecked } from "./files/index.js";
 import { formatOutline, languagesForFile, outlineFile, sourceExtensions, type SourceOutline } from "./code-outline/index.js";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.js";
 
@@ -128,7 +129,11 @@ async function outlineOne(file: string, size: number, ctx: ToolContext): Promise
   }
   let outline: SourceOutline | undefined;
   try {
-    outline = await outlineFile(file, await readFile(file, "utf8"), { signal: ctx.signal });
+    // Read through a descriptor checked on its real path: a file swapped for a link to an
+    // ignored or outside file after the listing is not read.
+    const read = await readChecked(ctx, file, shown);
+    if (!read.ok) return noted(read.message);
+    outline = await outlineFile(file, read.data.toString("utf8"), { signal: ctx.signal });
   } catch (error) {
     ctx.signal.throwIfAborted();
     if (errorCode(error) === "EACCES" || errorCode(error) === "EPERM") return noted("permission denied");

@@ -4,7 +4,8 @@ import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
-import { displayPath } from "../policy/workspace.js";
+import { displayPath, realPath } from "../policy/workspace.js";
+import { refusalFor } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 /** Entries shown by a recursive listing; breadth-first, so the cap keeps the top levels. */
@@ -91,6 +92,8 @@ export const listFilesTool = defineTool({
     if (blocked(root)) {
       return failure(`${shownRoot} is blocked by ${blockingFiles(ctx.ignore)}; its contents cannot be listed. List another folder.`);
     }
+    const outside = refusalFor(ctx, root, realPath(root) ?? root, shownRoot, "read");
+    if (outside !== undefined) return failure(outside);
 
     const listing =
       input.recursive === true

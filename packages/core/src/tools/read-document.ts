@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ImagePart } from "../model/types.js";
 
@@ -24,14 +23,16 @@ export function documentKind(file: string): DocumentKind | undefined {
   return undefined;
 }
 
-export async function readImage(file: string): Promise<ImagePart> {
-  const data = await readFile(file);
+/** An image's bytes (read by the caller through a checked descriptor) as a part for the model. */
+export function imagePart(file: string, data: Buffer): ImagePart {
   return { type: "image", mediaType: imageTypes[path.extname(file).toLowerCase()] ?? "application/octet-stream", data: data.toString("base64") };
 }
 
-/** The text of a PDF (pages separated by form feeds turned into blank-line page markers) or a DOCX. */
-export async function extractDocumentText(file: string, kind: "pdf" | "docx"): Promise<string> {
-  const data = await readFile(file);
+/**
+ * The text of a PDF (pages separated by form feeds turned into blank-line page markers) or a DOCX,
+ * from its bytes, which the caller read through a checked descriptor.
+ */
+export async function extractDocumentText(data: Buffer, kind: "pdf" | "docx"): Promise<string> {
   if (kind === "docx") {
     const mammoth = await import("mammoth");
     const { value } = await mammoth.extractRawText({ buffer: data });

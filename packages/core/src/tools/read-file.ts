@@ -1,8 +1,8 @@
-import type { Stats } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
-import { documentKind, extractDocumentText, maxImageBytes, readImage } from "./read-document.js";
+import { openChecked, type OpenedFile } from "./files/index.js";
+import { documentKind, extractDocumentText, imagePart, maxImageBytes } from "./read-document.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 /** A read shows at most this many lines... */
@@ -65,75 +65,99 @@ export const readFileTool = defineTool({
       return failure(`end_line (${requestedLast}) is before start_line (${first}). Give a range with start_line <= end_line.`);
     }
 
-    let stats: Stats;
+    // Opened once, checked on what it really is, and read only through that descriptor.
+    let opened: OpenedFile;
     try {
-      stats = await stat(absolute);
+      const outcome = await openChecked(ctx, absolute, shown);
+      if (!outcome.ok) return failure(outcome.message);
+      opened = outcome;
     } catch (error) {
       if (isNotFound(error)) {
         return failure(`File not found: ${shown}. Use list_files on its folder to see which files exist.`);
       }
+      if (isAccessDenied(error)) return failure(`Permission denied reading ${shown}. Ask the user to make it readable, or read another file.`);
+      if (errorCode(error) === "ENXIO") return failure(notRegular(shown));
       throw error;
     }
-    if (stats.isDirectory()) {
-      return failure(`${shown} is a directory, not a file. Use list_files to see what it contains.`);
-    }
-    if (!stats.isFile()) {
-      return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be read as text.`);
-    }
-
-    const kind = documentKind(absolute);
-    if (kind === "image") {
-      if (!ctx.modelSupportsImages) return failure(`${shown} is an image, and the current model cannot take images. Describe what you need from it to the user, or use a model that accepts images.`);
-      if (stats.size > maxImageBytes) return failure(`${shown} is an image of ${stats.size} bytes, over the ${maxImageBytes / 1024 / 1024} MB a model accepts.`);
-      return { content: [{ type: "text", text: `[Image ${shown}, ${stats.size} bytes]` }, await readImage(absolute)] };
-    }
-    if (kind === "pdf" || kind === "docx") {
-      let text: string;
-      try {
-        text = await extractDocumentText(absolute, kind);
-      } catch (error) {
-        return failure(`Could not extract text from ${shown} (${(error as Error).message}). The file may be damaged or encrypted.`);
-      }
-      return { content: windowOfText(text, first, requestedLast, shown, input.line_numbers === true) };
-    }
-
-    let scan: Scan;
     try {
-      scan = await scanLines(absolute, first, Math.min(requestedLast, first + MAX_LINES - 1), ctx.signal);
-    } catch (error) {
-      if (!isAccessDenied(error)) throw error;
-      return failure(`Permission denied reading ${shown}. Ask the user to make it readable, or read another file.`);
+      return await readOpened(opened, input, shown, ctx.modelSupportsImages, ctx.signal);
+    } finally {
+      await opened.handle.close();
     }
-    if (scan.binary) {
-      return failure(`${shown} is a binary file (${stats.size} bytes); it cannot be read as text.`);
-    }
-    if (scan.totalLines === 0) {
-      if (input.start_line !== undefined && input.start_line > 1) {
-        return failure(`${shown} is empty, so there is no line ${input.start_line}.`);
-      }
-      return { content: `[${shown} is empty.]` };
-    }
-    if (first > scan.totalLines) {
-      return failure(
-        `start_line ${first} is past the end of ${shown}, which has ${scan.totalLines} line${scan.totalLines === 1 ? "" : "s"}. Use a start_line from 1 to ${scan.totalLines}.`,
-      );
-    }
-
-    // ignoreBOM keeps a byte-order mark in the text, so what the model sees is what is on disk.
-    const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(scan.window);
-    const wantedLast = Math.min(requestedLast, scan.totalLines);
-    const shownText = input.line_numbers === true && !scan.cutLine ? numberLines(text, first) : text;
-    if (first === 1 && scan.lastShown === scan.totalLines && !scan.cutLine) return { content: shownText };
-
-    const note = scan.cutLine
-      ? `[Line ${first} is too long to show whole; showing its first ${scan.window.length} bytes. Use a command such as cut or head -c to inspect it.]`
-      : scan.lastShown < wantedLast
-        ? `[Showing lines ${first}-${scan.lastShown} of ${scan.totalLines}. Use start_line/end_line to read more.]`
-        : `[Showing lines ${first}-${scan.lastShown} of ${scan.totalLines}.]`;
-    const separator = shownText.endsWith("\n") ? "" : "\n";
-    return { content: `${shownText}${separator}${note}` };
   },
 });
+
+async function readOpened(
+  opened: OpenedFile,
+  input: z.infer<typeof parameters>,
+  shown: string,
+  modelSupportsImages: boolean,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const { handle, stats } = opened;
+  const first = input.start_line ?? 1;
+  const requestedLast = input.end_line ?? Number.POSITIVE_INFINITY;
+  if (stats.isDirectory()) {
+    return failure(`${shown} is a directory, not a file. Use list_files to see what it contains.`);
+  }
+  if (!stats.isFile()) return failure(notRegular(shown));
+
+  const kind = documentKind(opened.real);
+  if (kind === "image") {
+    if (!modelSupportsImages) return failure(`${shown} is an image, and the current model cannot take images. Describe what you need from it to the user, or use a model that accepts images.`);
+    if (stats.size > maxImageBytes) return failure(`${shown} is an image of ${stats.size} bytes, over the ${maxImageBytes / 1024 / 1024} MB a model accepts.`);
+    return { content: [{ type: "text", text: `[Image ${shown}, ${stats.size} bytes]` }, imagePart(opened.real, await handle.readFile())] };
+  }
+  if (kind === "pdf" || kind === "docx") {
+    let text: string;
+    try {
+      text = await extractDocumentText(await handle.readFile(), kind);
+    } catch (error) {
+      return failure(`Could not extract text from ${shown} (${(error as Error).message}). The file may be damaged or encrypted.`);
+    }
+    return { content: windowOfText(text, first, requestedLast, shown, input.line_numbers === true) };
+  }
+
+  let scan: Scan;
+  try {
+    scan = await scanLines(handle, first, Math.min(requestedLast, first + MAX_LINES - 1), signal);
+  } catch (error) {
+    if (!isAccessDenied(error)) throw error;
+    return failure(`Permission denied reading ${shown}. Ask the user to make it readable, or read another file.`);
+  }
+  if (scan.binary) {
+    return failure(`${shown} is a binary file (${stats.size} bytes); it cannot be read as text.`);
+  }
+  if (scan.totalLines === 0) {
+    if (input.start_line !== undefined && input.start_line > 1) {
+      return failure(`${shown} is empty, so there is no line ${input.start_line}.`);
+    }
+    return { content: `[${shown} is empty.]` };
+  }
+  if (first > scan.totalLines) {
+    return failure(
+      `start_line ${first} is past the end of ${shown}, which has ${scan.totalLines} line${scan.totalLines === 1 ? "" : "s"}. Use a start_line from 1 to ${scan.totalLines}.`,
+    );
+  }
+
+  // ignoreBOM keeps a byte-order mark in the text, so what the model sees is what is on disk.
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(scan.window);
+  const wantedLast = Math.min(requestedLast, scan.totalLines);
+  const shownText = input.line_numbers === true && !scan.cutLine ? numberLines(text, first) : text;
+  if (first === 1 && scan.lastShown === scan.totalLines && !scan.cutLine) return { content: shownText };
+
+  const note = scan.cutLine
+    ? `[Line ${first} is too long to show whole; showing its first ${scan.window.length} bytes. Use a command such as cut or head -c to inspect it.]`
+    : scan.lastShown < wantedLast
+      ? `[Showing lines ${first}-${scan.lastShown} of ${scan.totalLines}. Use start_line/end_line to read more.]`
+      : `[Showing lines ${first}-${scan.lastShown} of ${scan.totalLines}.]`;
+  const separator = shownText.endsWith("\n") ? "" : "\n";
+  return { content: `${shownText}${separator}${note}` };
+}
+
+function notRegular(shown: string): string {
+  return `${shown} is not a regular file (a device, socket or pipe); it cannot be read as text.`;
+}
 
 /** Prefixes each line with its number, right-aligned: "  9 | text". */
 function numberLines(text: string, first: number): string {
@@ -180,80 +204,75 @@ type Scan = {
  * One streaming pass: collects the bytes of lines `first..last` (bounded by MAX_BYTES) and counts
  * every line, so a window of a huge file costs memory for the window only.
  */
-async function scanLines(file: string, first: number, last: number, signal: AbortSignal): Promise<Scan> {
-  const handle = await open(file, "r");
-  try {
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    const pieces: Buffer[] = [];
-    let windowBytes = 0;
-    let lineNumber = 1; // the line the next byte belongs to
-    let lineHasBytes = false;
-    let lastShown = first - 1;
-    let collecting = true;
-    let cutLine = false;
-    // Where the current line's bytes begin in `pieces`, to drop a line that turns out not to fit.
-    let lineStartPieces = 0;
-    let lineStartBytes = 0;
-    let sniffed = 0;
+async function scanLines(handle: FileHandle, first: number, last: number, signal: AbortSignal): Promise<Scan> {
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  const pieces: Buffer[] = [];
+  let windowBytes = 0;
+  let lineNumber = 1; // the line the next byte belongs to
+  let lineHasBytes = false;
+  let lastShown = first - 1;
+  let collecting = true;
+  let cutLine = false;
+  // Where the current line's bytes begin in `pieces`, to drop a line that turns out not to fit.
+  let lineStartPieces = 0;
+  let lineStartBytes = 0;
+  let sniffed = 0;
 
-    for (;;) {
-      signal.throwIfAborted();
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
-      if (bytesRead === 0) break;
-      if (sniffed < BINARY_SNIFF_BYTES) {
-        const sniffEnd = Math.min(bytesRead, BINARY_SNIFF_BYTES - sniffed);
-        if (chunk.subarray(0, sniffEnd).includes(0)) {
-          return { binary: true, totalLines: 0, window: Buffer.alloc(0), lastShown: 0, cutLine: false };
-        }
-        sniffed += sniffEnd;
+  for (;;) {
+    signal.throwIfAborted();
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+    if (bytesRead === 0) break;
+    if (sniffed < BINARY_SNIFF_BYTES) {
+      const sniffEnd = Math.min(bytesRead, BINARY_SNIFF_BYTES - sniffed);
+      if (chunk.subarray(0, sniffEnd).includes(0)) {
+        return { binary: true, totalLines: 0, window: Buffer.alloc(0), lastShown: 0, cutLine: false };
       }
-
-      let start = 0;
-      while (start < bytesRead) {
-        const newline = chunk.indexOf(NEWLINE, start);
-        const end = newline === -1 || newline >= bytesRead ? bytesRead : newline + 1;
-        const endsLine = end === newline + 1 && newline !== -1;
-
-        if (collecting && lineNumber >= first && lineNumber <= last) {
-          const segment = chunk.subarray(start, end);
-          if (windowBytes + segment.length <= MAX_BYTES) {
-            pieces.push(Buffer.from(segment));
-            windowBytes += segment.length;
-          } else if (lineNumber === first) {
-            const kept = Buffer.from(segment.subarray(0, charBoundary(segment, MAX_BYTES - windowBytes)));
-            pieces.push(kept);
-            windowBytes += kept.length;
-            lastShown = first;
-            cutLine = true;
-            collecting = false;
-          } else {
-            pieces.length = lineStartPieces;
-            windowBytes = lineStartBytes;
-            collecting = false;
-          }
-        }
-
-        if (endsLine) {
-          if (collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
-          if (lineNumber >= last) collecting = false;
-          lineNumber += 1;
-          lineHasBytes = false;
-          lineStartPieces = pieces.length;
-          lineStartBytes = windowBytes;
-        } else {
-          lineHasBytes = true;
-        }
-        start = end;
-      }
+      sniffed += sniffEnd;
     }
 
-    // A final line without a trailing newline.
-    const totalLines = lineHasBytes ? lineNumber : lineNumber - 1;
-    if (lineHasBytes && collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
-    return { binary: false, totalLines, window: Buffer.concat(pieces, windowBytes), lastShown, cutLine };
-  } finally {
-    await handle.close();
+    let start = 0;
+    while (start < bytesRead) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 || newline >= bytesRead ? bytesRead : newline + 1;
+      const endsLine = end === newline + 1 && newline !== -1;
+
+      if (collecting && lineNumber >= first && lineNumber <= last) {
+        const segment = chunk.subarray(start, end);
+        if (windowBytes + segment.length <= MAX_BYTES) {
+          pieces.push(Buffer.from(segment));
+          windowBytes += segment.length;
+        } else if (lineNumber === first) {
+          const kept = Buffer.from(segment.subarray(0, charBoundary(segment, MAX_BYTES - windowBytes)));
+          pieces.push(kept);
+          windowBytes += kept.length;
+          lastShown = first;
+          cutLine = true;
+          collecting = false;
+        } else {
+          pieces.length = lineStartPieces;
+          windowBytes = lineStartBytes;
+          collecting = false;
+        }
+      }
+
+      if (endsLine) {
+        if (collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
+        if (lineNumber >= last) collecting = false;
+        lineNumber += 1;
+        lineHasBytes = false;
+        lineStartPieces = pieces.length;
+        lineStartBytes = windowBytes;
+      } else {
+        lineHasBytes = true;
+      }
+      start = end;
+    }
   }
+
+  // A final line without a trailing newline.
+  const totalLines = lineHasBytes ? lineNumber : lineNumber - 1;
+  if (lineHasBytes && collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
+  return { binary: false, totalLines, window: Buffer.concat(pieces, windowBytes), lastShown, cutLine };
 }
 
 /** The largest length <= `limit` that does not split a UTF-8 sequence. */
@@ -267,12 +286,17 @@ function failure(content: string): ToolResult {
   return { content, isError: true };
 }
 
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}
+
 function isAccessDenied(error: unknown): boolean {
-  if (typeof error !== "object" || error === null || !("code" in error)) return false;
-  return error.code === "EACCES" || error.code === "EPERM";
+  const code = errorCode(error);
+  return code === "EACCES" || code === "EPERM";
 }
 
 function isNotFound(error: unknown): boolean {
-  if (typeof error !== "object" || error === null || !("code" in error)) return false;
-  return error.code === "ENOENT" || error.code === "ENOTDIR";
+  const code = errorCode(error);
+  return code === "ENOENT" || code === "ENOTDIR";
 }

@@ -1,11 +1,9 @@
-import type { Stats } from "node:fs";
-import { readFile, realpath, stat } from "node:fs/promises";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
-import { writeFileAtomically } from "./edit/atomic-write.js";
 import { describeFailure } from "./edit/failure-report.js";
 import { applyDiff } from "./edit/streaming-applier.js";
 import { describeSuccess } from "./edit/success-report.js";
+import { openChecked, writeChecked, type OpenedFile } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 /** A NUL byte in this many leading bytes marks a binary file (git's heuristic, as read_file uses). */
@@ -57,26 +55,31 @@ export const replaceInFileTool = defineTool({
     const absolute = ctx.resolvePath(input.path);
     const shown = displayPath(ctx.cwd, absolute);
 
-    let stats: Stats;
+    // Read through a checked descriptor: a symlink is edited through to its target (the link
+    // stays), and only a target inside the boundary and not ignored is read or written.
+    let opened: OpenedFile;
     try {
-      stats = await stat(absolute);
+      const outcome = await openChecked(ctx, absolute, shown, "edit");
+      if (!outcome.ok) return failure(outcome.message);
+      opened = outcome;
     } catch (error) {
+      if (isAccessDenied(error)) return failure(`Permission denied reading ${shown}. Ask the user to make it readable and writable.`);
       if (!isNotFound(error)) throw error;
       return failure(
         `File not found: ${shown}. replace_in_file only edits existing files; to create it, use write_to_file with its complete content. To check the path, use list_files on its folder.`,
       );
     }
-    if (stats.isDirectory()) return failure(`${shown} is a folder, not a file. Give the path of a file inside it.`);
-    if (!stats.isFile()) return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be edited.`);
-
-    // Edit through a symlink: the link stays, its target gets the new content.
-    const target = await realpath(absolute);
+    const { stats, real } = opened;
     let bytes: Buffer;
     try {
-      bytes = await readFile(target);
+      if (stats.isDirectory()) return failure(`${shown} is a folder, not a file. Give the path of a file inside it.`);
+      if (!stats.isFile()) return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be edited.`);
+      bytes = await opened.handle.readFile();
     } catch (error) {
       if (!isAccessDenied(error)) throw error;
       return failure(`Permission denied reading ${shown}. Ask the user to make it readable and writable.`);
+    } finally {
+      await opened.handle.close();
     }
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
       return failure(`${shown} is a binary file (${bytes.length} bytes); replace_in_file edits text files only.`);
@@ -101,7 +104,8 @@ export const replaceInFileTool = defineTool({
 
     ctx.signal.throwIfAborted();
     try {
-      await writeFileAtomically(target, result.content, stats.mode);
+      const written = await writeChecked(ctx, absolute, shown, result.content, { mode: stats.mode, expectReal: real });
+      if (!written.ok) return failure(written.message);
     } catch (error) {
       if (!isAccessDenied(error) && errorCode(error) !== "EROFS") throw error;
       return failure(`Permission denied writing ${shown}. Ask the user to make it writable.`);

@@ -2,10 +2,12 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
-import { displayPath } from "../policy/workspace.js";
+import { displayPath, realPath } from "../policy/workspace.js";
+import { refusalFor } from "./files/index.js";
 import { MatchCollector } from "./search/collect-matches.js";
 import { formatMatches } from "./search/format-matches.js";
 import { ripgrepBinary, ripgrepMissingMessage, runRipgrep } from "./search/ripgrep.js";
+import { verifyMatches } from "./search/verify-matches.js";
 import {
   CONTEXT_LINES,
   describeRipgrepError,
@@ -62,6 +64,8 @@ export const searchFilesTool = defineTool({
     if (ctx.ignore.ignores(root)) {
       return failure(`${place} is blocked by ${blockingFiles(ctx.ignore)}; it cannot be searched. Search another folder.`);
     }
+    const rootRefusal = refusalFor(ctx, root, realPath(root) ?? root, place, "read");
+    if (rootRefusal !== undefined) return failure(rootRefusal);
     const binary = await ripgrepBinary();
     if (binary === undefined) return failure(ripgrepMissingMessage);
 
@@ -74,17 +78,28 @@ export const searchFilesTool = defineTool({
     });
     const collector = new MatchCollector({
       cwd: ctx.cwd,
-      // rg applies the ignore files too, but its glob semantics can differ (and a file_pattern
-      // glob overrides them): the policy has the last word on every file. Without ignore files
-      // there is nothing to check, which saves a few µs per file on big results.
-      isBlocked: ignoreFiles.length > 0 ? (absolute) => ctx.ignore.ignores(absolute) : () => false,
+      // rg applies the ignore files too, but by name, with its own glob semantics (and a
+      // file_pattern glob overrides them): the policy has the last word on every file, judged by
+      // its real path, so a link to an ignored or outside file is blocked like the file itself.
+      isBlocked: (absolute) => {
+        const real = realPath(absolute);
+        return real === undefined || refusalFor(ctx, absolute, real, absolute, "read") !== undefined;
+      },
       keepLimit: SHOW_LIMIT,
       countLimit: COUNT_LIMIT,
       maxLineChars: MAX_LINE_CHARS,
     });
     const run = await runRipgrep(binary, args, { cwd: ctx.cwd, signal: ctx.signal, onLine: collector.onLine });
-    const found = collector.collected;
-    if (!run.stopped && run.exitCode === 2 && !found.sawSummary) return failure(describeRipgrepError(run.stderr));
+    const collected = collector.collected;
+    if (!run.stopped && run.exitCode === 2 && !collected.sawSummary) return failure(describeRipgrepError(run.stderr));
+    const display = (absolute: string) => displayPath(ctx.cwd, absolute);
+    const verified = await verifyMatches(collected.files, ctx, display);
+    const droppedMatches = verified.dropped.reduce((sum, file) => sum + file.lines.filter((line) => line.isMatch).length, 0);
+    const found = {
+      files: verified.files,
+      totalMatches: collected.totalMatches - droppedMatches,
+      totalFiles: collected.totalFiles - verified.dropped.length,
+    };
 
     const warning = run.exitCode === 2 ? describeRipgrepWarnings(run.stderr) : undefined;
     const where = `in ${place}${input.file_pattern ? ` (files matching ${input.file_pattern})` : ""}`;
@@ -95,7 +110,7 @@ export const searchFilesTool = defineTool({
     }
 
     const formatted = formatMatches(found.files, {
-      display: (absolute) => displayPath(ctx.cwd, absolute),
+      display,
       context: CONTEXT_LINES,
       maxChars: MAX_OUTPUT_CHARS,
     });
@@ -106,6 +121,7 @@ export const searchFilesTool = defineTool({
         ? `[Showing ${count(formatted.shownMatches)} of ${total}. Narrow the search with a more specific regex, path or file_pattern.]`
         : `Found ${total}.`;
     const parts = [header, "", formatted.text];
+    if (verified.dropped.length > 0) parts.push("", `[${plural(verified.dropped.length, "file", "files")} changed during the search and were left out; search again to see them.]`);
     if (warning !== undefined) parts.push("", warning);
     return { content: parts.join("\n") };
   },

@@ -35,6 +35,12 @@ export type ToolContext = {
   emitOutput(text: string): void;
   /** .cairnignore / .clineignore: listing and search tools leave these paths out. */
   ignore: IgnoreRules;
+  /**
+   * True when this call was approved while its paths led outside the workspace (read-external,
+   * edit-external). Without it, file tools refuse a path whose real location is outside when they
+   * use it: a link swapped after approval cannot carry the call out.
+   */
+  outsideApproved?: boolean;
   /** A folder of this task's where a tool may spill output too large for the model (created on demand). */
   scratchDir: string;
   /** Whether the model takes images (read_file returns pictures only then). */

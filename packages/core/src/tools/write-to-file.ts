@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
 import { summarizeRewrite } from "./edit/rewrite-summary.js";
+import { openChecked, writeChecked } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 /** Files up to this size are echoed back in the result, so the model sees exactly what is on disk. */
@@ -55,13 +54,31 @@ export const writeToFileTool = defineTool({
       : unwrapCodeFence(input.content);
     const content = unwrapped?.inner ?? input.content;
 
-    // Write through a symlink to its target instead of replacing the link with a regular file.
-    const target = await realpath(absolute).catch(() => absolute);
-    const existing = await stat(target).catch(() => undefined);
-    if (existing?.isDirectory()) {
-      return failure(`${shown} is a folder. Give the path of a file inside it, e.g. ${shown}/index.ts.`);
+    // The current content, read through a checked descriptor: a symlink is written through to its
+    // target (the link stays), and only a target inside the boundary and not ignored is touched.
+    let previous: Buffer | undefined;
+    let mode: number | undefined;
+    let readFrom: string | undefined;
+    try {
+      const opened = await openChecked(ctx, absolute, shown, "edit");
+      if (!opened.ok) return failure(opened.message);
+      try {
+        if (opened.stats.isDirectory()) {
+          return failure(`${shown} is a folder. Give the path of a file inside it, e.g. ${shown}/index.ts.`);
+        }
+        if (!opened.stats.isFile()) return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be written.`);
+        previous = await opened.handle.readFile();
+        mode = opened.stats.mode;
+        readFrom = opened.real;
+      } finally {
+        await opened.handle.close();
+      }
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "EACCES" || code === "EPERM") return failure(`Permission denied reading ${shown}. Ask the user to make it readable and writable.`);
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      // A new file (or a part of its folder path is a file, which the write reports below).
     }
-    const previous = existing === undefined ? undefined : await readFile(target);
 
     const lines = countLines(content);
     if (previous !== undefined && previous.equals(Buffer.from(content, "utf8"))) {
@@ -69,8 +86,8 @@ export const writeToFileTool = defineTool({
     }
 
     try {
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeAtomically(target, content, existing?.mode);
+      const written = await writeChecked(ctx, absolute, shown, content, { mode, expectReal: readFrom });
+      if (!written.ok) return failure(written.message);
     } catch (error) {
       const code = errorCode(error);
       if (code === "EEXIST" || code === "ENOTDIR") {
@@ -79,6 +96,7 @@ export const writeToFileTool = defineTool({
       if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
         return failure(`Permission denied writing ${shown}. Ask the user to make it writable, or write elsewhere.`);
       }
+      if (code === "EISDIR") return failure(`${shown} is a folder. Give the path of a file inside it, e.g. ${shown}/index.ts.`);
       throw error;
     }
 
@@ -114,19 +132,6 @@ function unwrapCodeFence(content: string): { inner: string; language: string } |
   const inner = body.slice(0, closing.index) + keptNewline;
   if (/(^|\n)\s*```/.test(inner)) return undefined;
   return { inner, language: opening[1] ?? "" };
-}
-
-/** Writes to a temporary file beside the target, then renames it over, so readers never see half a file. */
-async function writeAtomically(target: string, content: string, mode: number | undefined): Promise<void> {
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    await writeFile(temporary, content, { flag: "wx" });
-    if (mode !== undefined) await chmod(temporary, mode & 0o7777);
-    await rename(temporary, target);
-  } catch (error) {
-    await unlink(temporary).catch(() => {}); // best effort: the write already failed
-    throw error;
-  }
 }
 
 /** Lines as an editor counts them: a final line without a newline counts, an empty file has none. */

@@ -1,8 +1,9 @@
 import type { Dirent, Stats } from "node:fs";
-import { open, readdir, stat } from "node:fs/promises";
+import { readdir, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { IgnoreRules } from "../../policy/ignore-rules.js";
 import { resolveWorkspacePath } from "../../policy/workspace.js";
+import { openChecked, type OpenedFile } from "../../tools/files/index.js";
 import { documentKind, extractDocumentText } from "../../tools/read-document.js";
 import { attr, type Expansion, formatBytes, headBytes, type MentionLimits, refused } from "./limits.js";
 
@@ -19,7 +20,8 @@ export type PathContext = { cwd: string; ignore: IgnoreRules; limits: MentionLim
 export async function expandPath(raw: string, relative: string, ctx: PathContext): Promise<Expansion> {
   const { absolute, external } = resolveWorkspacePath(ctx.cwd, relative === "" ? "." : relative);
   if (external) return refused(raw, "the path is outside the workspace, and mentions only read inside it.");
-  if (ctx.ignore.ignores(absolute)) return refused(raw, `the path is blocked by ${ctx.ignore.files.join(" and ") || ".cairnignore"}.`);
+  // The ignore rules judge the written path and the real one: a link to .env is .env.
+  if (ctx.ignore.ignores(absolute)) return refused(raw, blockedReason(ctx));
   const shown = relative === "" ? "." : relative;
   let stats: Stats;
   try {
@@ -29,23 +31,43 @@ export async function expandPath(raw: string, relative: string, ctx: PathContext
   }
   if (stats.isDirectory()) return listFolder(raw, absolute, shown, ctx);
   if (!stats.isFile()) return refused(raw, `"${shown}" is not a regular file.`);
-  return inlineFile(raw, absolute, shown, stats.size, ctx.limits.fileBytes);
+  // Read only through a descriptor checked again on what it really is, at the moment of reading.
+  let opened: OpenedFile;
+  try {
+    const outcome = await openChecked({ cwd: ctx.cwd, ignore: ctx.ignore }, absolute, shown);
+    if (!outcome.ok) return refused(raw, ctx.ignore.ignores(absolute) ? blockedReason(ctx) : "it changed while being read, or leads outside the workspace.");
+    opened = outcome;
+  } catch (error) {
+    return refused(raw, `could not read "${shown}" (${(error as Error).message}).`);
+  }
+  try {
+    if (!opened.stats.isFile()) return refused(raw, `"${shown}" is not a regular file.`);
+    return await inlineFile(raw, opened, shown, ctx.limits.fileBytes);
+  } finally {
+    await opened.handle.close();
+  }
 }
 
-async function inlineFile(raw: string, absolute: string, shown: string, size: number, maxBytes: number): Promise<Expansion> {
-  const kind = documentKind(absolute);
+function blockedReason(ctx: PathContext): string {
+  return `the path is blocked by ${ctx.ignore.files.join(" and ") || ".cairnignore"}.`;
+}
+
+async function inlineFile(raw: string, opened: OpenedFile, shown: string, maxBytes: number): Promise<Expansion> {
+  const { handle, real } = opened;
+  const size = opened.stats.size;
+  const kind = documentKind(real);
   if (kind === "image") return { ...refused(raw, `"${shown}" is an image; ask for it to be read with read_file, which shows pictures to models that take them.`), mentioned: [shown] };
   let text: string;
   let total = size;
   if (kind === "pdf" || kind === "docx") {
     try {
-      text = await extractDocumentText(absolute, kind);
+      text = await extractDocumentText(await handle.readFile(), kind);
     } catch (error) {
       return refused(raw, `could not extract text from "${shown}" (${(error as Error).message}).`);
     }
     total = Buffer.byteLength(text);
   } else {
-    const data = await readHead(absolute, Math.min(size, maxBytes + 4));
+    const data = await readHead(handle, Math.min(size, maxBytes + 4));
     if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { ...refused(raw, `"${shown}" is a binary file (${formatBytes(size)}).`), mentioned: [shown] };
     text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
   }
@@ -61,20 +83,15 @@ async function inlineFile(raw: string, absolute: string, shown: string, size: nu
   return { block: `<file_content path="${attr(shown)}">\n${content}${content.endsWith("\n") ? "" : "\n"}</file_content>`, notes, mentioned: [shown] };
 }
 
-async function readHead(file: string, bytes: number): Promise<Buffer> {
-  const handle = await open(file, "r");
-  try {
-    const buffer = Buffer.alloc(bytes);
-    let filled = 0;
-    while (filled < bytes) {
-      const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
+async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(bytes);
+  let filled = 0;
+  while (filled < bytes) {
+    const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
   }
+  return buffer.subarray(0, filled);
 }
 
 /** One level, sorted by name, folders marked with "/", entries .cairnignore blocks marked 🔒 (as list_files). */

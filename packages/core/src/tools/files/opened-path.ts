@@ -1,0 +1,23 @@
+import type { FileHandle } from "node:fs/promises";
+import { readlink, stat } from "node:fs/promises";
+
+const DELETED_SUFFIX = " (deleted)";
+
+/**
+ * The real path of the file an open descriptor refers to, read back from the kernel, so what is
+ * checked is the file actually opened, not a name that may have been swapped meanwhile.
+ *
+ * On Linux that is /proc/self/fd/N. Without /proc (macOS), `expected` is taken when it still names
+ * the very file opened (same device and inode); undefined when it does not, or when the file is gone.
+ */
+export async function openedPath(handle: FileHandle, expected: string): Promise<string | undefined> {
+  try {
+    const linked = await readlink(`/proc/self/fd/${handle.fd}`);
+    if (linked.startsWith("/")) return linked.endsWith(DELETED_SUFFIX) ? linked.slice(0, -DELETED_SUFFIX.length) : linked;
+  } catch {
+    // no /proc here: fall back to comparing identities below
+  }
+  const [opened, named] = await Promise.all([handle.stat(), stat(expected).catch(() => undefined)]);
+  if (named === undefined) return undefined;
+  return opened.dev === named.dev && opened.ino === named.ino ? expected : undefined;
+}

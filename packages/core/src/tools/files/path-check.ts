@@ -1,0 +1,43 @@
+import { isInside, realPath } from "../../policy/workspace.js";
+import type { IgnoreRules } from "../../policy/ignore-rules.js";
+
+/** What a file tool needs to judge a path at the moment it uses it (a ToolContext is one). */
+export type Boundary = {
+  /** The workspace root. */
+  cwd: string;
+  ignore: IgnoreRules;
+  /** The task's own folder of spilled output, readable though outside the workspace. */
+  scratchDir?: string | undefined;
+  /** The call was approved as reaching outside the workspace. */
+  outsideApproved?: boolean | undefined;
+};
+
+export type FileUse = "read" | "edit";
+
+export type Refusal = { ok: false; message: string };
+
+/**
+ * Why the file at `real` may not be used now, or undefined when it may. `absolute` is the path as
+ * the tool was given it, `real` where it leads (symlinks and /proc links followed, or the path an
+ * opened file descriptor really has). Both are held to the ignore rules; `real` to the boundary:
+ * inside the workspace, in the task's own scratch folder for reads, or anywhere when the call
+ * was approved as reaching outside.
+ */
+export function refusalFor(boundary: Boundary, absolute: string, real: string, shown: string, use: FileUse): string | undefined {
+  if (boundary.ignore.ignores(absolute) || boundary.ignore.ignores(real)) {
+    const files = boundary.ignore.files.join(" / ") || ".cairnignore";
+    return `${shown} is blocked by ${files}; the person has put it out of reach. Do not try to access it another way; work without it.`;
+  }
+  if (boundary.outsideApproved === true) return undefined;
+  const root = realPath(boundary.cwd) ?? boundary.cwd;
+  if (isInside(root, real)) return undefined;
+  if (use === "read" && boundary.scratchDir !== undefined) {
+    const scratch = realPath(boundary.scratchDir);
+    if (scratch !== undefined && isInside(scratch, real)) return undefined;
+  }
+  return `${shown} leads outside the workspace (to ${real}), and this call was approved for a path inside it; a link may have changed since. Check it with list_files; to use files outside the workspace, ask the person.`;
+}
+
+export function refusal(message: string): Refusal {
+  return { ok: false, message };
+}
