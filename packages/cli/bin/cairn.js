@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-import { main } from "../dist/main.js";
+import { installCrashHandlers, main } from "../dist/main.js";
 
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+installCrashHandlers(argv);
+process.exitCode = await main(argv);

@@ -6,6 +6,7 @@ import { deleteCommand, historyCommand, showCommand } from "./commands/history.j
 import { resumeCommand } from "./commands/resume.js";
 import { rulesCommand } from "./commands/rules.js";
 import { runCommand } from "./commands/run.js";
+import { failureLine, writeFailureLog } from "./failure-log.js";
 import { exitCodes, type Io } from "./headless.js";
 import { parseRunArgs, runHelp, type RunArgs } from "./run-args.js";
 import { UsageError } from "./usage-error.js";
@@ -89,9 +90,31 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       io.stderr(`cairn: ${error.message}\n`);
       return exitCodes.usage;
     }
-    io.stderr(`cairn: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return exitCodes.failed;
+    return reportUnexpected(error, io, argv);
   }
+}
+
+/** A failure nobody planned for: one line for the person, the stack in a log whose path is printed. */
+export function reportUnexpected(error: unknown, io: Io, argv: readonly string[]): number {
+  const log = writeFailureLog(error, io.env, argv);
+  const where = log ? ` Details are in ${log}; please include them if you report this.` : "";
+  io.stderr(`cairn: unexpected error: ${failureLine(error)}.${where}\n`);
+  return exitCodes.failed;
+}
+
+/**
+ * Errors that escape every handler (a rejected promise nobody awaited, a throw in a callback) end
+ * the process the same way: one line, the stack in the log, exit code 1.
+ */
+export function installCrashHandlers(argv: readonly string[], io: Io = defaultIo()): void {
+  let crashed = false;
+  const crash = (error: unknown) => {
+    if (crashed) return; // a second failure while reporting the first adds nothing
+    crashed = true;
+    process.exit(reportUnexpected(error, io, argv));
+  };
+  process.on("uncaughtException", crash);
+  process.on("unhandledRejection", crash);
 }
 
 function defaultIo(): Io {

@@ -1,20 +1,22 @@
-import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { ConfigFileError, readJsonConfig, unknownKeyProblem } from "./config-file.js";
 import { approvalCategories } from "../policy/approval.js";
 import { commandPermissionsSchema } from "../policy/command/rules.js";
 import { providerIds } from "../model/providers.js";
 import type { ApprovalCategory } from "../runtime/events.js";
 
-const pricingSchema = z.object({
+const pricingSchema = z.strictObject({
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
   cacheRead: z.number().nonnegative().optional(),
   cacheWrite: z.number().nonnegative().optional(),
 });
 
-export const settingsSchema = z.looseObject({
+export const settingsSchema = z.strictObject({
+  /** Hook commands (Claude Code's shape); the hooks loader reads and checks them. */
+  hooks: z.unknown().optional(),
   provider: z.enum(providerIds as [string, ...string[]]).optional(),
   model: z.string().min(1).optional(),
   baseUrl: z.url().optional(),
@@ -29,8 +31,8 @@ export const settingsSchema = z.looseObject({
   approvalRequiredCommands: z.array(z.string().min(1)).optional(),
   /** browser_action: the page size in CSS pixels (default 900×600) and the Chromium to run. */
   browser: z
-    .object({
-      viewport: z.object({ width: z.number().int().min(200).max(4000), height: z.number().int().min(200).max(4000) }),
+    .strictObject({
+      viewport: z.strictObject({ width: z.number().int().min(200).max(4000), height: z.number().int().min(200).max(4000) }),
       chromiumPath: z.string().min(1),
     })
     .partial()
@@ -44,7 +46,7 @@ export const settingsSchema = z.looseObject({
   compactionModel: z.string().min(1).optional(),
   maxMistakes: z.number().int().positive().optional(),
   retry: z
-    .object({
+    .strictObject({
       maxRetries: z.number().int().nonnegative(),
       baseDelayMs: z.number().nonnegative(),
       maxDelayMs: z.number().nonnegative(),
@@ -55,7 +57,7 @@ export const settingsSchema = z.looseObject({
   models: z
     .record(
       z.string(),
-      z.object({ contextWindow: z.number().int().positive(), maxOutputTokens: z.number().int().positive(), pricing: pricingSchema }).partial(),
+      z.strictObject({ contextWindow: z.number().int().positive(), maxOutputTokens: z.number().int().positive(), pricing: pricingSchema }).partial(),
     )
     .optional(),
 });
@@ -76,25 +78,48 @@ export class SettingsError extends Error {
 /** Reads CAIRN_HOME/settings.json. A missing file is empty settings; a broken one is a SettingsError. */
 export function loadSettings(home: string): Settings {
   const file = path.join(home, "settings.json");
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new SettingsError(`Cannot read ${file}: ${(error as Error).message}.`);
-  }
-  if (text.trim() === "") return {};
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = readJsonConfig(file);
   } catch (error) {
-    throw new SettingsError(`${file} is not valid JSON (${(error as Error).message}). Fix the file or move it aside.`);
+    if (error instanceof ConfigFileError) throw new SettingsError(error.message);
+    throw error;
   }
+  if (json === undefined) return {};
   const parsed = settingsSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length > 0 ? issue.path.join(".") : "(top level)";
-    throw new SettingsError(`${file}: "${where}" ${issue.message.toLowerCase()}. Fix the file or move it aside.`);
-  }
+  if (!parsed.success) throw new SettingsError(`${file}: ${describeIssue(parsed.error.issues[0]!, settingsSchema)}. Fix the file or move it aside.`);
   return parsed.data;
+}
+
+/**
+ * One schema problem in words: where it is and what is wrong; an unknown key names the nearest
+ * known one, since a misspelt key (commandPermisions) would otherwise switch a setting off unseen.
+ */
+export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType): string {
+  const where = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "the top level";
+  if (issue.code === "unrecognized_keys") {
+    const known = knownKeysAt(schema, issue.path);
+    const key = issue.keys[0]!;
+    const at = issue.path.length > 0 ? ` in ${where}` : "";
+    return `${unknownKeyProblem(key, known)}${at}; the keys that can be set here are ${known.join(", ")}`;
+  }
+  return `${where} ${issue.message.toLowerCase()}`;
+}
+
+/** The keys an object schema accepts at `path` (record keys and array indexes pass through). */
+function knownKeysAt(schema: z.ZodType, at: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = unwrap(schema);
+  for (const segment of at) {
+    if (current instanceof z.ZodObject) current = unwrap(current.shape[String(segment)] as z.ZodType);
+    else if (current instanceof z.ZodRecord) current = unwrap(current.valueType as z.ZodType);
+    else if (current instanceof z.ZodArray) current = unwrap(current.element as z.ZodType);
+    else return [];
+  }
+  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let current = schema;
+  while (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault) current = current.unwrap() as z.ZodType;
+  return current;
 }
