@@ -15,3 +15,4 @@ export * from "./runtime/index.js";
 export * from "./storage/index.js";
 export * from "./terminal/index.js";
 export * from "./tools/index.js";
+export * from "./trust/index.js";

@@ -131,7 +131,7 @@ async function list(home: string, cwd: string, values: Values, io: Io): Promise<
     for (const row of rows) io.stdout(line(row));
     if (servers.some((s) => s.overridesGlobal)) io.stdout("* replaces the global server of the same name\n");
     const pending = servers.filter((s) => s.state.status === "needs-approval").map((s) => s.name);
-    if (pending.length > 0) io.stdout(`Approve project servers after reviewing ${projectConfigFile(hub.project)}: ${pending.map((n) => `cairn mcp approve ${n}`).join("; ")}\n`);
+    if (pending.length > 0) io.stdout(`Approve project servers after reviewing ${projectConfigFile(hub.project)}: cairn trust (the whole file), or ${pending.map((n) => `cairn mcp approve ${n}`).join("; ")}\n`);
     return 0;
   } finally {
     await hub.close();
@@ -184,7 +184,7 @@ async function test(home: string, cwd: string, name: string, io: Io): Promise<nu
     const info = hub.server(name);
     if (!info) throw new UsageError(`There is no MCP server named ${name} (see cairn mcp list).`);
     if (info.state.status === "needs-approval") {
-      io.stderr(`cairn: ${name} comes from ${info.file} and is not approved, so it was not started. Review it, then: cairn mcp approve ${name}\n`);
+      io.stderr(`cairn: ${name} comes from ${info.file} and is not trusted, so it was not started. Review it, then: cairn trust (the whole file) or cairn mcp approve ${name}\n`);
       return 1;
     }
     if (info.state.status === "disabled") {

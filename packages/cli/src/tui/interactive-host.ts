@@ -12,7 +12,8 @@ export class InteractiveHost implements Host {
   constructor(private readonly view: SessionView) {}
 
   async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
-    if (this.alwaysAllowed.has(request.category)) {
+    // A protected file is asked about every time: "always allow edits" does not reach it.
+    if (!request.protected && this.alwaysAllowed.has(request.category)) {
       const card = this.view.live.tools.find((c) => c.id === request.id);
       if (card) card.approvedBy = "always";
       return { approved: true };
@@ -23,7 +24,7 @@ export class InteractiveHost implements Host {
       { approved: false },
       signal,
     );
-    if (answer.approved && answer.always) this.alwaysAllowed.add(request.category);
+    if (answer.approved && answer.always && !request.protected) this.alwaysAllowed.add(request.category);
     return answer.feedback ? { approved: answer.approved, feedback: answer.feedback } : { approved: answer.approved };
   }
 

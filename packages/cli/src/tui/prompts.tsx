@@ -67,20 +67,25 @@ function WhatWouldRun({ prompt }: { prompt: Extract<Prompt, { kind: "approval" }
 export function ApprovalPrompt({ prompt }: { prompt: Extract<Prompt, { kind: "approval" }> }) {
   const [askingWhy, setAskingWhy] = useState(false);
   const kind = categoryNames[prompt.request.category];
+  // A protected file (.cairnignore, .cairn/, .git/...) is asked about each time: no "always" for it.
+  const guarded = prompt.request.protected;
+  const theme = useTheme();
   const items: PickItem[] = [
     { label: "Yes", shortcut: "y" },
-    { label: `Yes, and allow ${kind} for the rest of this task`, shortcut: "a" },
+    ...(guarded ? [] : [{ label: `Yes, and allow ${kind} for the rest of this task`, shortcut: "a" }]),
     { label: "No", shortcut: "n" },
     { label: "No, and tell the model why…", shortcut: "f" },
   ];
   const pick = (index: number) => {
-    if (index === 0) prompt.resolve({ approved: true });
-    else if (index === 1) prompt.resolve({ approved: true, always: true });
-    else if (index === 2) prompt.resolve({ approved: false });
+    const choice = guarded && index > 0 ? index + 1 : index;
+    if (choice === 0) prompt.resolve({ approved: true });
+    else if (choice === 1) prompt.resolve({ approved: true, always: true });
+    else if (choice === 2) prompt.resolve({ approved: false });
     else setAskingWhy(true);
   };
   return (
     <Frame title={<WhatWouldRun prompt={prompt} />}>
+      {guarded ? <Text color={theme.warning}>{`Protected file ${guarded.path}: ${guarded.reason}.`}</Text> : null}
       {askingWhy ? (
         <TextField label="Why not (or what to do instead)? Enter sends · Esc goes back" onSubmit={(text) => prompt.resolve({ approved: false, feedback: text })} onCancel={() => setAskingWhy(false)} />
       ) : (

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compileMatcher, loadHookConfig } from "./config.js";
+import { projectConfig, trustProjectConfig } from "../trust/project-config.js";
 import { loadHooks } from "./load-hooks.js";
 import { hookSandbox, on, type HookSandbox } from "./test-support.js";
 
@@ -20,10 +21,10 @@ const projectFile = () => path.join(box.cwd, ".cairn", "settings.json");
 
 describe("loadHooks", () => {
   it("has no runner and no warnings without settings, or with settings that have no hooks", async () => {
-    expect(loadHooks(box)).toEqual({ hooks: undefined, warnings: [], sources: [] });
+    expect(loadHooks(box)).toEqual({ hooks: undefined, warnings: [], sources: [], untrusted: [] });
     await writeFile(globalFile(), JSON.stringify({ model: "claude-sonnet-4-5" }));
     await writeFile(projectFile(), "");
-    expect(loadHooks(box)).toEqual({ hooks: undefined, warnings: [], sources: [] });
+    expect(loadHooks(box)).toEqual({ hooks: undefined, warnings: [], sources: [], untrusted: [] });
   });
 
   it("runs both global and project hooks, global first", async () => {
@@ -69,6 +70,7 @@ describe("loadHooks", () => {
         },
       }),
     );
+    trustProjectConfig(box.home, projectConfig(box));
     const config = loadHookConfig(box);
     expect(config.hooks.map((h) => [h.event, h.command, h.timeoutMs, h.source])).toEqual([["Stop", "./hooks/stop.sh", 5_000, projectFile()]]);
     expect(config.warnings).toEqual([

@@ -1,6 +1,9 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import type { UntrustedConfig } from "../trust/untrusted.js";
+import { configDigest, type ConfigDigest } from "../trust/digest.js";
+import { isTrusted, trustRecord, workspaceKey } from "../trust/trust-store.js";
 import { hookEventNames, isHookEventName, type HookEventName } from "./events.js";
 
 /** One command of the settings, ready to run. */
@@ -15,6 +18,12 @@ export type ConfiguredHook = {
   timeoutMs: number | undefined;
   /** The settings file it came from, for messages. */
   source: string;
+  /**
+   * For the workspace's hooks: whether the file and the files its commands name are still what the
+   * person trusted. Checked before each run, so a script edited mid-task (by a pull, or by the
+   * model) does not run unreviewed.
+   */
+  stillTrusted?: () => boolean;
 };
 
 export type HookConfig = {
@@ -23,6 +32,8 @@ export type HookConfig = {
   warnings: string[];
   /** Settings files that contributed hooks, global first. */
   sources: string[];
+  /** The workspace's settings file when it has hooks the person has not trusted (they did not load). */
+  untrusted: UntrustedConfig[];
 };
 
 const groupSchema = z.object({
@@ -45,7 +56,12 @@ const commandHookSchema = z.looseObject({
  * then the workspace's .cairn/settings.json.
  */
 export function hookSettingsFiles(options: { home: string; cwd: string }): string[] {
-  return [path.join(options.home, "settings.json"), path.join(options.cwd, ".cairn", "settings.json")];
+  return [path.join(options.home, "settings.json"), projectSettingsFile(options.cwd)];
+}
+
+/** The workspace's settings file, under its real path (the name trust records use). */
+export function projectSettingsFile(cwd: string): string {
+  return path.join(workspaceKey(cwd), ".cairn", "settings.json");
 }
 
 /**
@@ -53,33 +69,68 @@ export function hookSettingsFiles(options: { home: string; cwd: string }): strin
  * gives a warning and contributes nothing; the other files still count. A hook of a type Cairn does
  * not run (Claude Code's "prompt", "http", ...) and an event Cairn does not have are skipped with a
  * warning, the rest of that file kept.
+ *
+ * The workspace's file is the repository's, not the person's: its hooks load only when the person
+ * trusted that exact content (`cairn trust`); otherwise they are listed in `untrusted`. When
+ * CAIRN_HOME is the workspace's .cairn folder, that file is the person's own and always loads.
  */
 export function loadHookConfig(options: { home: string; cwd: string }): HookConfig {
-  const config: HookConfig = { hooks: [], warnings: [], sources: [] };
+  const config: HookConfig = { hooks: [], warnings: [], sources: [], untrusted: [] };
   const seen = new Set<string>();
-  for (const file of hookSettingsFiles(options)) {
+  for (const [index, file] of hookSettingsFiles(options).entries()) {
+    const isProject = index === 1;
     const identity = realPath(file);
     if (seen.has(identity)) continue; // CAIRN_HOME may be the workspace's .cairn folder
     seen.add(identity);
-    const read = readHooksFile(file);
+    const text = readSettingsText(file);
+    if (typeof text !== "string") {
+      config.warnings.push(...text.warnings);
+      continue;
+    }
+    const read = parseHooks(file, text);
+    if (isProject && read.hooks.length > 0 && !isTrusted(options.home, options.cwd, file, hooksDigest(options.cwd, text, read.hooks).digest)) {
+      config.untrusted.push({ file, workspace: workspaceKey(options.cwd), what: "hooks", changed: trustRecord(options.home, options.cwd, file) !== undefined });
+      continue;
+    }
     config.warnings.push(...read.warnings);
     if (read.hooks.length === 0) continue;
+    if (isProject) {
+      const stillTrusted = () => {
+        const now = readSettingsText(file);
+        return typeof now === "string" && now === text && isTrusted(options.home, options.cwd, file, hooksDigest(options.cwd, now, read.hooks).digest);
+      };
+      for (const hook of read.hooks) hook.stillTrusted = stillTrusted;
+    }
     config.hooks.push(...read.hooks);
     config.sources.push(file);
   }
   return config;
 }
 
+/** What trust in a settings file is bound to: its text and the workspace files its hook commands name. */
+export function hooksDigest(cwd: string, text: string, hooks: readonly ConfiguredHook[]): ConfigDigest {
+  return configDigest(cwd, text, hooks.map((h) => h.command));
+}
+
 /** The hooks of one settings file; on any structural problem, none, and a warning that says why. */
 export function readHooksFile(file: string): { hooks: ConfiguredHook[]; warnings: string[] } {
-  const ignored = (problem: string) => ({ hooks: [], warnings: [`${file}: ${problem}; its hooks are ignored until the file is fixed.`] });
-  let text: string;
+  const text = readSettingsText(file);
+  return typeof text === "string" ? parseHooks(file, text) : text;
+}
+
+/** The file's text; a missing file is empty, an unreadable one a warning. */
+function readSettingsText(file: string): string | { hooks: []; warnings: string[] } {
   try {
-    text = readFileSync(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { hooks: [], warnings: [] };
-    return ignored(`cannot be read (${(error as Error).message})`);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+    return { hooks: [], warnings: [`${file}: cannot be read (${(error as Error).message}); its hooks are ignored until the file is fixed.`] };
   }
+}
+
+/** The hooks in a settings file's text (`file` names it in warnings). */
+export function parseHooks(file: string, text: string): { hooks: ConfiguredHook[]; warnings: string[] } {
+  const ignored = (problem: string) => ({ hooks: [], warnings: [`${file}: ${problem}; its hooks are ignored until the file is fixed.`] });
   if (text.trim() === "") return { hooks: [], warnings: [] };
   let json: unknown;
   try {

@@ -161,6 +161,10 @@ export class HookRunner {
     const stdin = JSON.stringify(hookPayload(event, input));
     return Promise.all(
       [...selected.values()].map(async (hook) => {
+        if (hook.stillTrusted && !hook.stillTrusted()) {
+          const message = `Skipped the hook "${hook.command}": ${hook.source} or a file it runs changed since it was trusted. Review it and run \`cairn trust\` to use it again.`;
+          return { notices: [{ level: "warning", message }] } satisfies HookReply;
+        }
         const timeoutMs = hook.timeoutMs ?? this.options.defaultTimeoutMs;
         const run = await runHook({
           command: hook.command,

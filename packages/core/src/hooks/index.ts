@@ -7,7 +7,9 @@
  * ## Where
  *
  * `hooks` in `CAIRN_HOME/settings.json` (global) and in the workspace's `.cairn/settings.json`
- * (project). Both apply; global hooks are listed first. A file that is not valid JSON or not in the
+ * (project). Both apply; global hooks are listed first. Project hooks run only once the person
+ * trusted that file's content and the scripts it runs (`cairn trust`, see trust/); until then, and
+ * after any change, they are skipped with a notice. A file that is not valid JSON or not in the
  * shape below is skipped with a warning naming it; the other file still counts.
  *
  * ```json
@@ -65,7 +67,7 @@
  * Several hooks of one event: a deny from any wins (then ask, then allow); contexts and reasons
  * are joined in order, global hooks first. Text a hook adds is capped at 10,000 characters.
  */
-export { compileMatcher, hookSettingsFiles, loadHookConfig, readHooksFile, type ConfiguredHook, type HookConfig } from "./config.js";
+export { compileMatcher, hookSettingsFiles, hooksDigest, loadHookConfig, parseHooks, projectSettingsFile, readHooksFile, type ConfiguredHook, type HookConfig } from "./config.js";
 export {
   hookEventNames,
   hookPayload,

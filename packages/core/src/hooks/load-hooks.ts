@@ -1,3 +1,4 @@
+import type { UntrustedConfig } from "../trust/untrusted.js";
 import { loadHookConfig } from "./config.js";
 import { HookRunner, type HookRunnerOptions } from "./hook-runner.js";
 
@@ -8,11 +9,16 @@ export type LoadedHooks = {
   warnings: string[];
   /** The files that contributed hooks, global first (worth a notice: project hooks are commands from the repository). */
   sources: string[];
+  /** The workspace's settings file when its hooks were skipped because the person has not trusted it. */
+  untrusted: UntrustedConfig[];
 };
 
-/** The hooks of CAIRN_HOME/settings.json and the workspace's .cairn/settings.json, in that order. */
+/**
+ * The hooks of CAIRN_HOME/settings.json and the workspace's .cairn/settings.json, in that order;
+ * the workspace's only when the person trusted its content (see trust/).
+ */
 export function loadHooks(options: { home: string; cwd: string; runner?: HookRunnerOptions }): LoadedHooks {
   const config = loadHookConfig(options);
   const hooks = config.hooks.length > 0 ? new HookRunner(config.hooks, options.runner) : undefined;
-  return { hooks, warnings: config.warnings, sources: config.sources };
+  return { hooks, warnings: config.warnings, sources: config.sources, untrusted: config.untrusted };
 }

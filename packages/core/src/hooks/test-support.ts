@@ -3,6 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:f
 import os from "node:os";
 import path from "node:path";
 import type { HookEventName, HookSession } from "./events.js";
+import { projectConfig, trustProjectConfig } from "../trust/project-config.js";
 import { loadHooks } from "./load-hooks.js";
 import type { HookRunner, HookRunnerOptions } from "./hook-runner.js";
 
@@ -14,7 +15,7 @@ export type HookSandbox = {
   session: HookSession;
   /** Writes an executable `#!/bin/sh` script under the workspace's hooks/ folder; returns the command that runs it. */
   script(name: string, body: string): Promise<string>;
-  /** Writes `{"hooks": hooks}` to the global (home) or project (.cairn) settings file. */
+  /** Writes `{"hooks": hooks}` to the global (home) or project (.cairn) settings file; a project file is then trusted. */
   settings(where: "global" | "project", hooks: HookSettings): Promise<void>;
   /** loadHooks for this sandbox; fails the test on warnings unless `allowWarnings`. */
   load(options?: { runner?: HookRunnerOptions; allowWarnings?: boolean }): { runner: HookRunner; warnings: string[]; sources: string[] };
@@ -44,6 +45,8 @@ export async function hookSandbox(): Promise<HookSandbox> {
     async settings(where, hooks) {
       const file = where === "global" ? path.join(home, "settings.json") : path.join(cwd, ".cairn", "settings.json");
       await writeFile(file, JSON.stringify({ hooks }, null, 2));
+      // What `cairn trust` does: project hooks run only once the person trusted them.
+      if (where === "project") trustProjectConfig(home, projectConfig({ home, cwd }));
     },
     load(options = {}) {
       const loaded = loadHooks({ home, cwd, ...(options.runner ? { runner: options.runner } : {}) });

@@ -60,7 +60,12 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
 export const globalConfigFile = (home: string): string => path.join(home, "mcp_settings.json");
 export const projectConfigFile = (cwd: string): string => path.join(cwd, ".mcp.json");
 
-export type ConfigFile = { servers: ServerConfig[]; problems: ServerConfigProblem[] };
+export type ConfigFile = {
+  servers: ServerConfig[];
+  problems: ServerConfigProblem[];
+  /** The text the servers were read from ("" for a missing file): what trust in the file is checked against. */
+  text?: string;
+};
 
 /**
  * Reads one `{"mcpServers": {...}}` file (Claude Code's and Cline's shapes). A missing file has
@@ -72,7 +77,7 @@ export function readConfigFile(
   source: ServerSource,
   options: { env: Record<string, string | undefined>; cwd: string },
 ): ConfigFile {
-  if (!existsSync(file)) return { servers: [], problems: [] };
+  if (!existsSync(file)) return { servers: [], problems: [], text: "" };
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -90,7 +95,7 @@ export function readConfigFile(
       problems.push({ name, source, file, message: `MCP server "${name}" in ${file}: ${error.message}`, detail: error.message });
     }
   }
-  return { servers, problems };
+  return { servers, problems, text };
 }
 
 /** The `mcpServers` object of a file's text; an McpConfigError says what is wrong with it. */
@@ -253,6 +258,8 @@ export type McpConfig = {
   problems: ServerConfigProblem[];
   /** Names a project server took over from the global file. */
   overridden: string[];
+  /** The workspace's .mcp.json and the exact text its servers came from, for the trust check. */
+  projectFile: { file: string; text: string };
 };
 
 /** Both files for a workspace. Throws McpConfigError when either file as a whole is broken. */
@@ -265,5 +272,6 @@ export function loadMcpConfig(options: { home: string; cwd: string; env: Record<
     servers: [...global.servers.filter((s) => !projectNames.has(s.name)), ...project.servers],
     problems: [...global.problems.filter((p) => !projectNames.has(p.name)), ...project.problems],
     overridden,
+    projectFile: { file: projectConfigFile(options.cwd), text: project.text ?? "" },
   };
 }

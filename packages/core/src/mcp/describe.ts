@@ -49,7 +49,7 @@ export function describeServers(servers: Array<{ info: ServerInfo; tools: string
     const about = info.summary ? ` — ${info.summary}` : "";
     switch (info.state.status) {
       case "needs-approval":
-        return `- ${info.name}: not available; it comes from this project's .mcp.json and the user has not approved it yet (they can run: cairn mcp approve ${info.name}).`;
+        return `- ${info.name}: not available; it comes from this project's .mcp.json and the user has not trusted it yet (they can run: cairn trust, or cairn mcp approve ${info.name}).`;
       case "failed":
         if (info.state.retryAt === undefined) return `- ${info.name}: not available; ${stateText(info.state)}.`;
         break;

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -6,7 +6,9 @@ import { McpError, type CallToolResult, type ReadResourceResult, type Resource, 
 import { loadMcpConfig, type ServerConfig, type ServerSource, type TransportKind } from "./config.js";
 import { DEFAULT_RESTART_DELAYS_MS, McpConnection, McpHubError, untilAborted, type ServerState } from "./connection.js";
 import { describeServers, summaryLine } from "./describe.js";
-import { approveProjectServer, configHash, isProjectServerApproved } from "./project-approval.js";
+import { isTrusted, trustRecord } from "../trust/trust-store.js";
+import type { UntrustedConfig } from "../trust/untrusted.js";
+import { approveProjectServer, configHash, isProjectServerApproved, projectFileDigest } from "./project-approval.js";
 import { checkArguments } from "./schema-check.js";
 import { ToolCache, type McpToolInfo } from "./tool-cache.js";
 
@@ -58,6 +60,9 @@ export class McpHub {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(info: ServerInfo) => void>();
   private readonly cache: ToolCache;
+  private projectFile = "";
+  /** The person trusted the workspace's .mcp.json as it is now (cairn trust). */
+  private projectTrusted = false;
 
   private constructor(
     private readonly home: string,
@@ -77,6 +82,9 @@ export class McpHub {
     const hub = new McpHub(options.home, project, env, options.restartDelaysMs ?? DEFAULT_RESTART_DELAYS_MS);
     const config = loadMcpConfig({ home: options.home, cwd: project, env });
     const overridden = new Set(config.overridden);
+    // `cairn trust` of the whole file opens all its servers; `cairn mcp approve` opens one entry.
+    hub.projectFile = config.projectFile.file;
+    hub.projectTrusted = hub.trustedNow(config.projectFile.text);
     for (const server of config.servers) hub.addServer(server, overridden.has(server.name) && server.source === "project");
     for (const problem of config.problems) {
       hub.problems.push(problem.message);
@@ -196,11 +204,30 @@ export class McpHub {
     if (!entry) throw new McpHubError(`There is no MCP server named ${name}.`);
     if (entry.kind === "invalid") throw new McpHubError(entry.reason);
     if (entry.config.source === "project") approveProjectServer(this.home, this.project, name, entry.config.raw);
+    if (entry.gate === "open" && entry.config.source === "project" && this.projectTrusted && !entry.connection.tools && !isProjectServerApproved(this.home, this.project, name, entry.config.raw)) {
+      // Opened by trust in the whole file: before it first starts, the file and what it runs must still be as trusted.
+      const text = readTextOrEmpty(this.projectFile);
+      if (!this.trustedNow(text)) {
+        throw new McpHubError(`MCP server ${name} was not started: ${this.projectFile} or a file it runs changed since the user trusted it. Ask the user to review it and run: cairn trust`);
+      }
+    }
     if (entry.gate === "needs-approval") {
       entry.gate = "open";
       this.notify(name);
     }
     return entry.config;
+  }
+
+  /** Whether this text of .mcp.json, and the files its servers run, are what the person trusted. */
+  private trustedNow(text: string): boolean {
+    return isTrusted(this.home, this.project, this.projectFile, projectFileDigest(this.project, this.projectFile, text).digest);
+  }
+
+  /** The workspace's .mcp.json when some of its servers were held back because the person has not trusted it. */
+  untrusted(): UntrustedConfig | undefined {
+    const held = [...this.entries.values()].some((e) => e.kind === "server" && e.gate === "needs-approval");
+    if (!held) return undefined;
+    return { file: this.projectFile, workspace: this.project, what: "MCP servers", changed: trustRecord(this.home, this.project, this.projectFile) !== undefined };
   }
 
   /** The system prompt's MCP section: each server, a line about it, its tool names. Empty without servers. */
@@ -218,7 +245,7 @@ export class McpHub {
   private addServer(config: ServerConfig, overridesGlobal: boolean): void {
     const gate = config.disabled
       ? "disabled"
-      : config.source === "project" && !isProjectServerApproved(this.home, this.project, config.name, config.raw)
+      : config.source === "project" && !this.projectTrusted && !isProjectServerApproved(this.home, this.project, config.name, config.raw)
         ? "needs-approval"
         : "open";
     const connection = new McpConnection(config, {
@@ -244,7 +271,7 @@ export class McpHub {
     if (entry.gate === "disabled") throw new McpHubError(`MCP server ${name} is disabled in ${entry.config.file}. Ask the user to enable it if you need it.`);
     if (entry.gate === "needs-approval") {
       throw new McpHubError(
-        `MCP server ${name} comes from this project's .mcp.json and the user has not approved it yet, so it was not started. Ask the user to review it and run: cairn mcp approve ${name}`,
+        `MCP server ${name} comes from this project's .mcp.json and the user has not trusted it yet, so it was not started. Ask the user to review it and run: cairn trust (the whole file) or cairn mcp approve ${name}`,
       );
     }
     return entry;
@@ -311,6 +338,14 @@ export class McpHub {
     if (this.listeners.size === 0) return;
     const info = this.info(name);
     if (info) for (const listener of this.listeners) listener(info);
+  }
+}
+
+function readTextOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
   }
 }
 

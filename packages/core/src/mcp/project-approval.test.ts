@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { globalConfigFile, projectConfigFile } from "./config.js";
 import { McpHub } from "./hub.js";
-import { approvalsFile, configHash } from "./project-approval.js";
+import { trustDigest } from "../trust/trust-store.js";
+import { approvalsFile, configHash, projectFileDigest, revokeProjectApprovals } from "./project-approval.js";
 import { serverEntry } from "./test-servers.js";
 
 let home: string;
@@ -37,11 +38,11 @@ describe("project server approval", () => {
   it("does not start a project server until the person approves it, and says how to approve", async () => {
     const hub = load();
     expect(hub.server("mem")).toMatchObject({ source: "project", state: { status: "needs-approval" } });
-    await expect(hub.callTool("mem", "read_graph", {})).rejects.toThrow(/has not approved it yet, so it was not started\. .*cairn mcp approve mem$/);
-    await expect(hub.listTools("mem")).rejects.toThrow(/not approved/);
+    await expect(hub.callTool("mem", "read_graph", {})).rejects.toThrow(/has not trusted it yet, so it was not started\. .*cairn trust .*cairn mcp approve mem$/);
+    await expect(hub.listTools("mem")).rejects.toThrow(/not trusted/);
     await hub.connectAll();
     expect(hub.processId("mem")).toBeUndefined();
-    expect(hub.promptSection()).toContain("- mem: not available; it comes from this project's .mcp.json and the user has not approved it yet (they can run: cairn mcp approve mem).");
+    expect(hub.promptSection()).toContain("- mem: not available; it comes from this project's .mcp.json and the user has not trusted it yet (they can run: cairn trust, or cairn mcp approve mem).");
 
     hub.approve("mem");
     expect(hub.server("mem")?.state.status).toBe("idle");
@@ -77,10 +78,22 @@ describe("project server approval", () => {
     expect(load(other).server("g")).toMatchObject({ source: "global", state: { status: "idle" } });
   });
 
+  it("opens every server of a trusted .mcp.json, and holds them back again when the file changes", async () => {
+    const file = projectConfigFile(ws);
+    trustDigest(home, ws, file, projectFileDigest(ws, file, await readFile(file, "utf8")).digest);
+    expect(load().server("mem")?.state.status).toBe("idle");
+    expect(load().untrusted()).toBeUndefined();
+    await writeFile(file, JSON.stringify({ mcpServers: { mem: memoryEntry(), sh: { command: "sh", args: ["-c", "touch marker"] } } }));
+    const hub = load();
+    expect(hub.servers().map((s) => s.state.status)).toEqual(["needs-approval", "needs-approval"]);
+    expect(hub.untrusted()).toEqual({ file, workspace: ws, what: "MCP servers", changed: true });
+    expect(revokeProjectApprovals(home, ws)).toBe(0);
+  });
+
   it("lets an unapproved project server shadow a global one of the same name without starting either", async () => {
     await writeFile(globalConfigFile(home), JSON.stringify({ mcpServers: { mem: { command: process.execPath, args: [serverEntry.memory()] } } }));
     const hub = load();
     expect(hub.servers().map((s) => [s.name, s.source, s.state.status, s.overridesGlobal])).toEqual([["mem", "project", "needs-approval", true]]);
-    await expect(hub.callTool("mem", "read_graph", {})).rejects.toThrow(/not approved/);
+    await expect(hub.callTool("mem", "read_graph", {})).rejects.toThrow(/not trusted/);
   });
 });

@@ -2,11 +2,13 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomicSync } from "../storage/atomic-write.js";
-import { isPlainObject } from "./config.js";
+import { configDigest, type ConfigDigest } from "../trust/digest.js";
+import { isPlainObject, serverEntries } from "./config.js";
 
 /**
  * A project's .mcp.json is code someone else may have committed: each of its servers starts only
- * after the person approved that exact entry for that project. Approvals live in
+ * after the person trusted the file as it is (`cairn trust`, see trust/) or approved that exact
+ * entry for that project (`cairn mcp approve`, finer grained). Approvals live in
  * CAIRN_HOME/mcp_approvals.json, keyed by project path + server name + a hash of the entry as
  * written, so editing the entry asks again.
  */
@@ -56,4 +58,32 @@ export function approveProjectServer(home: string, project: string, server: stri
   mkdirSync(home, { recursive: true });
   writeFileAtomicSync(approvalsFile(home), `${JSON.stringify({ version: 1, approvals: [...kept, approval] }, null, 2)}\n`);
   return approval;
+}
+
+/** Forgets every server approval of the project (cairn trust --revoke); returns how many there were. */
+export function revokeProjectApprovals(home: string, project: string): number {
+  const all = loadApprovals(home);
+  const kept = all.filter((a) => a.project !== project);
+  if (kept.length === all.length) return 0;
+  writeFileAtomicSync(approvalsFile(home), `${JSON.stringify({ version: 1, approvals: kept }, null, 2)}\n`);
+  return all.length - kept.length;
+}
+
+/**
+ * What trust in a whole .mcp.json is bound to (`cairn trust`): its text and the workspace files its
+ * servers' commands and arguments name (`node tools/server.js`), so editing one asks again.
+ */
+export function projectFileDigest(cwd: string, file: string, text: string): ConfigDigest {
+  let entries: Record<string, unknown> = {};
+  try {
+    entries = serverEntries(file, text);
+  } catch {
+    // A broken file starts nothing; its text alone is what would be trusted.
+  }
+  const commands = Object.values(entries).flatMap((raw) => {
+    if (!isPlainObject(raw)) return [];
+    const words = [raw.command, ...(Array.isArray(raw.args) ? raw.args : [])].filter((w): w is string => typeof w === "string");
+    return [words];
+  });
+  return configDigest(cwd, text, commands);
 }

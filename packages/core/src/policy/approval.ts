@@ -69,6 +69,19 @@ export function autoApproval(category: ApprovalCategory, settings: ApprovalSetti
   return undefined;
 }
 
+/**
+ * Whether a PreToolUse hook's `allow` may stand in for the person's yes. It may for the ordinary
+ * categories, including a command the classifier wants approved (skipping that prompt is what
+ * `allow` is for; Claude Code's hooks work the same way). It may not for a path outside the
+ * workspace: the boundary is the person's to cross, so such a call goes on to the person's own
+ * settings (yolo, read-external, edit-external) or to the person. Command deny rules run before
+ * approval and the sandbox wraps the command whatever approved it, so neither depends on this;
+ * protected files never reach it (only the person approves them).
+ */
+export function hookMayAllow(category: ApprovalCategory): boolean {
+  return category !== "read-external" && category !== "edit-external";
+}
+
 /** Parses a comma list such as "read,edit"; returns the unknown names separately so the caller can say what is wrong. */
 export function parseApprovalList(list: string): { categories: ApprovalCategory[]; unknown: string[] } {
   const names = list.split(",").map((s) => s.trim()).filter((s) => s !== "");

@@ -1,15 +1,16 @@
-import { approvalCategory, autoApproval, type ApprovalSettings } from "../policy/approval.js";
+import { approvalCategory, autoApproval, hookMayAllow, type ApprovalSettings } from "../policy/approval.js";
 import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk } from "../policy/command/index.js";
 import type { Terminal } from "../terminal/index.js";
 import type { HookNotice, HookRunner, HookSession } from "../hooks/index.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
+import { protectedPath, type ProtectedHit } from "../policy/protected-paths.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { toolResultText } from "../protocol/result-text.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
 import { runTool, validateInput } from "../tools/run-tool.js";
 import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent, ApprovalCategory } from "./events.js";
 import type { Hooks } from "./hooks.js";
 import type { Host } from "./host.js";
 
@@ -19,6 +20,8 @@ export type CallEnv = {
   cwd: string;
   ignore: IgnoreRules;
   scratchDir: string;
+  /** CAIRN_HOME, whose config files are protected like the workspace's. */
+  home?: string | undefined;
   modelSupportsImages: boolean;
   approval: ApprovalSettings;
   terminal: Terminal;
@@ -75,12 +78,15 @@ async function decideApproval(
   commandRisk: CommandRisk | undefined,
   hookDecision: "allow" | "ask" | undefined,
 ): Promise<{ approved: true } | { approved: false; content: string }> {
-  if (hookDecision === "allow") {
+  const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk, [env.scratchDir]) ?? (hookDecision === "ask" ? "read" : undefined);
+  // A protected file is the person's alone: nothing below (hook, yolo, auto-approve) may answer for them.
+  const guarded = protectedEdit(env, tool, call.input);
+  if (guarded) return askPerson(env, call, category ?? "edit", summary, guarded);
+  if (!category) return { approved: true };
+  if (hookDecision === "allow" && hookMayAllow(category)) {
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "hook", reason: "allowed by a PreToolUse hook" });
     return { approved: true };
   }
-  const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk, [env.scratchDir]) ?? (hookDecision === "ask" ? "read" : undefined);
-  if (!category) return { approved: true };
   const auto =
     hookDecision === "ask"
       ? undefined
@@ -92,9 +98,29 @@ async function decideApproval(
     return { approved: true };
   }
   const why = commandRisk && commandRisk.reasons.length > 0 ? ` (${commandRisk.reasons.join("; ")})` : "";
-  env.emit({ type: "approval_request", id: call.id, tool: call.name, category, summary: `${summary}${why}`, input: call.input });
-  const notified = notify(env, `Cairn needs your approval: ${summary}`, "permission_prompt");
+  return askPerson(env, call, category, `${summary}${why}`, undefined);
+}
+
+/** Asks the host (the person) about one call; without a host that can ask, the call is denied. */
+async function askPerson(
+  env: CallEnv,
+  call: ParsedCall,
+  category: ApprovalCategory,
+  summary: string,
+  guarded: ProtectedHit | undefined,
+): Promise<{ approved: true } | { approved: false; content: string }> {
+  const shown = guarded ? `${summary} (protected file ${guarded.path}: ${guarded.reason}; only you can allow this)` : summary;
+  env.emit({ type: "approval_request", id: call.id, tool: call.name, category, summary: shown, input: call.input });
+  const notified = notify(env, `Cairn needs your approval: ${shown}`, "permission_prompt");
   if (!env.host.approve) {
+    if (guarded) {
+      const reason = `${guarded.path} is a protected file (${guarded.reason}); only the person can approve changing it, and nobody can approve in this run`;
+      env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
+      return {
+        approved: false,
+        content: `${call.name} was denied: ${reason}. Do not try to change it another way (a command, a link, another tool); finish without it and tell the user what should change there and why.`,
+      };
+    }
     const reason = `needs approval (${category}) and nobody can approve it in this run`;
     env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
     return {
@@ -102,7 +128,8 @@ async function decideApproval(
       content: `The user denied this operation: ${call.name} ${reason}. Do not retry it; find another way or finish with what you can do.`,
     };
   }
-  const response = await env.host.approve({ id: call.id, tool: call.name, category, summary, input: call.input }, env.signal);
+  const request = { id: call.id, tool: call.name, category, summary: shown, input: call.input, ...(guarded ? { protected: guarded } : {}) };
+  const response = await env.host.approve(request, env.signal);
   await notified;
   env.emit({
     type: "approval_decision",
@@ -143,12 +170,8 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   if (!valid.ok) return fail(env, call, valid.message);
   let input = valid.input;
 
-  const blocked = blockedPath(env, tool, input);
-  if (blocked) {
-    const reason = `${blocked} is blocked by ${env.ignore.files.join(" / ") || ".cairnignore"}; the person has put it out of reach.`;
-    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
-    return finish(env, call, { content: `${reason} Do not try to access it another way; work without it.`, isError: true }, "denied");
-  }
+  const blocked = denyIgnored(env, tool, call, input);
+  if (blocked) return blocked;
 
   const hookVerdict = await env.hooks.beforeTool?.({ ...call, input });
   if (hookVerdict && "deny" in hookVerdict) {
@@ -159,6 +182,8 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     const revalidated = validateInput(tool, hookVerdict.input);
     if (!revalidated.ok) return fail(env, call, revalidated.message);
     input = revalidated.input;
+    const rewritten = denyIgnored(env, tool, call, input);
+    if (rewritten) return rewritten;
   }
 
   let hookDecision: "allow" | "ask" | undefined;
@@ -177,6 +202,9 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
       const revalidated = validateInput(tool, pre.updatedInput);
       if (!revalidated.ok) return fail(env, call, revalidated.message);
       input = revalidated.input;
+      // A hook's rewrite is checked like the model's own input.
+      const rewritten = denyIgnored(env, tool, call, input);
+      if (rewritten) return rewritten;
     }
     if (pre.decision === "allow" || pre.decision === "ask") hookDecision = pre.decision;
     if (pre.additionalContext) hookContext.push(pre.additionalContext);
@@ -252,6 +280,25 @@ function emitNotices(env: CallEnv, notices: readonly HookNotice[]): void {
 function notify(env: CallEnv, message: string, notificationType: string): Promise<void> {
   if (!env.hookRunner?.has("Notification")) return Promise.resolve();
   return env.hookRunner.notification({ ...env.hookSession, message, notificationType }, env.signal).then((outcome) => emitNotices(env, outcome.notices));
+}
+
+/** The denial of a call that touches a path the ignore files block, or undefined. */
+function denyIgnored(env: CallEnv, tool: AnyTool, call: ParsedCall, input: Record<string, unknown>): ExecutedCall | undefined {
+  const blocked = blockedPath(env, tool, input);
+  if (!blocked) return undefined;
+  const reason = `${blocked} is blocked by ${env.ignore.files.join(" / ") || ".cairnignore"}; the person has put it out of reach.`;
+  env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
+  return finish(env, { ...call, input }, { content: `${reason} Do not try to access it another way; work without it.`, isError: true }, "denied");
+}
+
+/** The first protected file (see policy/protected-paths.ts) the call would change, if any. */
+function protectedEdit(env: CallEnv, tool: AnyTool, input: Record<string, unknown>): ProtectedHit | undefined {
+  for (const access of tool.access?.(input) ?? []) {
+    if (access.type !== "edit") continue;
+    const hit = protectedPath(access.path, { cwd: env.cwd, ...(env.home ? { home: env.home } : {}) });
+    if (hit) return hit;
+  }
+  return undefined;
 }
 
 /** The first path of the call that the workspace's ignore files block, if any. */

@@ -6,6 +6,11 @@ export type ApprovalRequest = {
   category: ApprovalCategory;
   summary: string;
   input: Record<string, unknown>;
+  /**
+   * Set when the call changes a protected file (.cairnignore, .cairn/, .mcp.json, .git/...): the
+   * host must ask the person about this one call, never answer from an "always allow" it remembers.
+   */
+  protected?: { path: string; reason: string };
 };
 
 export type ApprovalResponse = { approved: boolean; feedback?: string };

@@ -406,6 +406,7 @@ export class Task {
       cwd: this.cwd,
       ignore: this.ignore,
       scratchDir: this.scratchDir,
+      home: options.home,
       modelSupportsImages: model.info.supportsImages,
       terminal: this.terminal,
       commandPermissions: options.commandPermissions,

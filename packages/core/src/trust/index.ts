@@ -1,0 +1,15 @@
+/**
+ * # Trust in a workspace's config
+ *
+ * A repository may carry files that make Cairn run code: `.cairn/settings.json` (hooks) and
+ * `.mcp.json` (MCP servers). Cloning a repository must not be enough to run them, so they stay inert
+ * until the person trusts that exact content once (`cairn trust`, or the interactive session's
+ * question). Trust is recorded in CAIRN_HOME/trust.json per workspace (real path) and file, bound
+ * to a digest of the file's text and of the workspace files its commands run; any change to them
+ * needs trust again. Headless runs skip untrusted config with a one-line notice (`untrustedNotice`).
+ * CAIRN_HOME's own files are the person's and always trusted.
+ */
+export { configDigest, type ConfigDigest } from "./digest.js";
+export { projectConfig, revokeProjectTrust, trustProjectConfig, type ProjectConfig, type ProjectConfigFile } from "./project-config.js";
+export { isTrusted, loadTrust, revokeTrust, trustDigest, trustFile, trustRecord, workspaceKey, type TrustRecord } from "./trust-store.js";
+export { untrustedNotice, type UntrustedConfig } from "./untrusted.js";

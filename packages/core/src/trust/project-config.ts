@@ -1,0 +1,90 @@
+import { readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { hooksDigest, parseHooks, projectSettingsFile } from "../hooks/config.js";
+import { projectConfigFile, serverEntries } from "../mcp/config.js";
+import { projectFileDigest, revokeProjectApprovals } from "../mcp/project-approval.js";
+import { isTrusted, revokeTrust, trustDigest, trustRecord, workspaceKey, type TrustRecord } from "./trust-store.js";
+
+/**
+ * A workspace file that can run code, as `cairn trust` and the interactive session show it. Today
+ * two files: `.cairn/settings.json` (its hooks; the workspace's settings file is read for nothing
+ * else, so it sets no permissions) and `.mcp.json` (its servers). User-level config in CAIRN_HOME
+ * is the person's own and never listed.
+ */
+export type ProjectConfigFile = {
+  /** Absolute, under the workspace's real path. */
+  file: string;
+  what: "hooks" | "MCP servers";
+  /** What would run, one line each, exactly as configured. */
+  items: string[];
+  /** Workspace files those commands run, covered by the same trust. */
+  runs: string[];
+  /** The digest trust is recorded for (the text shown, and the files in `runs`). */
+  digest: string;
+  trusted: boolean;
+  /** Trusted once, in another version. */
+  changed: boolean;
+};
+
+export type ProjectConfig = { workspace: string; files: ProjectConfigFile[] };
+
+/** The workspace's files that can run code and have something to run, with their trust state. */
+export function projectConfig(options: { home: string; cwd: string }): ProjectConfig {
+  const workspace = workspaceKey(options.cwd);
+  const files: ProjectConfigFile[] = [];
+  const settings = projectSettingsFile(workspace);
+  // CAIRN_HOME may be this workspace's .cairn folder: then that file is the person's own settings.
+  const text = realOrSelf(settings) === realOrSelf(path.join(options.home, "settings.json")) ? undefined : readOrUndefined(settings);
+  if (text !== undefined) {
+    const { hooks } = parseHooks(settings, text);
+    if (hooks.length > 0) {
+      const digest = hooksDigest(workspace, text, hooks);
+      const items = hooks.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ""}: ${h.command}`);
+      files.push(entry(options.home, workspace, settings, "hooks", items, digest));
+    }
+  }
+  const mcpFile = projectConfigFile(workspace);
+  const mcpText = readOrUndefined(mcpFile);
+  if (mcpText !== undefined) {
+    let servers: Record<string, unknown> = {};
+    try {
+      servers = serverEntries(mcpFile, mcpText);
+    } catch {
+      // A broken file starts nothing (cairn run says why); there is nothing to trust in it.
+    }
+    const items = Object.entries(servers).map(([name, raw]) => `${name}: ${JSON.stringify(raw)}`);
+    if (items.length > 0) files.push(entry(options.home, workspace, mcpFile, "MCP servers", items, projectFileDigest(workspace, mcpFile, mcpText)));
+  }
+  return { workspace, files };
+}
+
+function entry(home: string, workspace: string, file: string, what: ProjectConfigFile["what"], items: string[], digest: { digest: string; files: string[] }): ProjectConfigFile {
+  const trusted = isTrusted(home, workspace, file, digest.digest);
+  return { file, what, items, runs: digest.files, digest: digest.digest, trusted, changed: !trusted && trustRecord(home, workspace, file) !== undefined };
+}
+
+/** Records trust in exactly what `projectConfig` returned (what the person was shown). */
+export function trustProjectConfig(home: string, config: ProjectConfig): TrustRecord[] {
+  return config.files.map((f) => trustDigest(home, config.workspace, f.file, f.digest));
+}
+
+/** Forgets the person's trust in the workspace's config, and its per-server MCP approvals. */
+export function revokeProjectTrust(home: string, cwd: string): { records: TrustRecord[]; mcpApprovals: number } {
+  return { records: revokeTrust(home, cwd), mcpApprovals: revokeProjectApprovals(home, workspaceKey(cwd)) };
+}
+
+function readOrUndefined(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function realOrSelf(file: string): string {
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
