@@ -1,5 +1,6 @@
 import { allTools, IgnoreRules, type AgentEvent, type ToolKind } from "@cairn/core";
 import { editPreview } from "./edit-preview.js";
+import { messageProse, type CalledTool } from "./message-pieces.js";
 import type { SessionView } from "./session-view.js";
 import { overflowLines } from "./text-rows.js";
 import type { ToolCard } from "./view-types.js";
@@ -38,6 +39,8 @@ export function usageTotal(u: { input_tokens: number; output_tokens: number; cac
  */
 export class EventPresenter {
   private streamedText = false;
+  /** This turn's calls, so their XML blocks can be told from prose in the turn's message. */
+  private turnCalls: CalledTool[] = [];
   /** Cards whose calls are hidden but still pending, so their results are dropped too. */
   private readonly hidden = new Set<string>();
 
@@ -64,7 +67,8 @@ export class EventPresenter {
     }
     live.reasoning = "";
     live.reasoningWords = 0;
-    const text = live.text.replace(/\s+$/, "");
+    // Blank lines left where a tool block was cut out of the prose are not the reply's.
+    const text = live.text.replace(/\s+$/, "").replace(live.committed ? /^$/ : /^(?:[ \t]*\n)+/, "");
     if (text.trim() !== "") this.view.add({ kind: "assistant", text });
     live.text = "";
     live.committed = false;
@@ -84,6 +88,7 @@ export class EventPresenter {
       case "turn_start":
         this.flushReply();
         this.streamedText = false;
+        this.turnCalls = [];
         return;
       case "text_delta": {
         if (event.text === "") return;
@@ -164,10 +169,9 @@ export class EventPresenter {
       case "tool_result":
         return this.toolResult(event);
       case "assistant": {
-        if (!this.streamedText) {
-          const text = event.message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
-          live.text += text;
-        }
+        // A reply that streamed no prose (only a tool call, or a replayed one): its text may
+        // still hold the calls as XML blocks (the xml protocol), which are not prose.
+        if (!this.streamedText) live.text += messageProse(event.message.content, this.turnCalls);
         this.flushReply();
         this.streamedText = false;
         return;
@@ -244,6 +248,7 @@ export class EventPresenter {
   private toolCall(event: Extract<AgentEvent, { type: "tool_call" }>): void {
     const { view } = this;
     view.live.streamingCall = undefined;
+    this.turnCalls.push({ name: event.name, input: event.input });
     this.flushReply();
     if (hiddenCards.has(event.name)) {
       this.hidden.add(event.id);

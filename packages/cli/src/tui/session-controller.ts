@@ -6,6 +6,7 @@ import { UsageError } from "../usage-error.js";
 import { InteractiveHost } from "./interactive-host.js";
 import { closeTask, reopenTask, resumeMessage, startTask, withModel, type OpenedTask, type ResumedState } from "../open-task.js";
 import { EventPresenter } from "./present-events.js";
+import { replayOrder } from "./replay-order.js";
 import type { SessionView } from "./session-view.js";
 import { availableCommands, runSlashCommand, type SlashCommand } from "./slash-commands.js";
 
@@ -300,8 +301,9 @@ export class SessionController {
   /** The end of a stored task's record, so the person sees where it stopped. */
   private replay(events: AgentEvent[]): void {
     const presenter = new EventPresenter(this.view, this.opened!.task.cwd, { previews: false });
-    const replayed = events.filter((e) => e.type !== "usage" && e.type !== "checkpoint" && !(e.type === "system" && e.subtype === "init")).slice(-40);
-    if (replayed.length < events.length) this.view.add({ kind: "notice", level: "info", text: "… earlier events of this task are not shown (cairn show <id> lists them)." });
+    const shown = replayOrder(events).filter((e) => e.type !== "usage" && e.type !== "checkpoint" && !(e.type === "system" && e.subtype === "init"));
+    const replayed = shown.slice(-40);
+    if (replayed.length < shown.length) this.view.add({ kind: "notice", level: "info", text: "… earlier events of this task are not shown (cairn show <id> lists them)." });
     for (const event of replayed) presenter.apply(event);
     presenter.flushReply();
     this.view.live.tools = [];
