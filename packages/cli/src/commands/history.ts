@@ -88,7 +88,12 @@ export function deleteCommand(argv: string[], io: Io): number {
   const store = openStore(home, positionals[0], "delete");
   const meta = store.metadata();
   if (shownStatus(meta) === "running") throw new UsageError(`Task ${meta.id} is running (process ${meta.pid}); stop it before deleting it.`);
-  store.delete();
+  try {
+    store.delete();
+  } catch (error) {
+    if (error instanceof TaskNotFoundError) throw new UsageError(error.message);
+    throw error;
+  }
   removeFromHistoryIndex(home, meta.id);
   io.stdout(`Deleted task ${meta.id}.\n`);
   return 0;

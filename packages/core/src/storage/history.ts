@@ -34,7 +34,13 @@ function scanTasks(home: string, only?: (id: string) => boolean): { entries: His
     if (!name.isDirectory() || (only && !only(name.name))) continue;
     const file = path.join(dir, name.name, "metadata.json");
     try {
-      entries.push(entryOf(JSON.parse(readFileSync(file, "utf8")) as TaskMetadata));
+      const meta = JSON.parse(readFileSync(file, "utf8")) as TaskMetadata;
+      // The folder is the task; a metadata.json naming another id was edited and is not listed under it.
+      if (meta.id !== name.name) {
+        warnings.push(`Skipped task ${name.name}: ${file} names another id (${JSON.stringify(meta.id)}); it was edited or damaged.`);
+        continue;
+      }
+      entries.push(entryOf(meta));
     } catch (error) {
       warnings.push(`Skipped task ${name.name}: ${file} is damaged or missing (${(error as Error).message.split("\n")[0]}).`);
     }

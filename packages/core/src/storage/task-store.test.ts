@@ -97,3 +97,34 @@ describe("listTasks", () => {
     expect(listTasks(home).entries.map((e) => e.id)).toEqual([a.id]);
   });
 });
+
+describe("task ids", () => {
+  it("refuses ids that are not one plain folder name, and prefixes that could leave tasks/", () => {
+    for (const bad of ["../x", "a/b", "..", ".", "", "-rf", "a\\b", "x\0y"]) {
+      expect(() => TaskStore.open(home, bad), bad).toThrow(/is not a task id/);
+      expect(() => TaskStore.create(home, { ...init, task: "t", id: bad }), bad).toThrow(/not a valid task id/);
+    }
+    expect(TaskStore.create(home, { ...init, task: "t" }).id).toMatch(/^\d{8}-[0-9a-f]{8}$/);
+  });
+
+  it("refuses a task whose metadata names another id, and deletes only the folder under tasks/", () => {
+    const victim = mkdtempSync(path.join(os.tmpdir(), "cairn-victim-"));
+    try {
+      writeFileSync(path.join(victim, "keep.txt"), "keep");
+      const store = TaskStore.create(home, { ...init, task: "t" });
+      const meta = JSON.parse(readFileSync(path.join(store.dir, "metadata.json"), "utf8")) as Record<string, unknown>;
+      const crafted = path.relative(path.join(home, "tasks"), victim);
+      writeFileSync(path.join(store.dir, "metadata.json"), JSON.stringify({ ...meta, id: crafted }));
+      expect(() => TaskStore.open(home, store.id)).toThrow(/names the task ".*cairn-victim-.*", not ".*"; it was edited or damaged/);
+      rmSync(path.join(home, "tasks", "index.json"));
+      expect(listTasks(home).entries.map((e) => e.id)).not.toContain(crafted);
+      expect(readFileSync(path.join(victim, "keep.txt"), "utf8")).toBe("keep");
+
+      const other = TaskStore.create(home, { ...init, task: "u" });
+      other.delete();
+      expect(readdirSync(path.join(home, "tasks"))).not.toContain(other.id);
+    } finally {
+      rmSync(victim, { recursive: true, force: true });
+    }
+  });
+});

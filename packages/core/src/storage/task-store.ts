@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Message } from "../model/types.js";
@@ -46,6 +46,17 @@ export class TaskNotFoundError extends Error {
   override name = "TaskNotFoundError";
 }
 
+/**
+ * What a task id may be: the ids `create` makes (20261121-1a2b3c4d) and ids a caller chooses, as
+ * long as they are one plain folder name: letters, digits, '-' and '_', not starting with '-'. An id
+ * is part of a path under CAIRN_HOME/tasks, so a separator or ".." must never get through.
+ */
+const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
+export function isValidTaskId(id: string): boolean {
+  return taskIdPattern.test(id);
+}
+
 /** Task storage as files: `tasks/<id>/` with metadata.json (atomic), conversation.jsonl and events.jsonl (append-only). */
 export class TaskStore implements TaskJournal {
   readonly dir: string;
@@ -55,6 +66,7 @@ export class TaskStore implements TaskJournal {
     readonly home: string,
     meta: TaskMetadata,
   ) {
+    if (!isValidTaskId(meta.id)) throw new TaskNotFoundError(`"${meta.id}" is not a task id (ids are letters, digits, '-' and '_'); see cairn history.`);
     this.meta = meta;
     this.dir = path.join(home, "tasks", meta.id);
   }
@@ -62,6 +74,7 @@ export class TaskStore implements TaskJournal {
   static create(home: string, init: Pick<TaskMetadata, "workspace" | "provider" | "model" | "protocol" | "mode"> & { task: string; id?: string }): TaskStore {
     const now = new Date().toISOString();
     const id = init.id ?? `${now.slice(0, 10).replaceAll("-", "")}-${randomUUID().slice(0, 8)}`;
+    if (!isValidTaskId(id)) throw new Error(`"${id}" is not a valid task id: use letters, digits, '-' and '_'.`);
     const meta: TaskMetadata = {
       id,
       title: (init.task.split("\n").find((l) => l.trim() !== "") ?? "").trim().slice(0, 120),
@@ -85,12 +98,17 @@ export class TaskStore implements TaskJournal {
     return store;
   }
 
-  /** Opens an existing task; a unique id prefix is enough. */
+  /**
+   * Opens an existing task; a unique id prefix is enough. The task is the folder found under
+   * CAIRN_HOME/tasks, and its metadata must name that same id: a metadata.json edited to say
+   * "../../victim" is refused, so nothing derived from it can reach outside CAIRN_HOME.
+   */
   static open(home: string, idOrPrefix: string): TaskStore {
     const tasksDir = path.join(home, "tasks");
+    if (!isValidTaskId(idOrPrefix)) throw new TaskNotFoundError(`"${idOrPrefix}" is not a task id (ids are letters, digits, '-' and '_'); see cairn history.`);
     let id = idOrPrefix;
     if (!existsSync(path.join(tasksDir, id, "metadata.json"))) {
-      const matches = existsSync(tasksDir) ? readdirSync(tasksDir).filter((name) => name.startsWith(idOrPrefix)) : [];
+      const matches = existsSync(tasksDir) ? readdirSync(tasksDir).filter((name) => name.startsWith(idOrPrefix) && isValidTaskId(name)) : [];
       if (matches.length !== 1) {
         throw new TaskNotFoundError(
           matches.length === 0 ? `No task "${idOrPrefix}" in ${tasksDir}. See cairn history.` : `"${idOrPrefix}" matches ${matches.length} tasks; give more of the id.`,
@@ -104,6 +122,10 @@ export class TaskStore implements TaskJournal {
       meta = JSON.parse(readFileSync(file, "utf8")) as TaskMetadata;
     } catch (error) {
       throw new TaskNotFoundError(`The task file ${file} is damaged (${(error as Error).message}); the task cannot be opened. Other tasks are unaffected.`);
+    }
+    if (typeof meta !== "object" || meta === null || meta.id !== id) {
+      const named = typeof meta === "object" && meta !== null ? JSON.stringify(meta.id) : "nothing";
+      throw new TaskNotFoundError(`The task file ${file} names the task ${named}, not "${id}"; it was edited or damaged, so the task cannot be opened. Other tasks are unaffected.`);
     }
     return new TaskStore(home, meta);
   }
@@ -141,7 +163,7 @@ export class TaskStore implements TaskJournal {
   }
 
   private append(file: string, line: unknown): void {
-    appendFileSync(path.join(this.dir, file), `${JSON.stringify(line)}\n`);
+    appendWholeSync(path.join(this.dir, file), `${JSON.stringify(line)}\n`);
   }
 
   message(message: Message): void {
@@ -204,8 +226,19 @@ export class TaskStore implements TaskJournal {
       });
   }
 
+  /**
+   * Removes the task's folder, and only that: it must be a real folder (not a link) directly under
+   * CAIRN_HOME/tasks, checked on real paths just before the removal.
+   */
   delete(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    const tasksDir = realpathSync.native(path.join(this.home, "tasks"));
+    const stat = lstatSync(this.dir, { throwIfNoEntry: false });
+    if (!stat) return;
+    const real = realpathSync.native(this.dir);
+    if (!stat.isDirectory() || path.dirname(real) !== tasksDir || path.basename(real) !== this.meta.id) {
+      throw new TaskNotFoundError(`${this.dir} is not a task folder Cairn made (a link, or outside ${tasksDir}); it was left in place. Remove it by hand if you mean to.`);
+    }
+    rmSync(real, { recursive: true, force: true });
   }
 }
 
