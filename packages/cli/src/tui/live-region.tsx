@@ -5,17 +5,20 @@ import { liveBudget } from "./layout.js";
 import { tailRows } from "./text-rows.js";
 import { symbols, useTheme } from "./theme.js";
 import { ToolCardView } from "./tool-card.js";
-import type { LiveState } from "./view-types.js";
+import { busyElapsedMs, type Busy, type LiveState } from "./view-types.js";
 
 const MAX_LIVE_CARDS = 3;
 
-function Elapsed({ since }: { since: number }) {
+function Elapsed({ busy }: { busy: Busy }) {
   const [now, setNow] = useState(Date.now());
+  const paused = busy.pausedAt !== undefined;
   useEffect(() => {
+    if (paused) return;
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
-  }, []);
-  return <>{`${Math.max(0, Math.floor((now - since) / 1000))}s`}</>;
+  }, [paused]);
+  const at = paused ? busy.pausedAt! : Math.max(now, Date.now());
+  return <>{`${Math.floor(busyElapsedMs(busy, at) / 1000)}s${paused ? " (paused while you decide)" : ""}`}</>;
 }
 
 function size(chars: number): string {
@@ -53,7 +56,7 @@ export function LiveRegion({ live, width, maxRows, maxTextRows, expanded }: { li
       {live.busy ? (
         <Text dimColor wrap="truncate-end">
           {live.stopping ? "stopping… " : `${symbols.running} ${live.busy.label} `}
-          <Elapsed since={live.busy.since} />
+          <Elapsed busy={live.busy} />
           {live.stopping ? "" : " · esc to stop"}
         </Text>
       ) : null}

@@ -104,8 +104,21 @@ export class SessionView {
     this.tick = undefined;
     if (!this.dirty) return;
     this.dirty = false;
+    this.pauseClockWhileAsking(Date.now());
     this.snapshot = this.build();
     for (const listener of this.listeners) listener();
+  }
+
+  /** Stops the busy clock while a prompt waits for the person; starts it again when none does. */
+  private pauseClockWhileAsking(now: number): void {
+    const busy = this.live.busy;
+    if (!busy) return;
+    const asking = this.prompts.length > 0;
+    if (asking && busy.pausedAt === undefined) this.live.busy = { ...busy, pausedAt: now };
+    if (!asking && busy.pausedAt !== undefined) {
+      const { pausedAt, ...rest } = busy;
+      this.live.busy = { ...rest, pausedMs: (busy.pausedMs ?? 0) + now - pausedAt };
+    }
   }
 
   private build(): ViewSnapshot {

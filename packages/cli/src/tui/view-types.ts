@@ -45,6 +45,25 @@ export type HistoryItem = { key: number } & (
 
 export type HistoryInput = HistoryItem extends infer T ? (T extends HistoryItem ? Omit<T, "key"> : never) : never;
 
+/**
+ * A run in progress, for its "working 12s" line. The clock stops while the person is being asked
+ * something (an approval, a question): that time is theirs, not the task's.
+ */
+export type Busy = {
+  since: number;
+  label: string;
+  /** Time already spent waiting for the person. */
+  pausedMs?: number;
+  /** When the current wait for the person began. */
+  pausedAt?: number;
+};
+
+/** How long the run has been working, waits for the person left out. */
+export function busyElapsedMs(busy: Busy, now: number): number {
+  const waiting = (busy.pausedMs ?? 0) + (busy.pausedAt === undefined ? 0 : now - busy.pausedAt);
+  return Math.max(0, now - busy.since - waiting);
+}
+
 /** What is still changing: re-rendered (throttled), height-capped. */
 export type LiveState = {
   text: string;
@@ -56,7 +75,7 @@ export type LiveState = {
   /** A tool call still streaming in: its name and size so far. */
   streamingCall?: { id: string; name: string; chars: number; note?: string };
   /** Set while a run (or /compact) is in progress. */
-  busy?: { since: number; label: string };
+  busy?: Busy;
   stopping: boolean;
 };
 
