@@ -90,6 +90,21 @@ describe("approval flow", () => {
     expect(ui.frame()).toContain("✓ write a.txt (+1 −1)");
   });
 
+  it("an edit that cannot apply is offered with the reason it will fail, not an empty +0 −0 diff", async () => {
+    writeFileSync(path.join(workspace, "a.txt"), "one\ntwo\n");
+    const diff = "------- SEARCH\nthree\n=======\n3\n+++++++ REPLACE";
+    const ui = await open([call("replace_in_file", { path: "a.txt", diff }), call("attempt_completion", { result: "Gave up" })]);
+    await ui.type("change three");
+    await ui.type(keys.enter);
+    await sawText(ui.frame, "Apply this edit? a.txt");
+    const screen = ui.frame();
+    expect(screen).toContain("this edit will fail: SEARCH block 1 not found");
+    expect(screen).not.toContain("+0 −0");
+    await ui.type("y");
+    await sawText(ui.frame, "Gave up");
+    expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("one\ntwo\n");
+  });
+
   it("denies a command with feedback: the command never runs and the model reads why", async () => {
     const ui = await open([
       call("execute_command", { command: "touch ran.txt", requires_approval: true }),

@@ -57,8 +57,8 @@ describe("edit preview", () => {
   it("replace_in_file that cannot apply says so instead of showing a diff", () => {
     writeFileSync(path.join(dir, "app.ts"), "const a = 1;\n");
     const diff = "------- SEARCH\nnot there\n=======\nx\n+++++++ REPLACE";
-    expect(editPreview(dir, "replace_in_file", { path: "app.ts", diff })?.problem).toBe("the edit does not apply: 1 SEARCH block did not match");
-    expect(editPreview(dir, "replace_in_file", { path: "missing.ts", diff })?.problem).toBe("the file does not exist");
+    expect(editPreview(dir, "replace_in_file", { path: "app.ts", diff })?.problem).toBe("this edit will fail: SEARCH block 1 not found");
+    expect(editPreview(dir, "replace_in_file", { path: "missing.ts", diff })?.problem).toBe("this edit will fail: missing.ts does not exist");
   });
 
   it("other tools and malformed inputs have no preview", () => {

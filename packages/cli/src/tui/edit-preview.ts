@@ -29,6 +29,27 @@ function readCurrent(absolute: string): { text: string } | { missing: true } | {
   return { text: readFileSync(absolute, "utf8") };
 }
 
+type EditFailure = Extract<ReturnType<typeof applyDiff>, { ok: false }>["failure"];
+
+/** Why replace_in_file will refuse this diff, in a few words ("SEARCH block 2 not found"). */
+function whyItFails(failure: EditFailure): string {
+  if (failure.parse) return `the diff is malformed${failure.parse.line > 0 ? ` at its line ${failure.parse.line}` : ""}`;
+  const reasons = failure.blocks.map((f) => {
+    switch (f.kind) {
+      case "no-match":
+        return `SEARCH block ${f.block} not found`;
+      case "ambiguous":
+        return `SEARCH block ${f.block} matches ${f.total} places`;
+      case "overlap":
+        return `SEARCH blocks ${f.other} and ${f.block} overlap`;
+      case "empty-search":
+        return `SEARCH block ${f.block} is empty`;
+    }
+  });
+  const more = reasons.length > 2 ? `, and ${reasons.length - 2} more` : "";
+  return reasons.slice(0, 2).join("; ") + more;
+}
+
 /**
  * The diff an edit tool call would make (write_to_file, replace_in_file), or undefined for other
  * tools and for inputs that are not an edit. Synchronous on purpose: it runs inside the task's
@@ -55,12 +76,8 @@ export function editPreview(cwd: string, tool: string, input: Record<string, unk
     return { path: display, created: !("text" in current), ...diffHunks(before, input.content) };
   }
   if (typeof input.diff !== "string") return undefined;
-  if (!("text" in current)) return { path: display, created: false, added: 0, removed: 0, lines: [], problem: "the file does not exist" };
+  if (!("text" in current)) return { path: display, created: false, added: 0, removed: 0, lines: [], problem: `this edit will fail: ${display} does not exist` };
   const applied = applyDiff(current.text, input.diff);
-  if (!applied.ok) {
-    const count = applied.failure.blocks.length;
-    const why = applied.failure.parse ? "its diff is malformed" : `${count} SEARCH block${count === 1 ? "" : "s"} did not match`;
-    return { path: display, created: false, added: 0, removed: 0, lines: [], problem: `the edit does not apply: ${why}` };
-  }
+  if (!applied.ok) return { path: display, created: false, added: 0, removed: 0, lines: [], problem: `this edit will fail: ${whyItFails(applied.failure)}` };
   return { path: display, created: false, ...diffHunks(current.text, applied.content) };
 }

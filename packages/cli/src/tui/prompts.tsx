@@ -47,10 +47,11 @@ function WhatWouldRun({ prompt }: { prompt: Extract<Prompt, { kind: "approval" }
   }
   const edit = card?.edit;
   if (edit) {
-    const counts = edit.created ? `new file, ${edit.added} lines` : `+${edit.added} −${edit.removed}`;
+    // Without a diff (it will fail, or could not be previewed) counts would only say "+0 −0".
+    const counts = edit.problem ? "" : edit.created ? ` (new file, ${edit.added} lines)` : ` (+${edit.added} −${edit.removed})`;
     return (
       <Box flexDirection="column">
-        <Text bold>{`Apply this ${edit.created ? "new file" : "edit"}? ${edit.path} (${counts})`}</Text>
+        <Text bold>{`Apply this ${edit.created ? "new file" : "edit"}? ${edit.path}${counts}`}</Text>
         {edit.problem ? <Text color={theme.error}>{`  ${edit.problem}`}</Text> : <Text dimColor>  The full diff is shown above.</Text>}
       </Box>
     );
