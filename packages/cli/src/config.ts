@@ -77,6 +77,7 @@ export function resolveRunConfig(args: RunArgs, env: Env): RunConfig {
   if (!modelId) throw new UsageError(`Provider ${provider} has no default model: pass --model or set CAIRN_MODEL.`);
   const baseUrl = args.baseUrl ?? env.CAIRN_BASE_URL?.trim() ?? settings.baseUrl;
   const apiKey = apiKeyFromEnv(provider, env);
+  const requestTimeout = args.requestTimeout ?? settings.requestTimeout;
 
   const make = (id: string): Model => {
     try {
@@ -86,6 +87,7 @@ export function resolveRunConfig(args: RunArgs, env: Env): RunConfig {
         ...(apiKey ? { apiKey } : {}),
         ...(baseUrl ? { baseUrl } : {}),
         ...(settings.models?.[id] ? { info: settings.models[id] } : {}),
+        ...(requestTimeout !== undefined ? { requestTimeoutSeconds: requestTimeout } : {}),
       });
     } catch (error) {
       if (error instanceof ModelConfigError) throw new UsageError(error.message);

@@ -18,6 +18,8 @@ export type RunArgs = {
   maxBudgetUsd?: number;
   compaction?: "auto" | "truncate" | "off";
   retries?: number;
+  /** Seconds to wait for a model response's first byte and between two chunks. */
+  requestTimeout?: number;
   json: boolean;
 };
 
@@ -40,6 +42,7 @@ Options:
   --max-budget-usd <usd>   stop before a request once the task has cost this much
   --compaction <how>       auto (summarise when the window fills) | truncate | off
   --retries <n>            retries of a failed model request (default 4)
+  --request-timeout <s>    longest wait for a model response to start or go on (default 120)
   --json                   one JSON event per line on stdout, nothing else on stdout
   -h, --help               this help
 
@@ -74,6 +77,7 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
         "max-budget-usd": { type: "string" },
         compaction: { type: "string" },
         retries: { type: "string" },
+        "request-timeout": { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -124,5 +128,10 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
   }
   const retries = positiveInt("--retries", v.retries, true);
   if (retries !== undefined) args.retries = retries;
+  if (v["request-timeout"] !== undefined) {
+    const seconds = Number(v["request-timeout"]);
+    if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--request-timeout needs a number of seconds above 0, got "${v["request-timeout"]}".`);
+    args.requestTimeout = seconds;
+  }
   return args;
 }

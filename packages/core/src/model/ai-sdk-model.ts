@@ -1,5 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { classifyModelError } from "./classify-error.js";
+import type { Endpoint } from "./endpoint.js";
 import { ModelError } from "./errors.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
 import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId, Usage } from "./types.js";
@@ -28,6 +29,16 @@ function toFinishReason(unified: string): FinishReason {
   }
 }
 
+/** True when a tool call's arguments are a whole JSON object; no proper prefix of one is. */
+function isCompleteJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
 /** Adapts an AI SDK provider model (LanguageModelV3) to Cairn's one-method Model. */
 export class AiSdkModel implements Model {
   constructor(
@@ -35,12 +46,23 @@ export class AiSdkModel implements Model {
     readonly id: string,
     readonly info: ModelInfo,
     private readonly model: LanguageModelV3,
+    /** Names the provider, model and URL in error messages. */
+    private readonly endpoint?: Endpoint,
   ) {}
+
+  private cut(): ModelError {
+    const where = this.endpoint ? ` from ${this.endpoint.url}` : "";
+    return new ModelError("stream_cut", `The model's response stream${where} ended before it finished.`);
+  }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
     let started = false;
     let finished = false;
     let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+    // The OpenAI-format SDKs hand over every pending tool call when the stream ends, cleanly or not,
+    // with whatever arguments arrived. Calls whose arguments are not yet a whole JSON object wait for
+    // a real finish reason; on a cut stream they are dropped, so a half-written call never runs.
+    const held: ModelEvent[] = [];
     try {
       const result = await this.model.doStream({
         prompt: toProviderPrompt(request.system, request.messages, this.provider === "anthropic"),
@@ -75,27 +97,31 @@ export class AiSdkModel implements Model {
           case "tool-input-delta":
             yield { type: "tool-call-delta", id: part.id, argsText: part.delta };
             break;
-          case "tool-call":
+          case "tool-call": {
             started = true;
-            yield { type: "tool-call", id: part.toolCallId, name: part.toolName, argsText: part.input };
+            const call: ModelEvent = { type: "tool-call", id: part.toolCallId, name: part.toolName, argsText: part.input };
+            if (isCompleteJsonObject(part.input)) yield call;
+            else held.push(call);
             break;
+          }
           case "error":
             throw part.error;
           case "finish":
             // A finish without the provider's own stop reason means the stream ended early.
             if (part.finishReason.raw === undefined && part.finishReason.unified === "other") {
-              throw new ModelError("stream_cut", "The model's response stream ended before it finished.");
+              throw this.cut();
             }
             finished = true;
+            yield* held;
             yield { type: "finish", reason: toFinishReason(part.finishReason.unified), usage: toUsage(part.usage) };
             break;
           default:
             break;
         }
       }
-      if (!finished) throw new ModelError("stream_cut", "The model's response stream ended before it finished.");
+      if (!finished) throw this.cut();
     } catch (error) {
-      throw classifyModelError(error, started, signal);
+      throw classifyModelError(error, started, signal, this.endpoint);
     } finally {
       // Closes the HTTP response when the consumer stops early or the stream failed.
       if (!finished) await reader?.cancel().catch(() => undefined);

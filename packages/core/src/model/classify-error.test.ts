@@ -1,6 +1,7 @@
-import { APICallError } from "@ai-sdk/provider";
+import { APICallError, InvalidResponseDataError } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { classifyModelError } from "./classify-error.js";
+import type { Endpoint } from "./endpoint.js";
 import { ContextWindowExceededError } from "./errors.js";
 
 function apiError(statusCode: number | undefined, body = "", headers: Record<string, string> = {}) {
@@ -16,7 +17,7 @@ describe("classifyModelError", () => {
     [408, "", "timeout"],
     [401, "", "auth"],
     [403, "", "auth"],
-    [404, "", "bad_request"],
+    [404, "", "not_found"],
     [400, '{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}', "bad_request"],
     [400, '{"type":"error","error":{"type":"overloaded_error"}}', "overloaded"],
   ])("HTTP %i %s → %s", (status, body, kind) => {
@@ -52,5 +53,83 @@ describe("classifyModelError", () => {
   it("classifies errors sent inside the stream", () => {
     expect(classifyModelError({ type: "overloaded_error", message: "Overloaded" }, true).kind).toBe("overloaded");
     expect(classifyModelError({ type: "api_error", message: "Internal" }, true).kind).toBe("server");
+  });
+
+  it("never shows an Error as {} or by its class name", () => {
+    const sdkError = new InvalidResponseDataError({ data: { weird: true }, message: "Chunk had no choices." });
+    const message = classifyModelError(sdkError, true).message;
+    expect(message).toContain("Chunk had no choices.");
+    expect(message).not.toContain("{}");
+    expect(message).not.toMatch(/AI_|InvalidResponseDataError/);
+    expect(classifyModelError(new Error(""), true).message).not.toContain("{}");
+  });
+
+  it("reads the message inside an error object sent in the stream", () => {
+    const error = classifyModelError({ error: { type: "invalid_request_error", message: "tools[0] is malformed" } }, true);
+    expect(error.message).toContain("invalid_request_error: tools[0] is malformed");
+  });
+});
+
+const ollama: Endpoint = { provider: "ollama", model: "qwen3-coder", url: "http://localhost:11434/v1", keyEnv: ["CAIRN_API_KEY"] };
+const anthropic: Endpoint = { provider: "anthropic", model: "claude-sonnet-4-5", url: "https://api.anthropic.com/v1", keyEnv: ["ANTHROPIC_API_KEY", "CAIRN_API_KEY"] };
+const refused = (host: string) =>
+  new APICallError({
+    message: `Cannot connect to API: connect ECONNREFUSED ${host}`,
+    url: "http://x",
+    requestBodyValues: {},
+    cause: Object.assign(new Error(`connect ECONNREFUSED ${host}`), { code: "ECONNREFUSED" }),
+    isRetryable: true,
+  });
+
+describe("classifyModelError with the endpoint", () => {
+  it("treats openai-compatible's missing finish reason as a cut stream, which is retried", () => {
+    const error = classifyModelError(new InvalidResponseDataError({ data: undefined, message: "Response stream ended without a finish reason." }), true, undefined, ollama);
+    expect(error.kind).toBe("stream_cut");
+    expect(error.retryable).toBe(true);
+  });
+
+  it("fails at once with a hint when a local server refuses the connection", () => {
+    const error = classifyModelError(refused("127.0.0.1:11434"), false, undefined, ollama);
+    expect(error.kind).toBe("unreachable");
+    expect(error.retryable).toBe(false);
+    expect(error.message).toBe("Connection refused: is Ollama running at http://localhost:11434? Start it with `ollama serve` or pass --base-url.");
+    const lmstudio = classifyModelError(refused("127.0.0.1:1234"), false, undefined, { ...ollama, provider: "lmstudio", url: "http://127.0.0.1:1234/v1" });
+    expect(lmstudio.message).toContain("is LM Studio's server running at http://127.0.0.1:1234?");
+    const compatible = classifyModelError(refused("[::1]:8000"), false, undefined, { ...ollama, provider: "openai-compatible", url: "http://[::1]:8000/v1" });
+    expect(compatible.message).toContain("is the server running at http://[::1]:8000/v1?");
+  });
+
+  it("keeps retrying a refused connection to a remote host, which may come back", () => {
+    const error = classifyModelError(refused("203.0.113.5:443"), false, undefined, { ...anthropic, url: "https://models.example.com/v1" });
+    expect(error.kind).toBe("network");
+    expect(error.message).toContain("Cannot connect to https://models.example.com/v1");
+  });
+
+  it("names the host that does not resolve and does not retry", () => {
+    const notFound = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("getaddrinfo ENOTFOUND api.exmaple.com"), { code: "ENOTFOUND" }) });
+    const error = classifyModelError(notFound, false, undefined, { ...anthropic, url: "https://api.exmaple.com/v1" });
+    expect(error.kind).toBe("unreachable");
+    expect(error.message).toMatch(/^Cannot resolve the host api\.exmaple\.com of https:\/\/api\.exmaple\.com\/v1 .*check --base-url/);
+  });
+
+  it("says which variable holds the key on 401 and 403", () => {
+    const denied = classifyModelError(apiError(401, '{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}'), false, undefined, anthropic);
+    expect(denied.message).toContain("rejected the API key");
+    expect(denied.message).toContain("set ANTHROPIC_API_KEY or CAIRN_API_KEY");
+    const forbidden = classifyModelError(apiError(403), false, undefined, anthropic);
+    expect(forbidden.message).toContain('may use model "claude-sonnet-4-5"');
+  });
+
+  it("names the model and the provider on 404", () => {
+    const error = classifyModelError(apiError(404, '{"error":{"message":"model \\"qwen9\\" not found, try pulling it first"}}'), false, undefined, { ...ollama, model: "qwen9" });
+    expect(error.kind).toBe("not_found");
+    expect(error.message).toMatch(/^Model "qwen9" was not found at ollama \(HTTP 404 from http:\/\/localhost:11434\/v1: .*\); check --model/);
+  });
+
+  it("keeps a provider's HTML error page out of the message, on one line", () => {
+    const error = classifyModelError(apiError(502, "<!DOCTYPE html>\n<html><body><h1>502 Bad Gateway</h1>\n</body></html>"), false, undefined, anthropic);
+    expect(error.kind).toBe("server");
+    expect(error.message).not.toContain("<");
+    expect(error.message).not.toContain("\n");
   });
 });

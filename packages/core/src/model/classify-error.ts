@@ -1,4 +1,5 @@
-import { APICallError } from "@ai-sdk/provider";
+import { APICallError, InvalidResponseDataError } from "@ai-sdk/provider";
+import { hostOf, isLocalUrl, localServerHint, type Endpoint } from "./endpoint.js";
 import { ContextWindowExceededError, ModelError } from "./errors.js";
 import { parseRetryAfter } from "./retry.js";
 
@@ -17,52 +18,136 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** One line a person can read: whitespace folded, long provider bodies cut. */
+function oneLine(text: string, max = 300): string {
+  const folded = text.replace(/\s+/g, " ").trim();
+  return folded.length > max ? `${folded.slice(0, max - 1)}…` : folded;
+}
+
+/** The text of anything thrown: an Error's message (never `{}`), or what an object in the stream says. */
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message || "no details given";
+  if (typeof error === "string") return error;
+  if (error && typeof error === "object") {
+    const inner = (error as { error?: unknown }).error;
+    const message = (error as { message?: unknown }).message ?? (inner && typeof inner === "object" ? (inner as { message?: unknown }).message : undefined);
+    const type = (error as { type?: unknown }).type ?? (inner && typeof inner === "object" ? (inner as { type?: unknown }).type : undefined);
+    if (typeof message === "string" && message.trim() !== "") return typeof type === "string" ? `${type}: ${message}` : message;
+    const json = JSON.stringify(error);
+    if (json !== undefined && json !== "{}") return json;
+  }
+  return String(error);
+}
+
+function looksLikeHtml(body: string): boolean {
+  return /^\s*(<!doctype html|<html|<head|<body)/i.test(body);
+}
+
+/** The provider's own words for an HTTP error: its message, plus the body when it says more. */
+function httpDetail(error: APICallError): string {
+  const body = error.responseBody ?? "";
+  if (looksLikeHtml(body)) return oneLine(`${error.message} (an HTML page)`);
+  const extra = body && !error.message.includes(body.slice(0, 80)) ? ` ${body.slice(0, 300)}` : "";
+  return oneLine(`${error.message}${extra}`);
+}
+
+function keyVariables(endpoint: Endpoint): string {
+  return endpoint.keyEnv.join(" or ");
+}
+
+function who(endpoint: Endpoint | undefined): string {
+  return endpoint ? `${endpoint.provider} (${endpoint.url})` : "The provider";
+}
+
+function httpError(error: APICallError, status: number, endpoint: Endpoint | undefined): ModelError {
+  const detail = httpDetail(error);
+  const retryAfterMs = parseRetryAfter(error.responseHeaders);
+  const opts = { cause: error, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  const body = error.responseBody ?? "";
+  if (contextWindowPattern.test(`${error.message} ${body}`) && (status === 400 || status === 413)) return new ContextWindowExceededError(detail, status);
+  if (status === 429) return new ModelError("rate_limit", `${who(endpoint)} is rate-limiting requests (HTTP 429: ${detail}).`, opts);
+  if (status === 529 || /overloaded/i.test(body)) return new ModelError("overloaded", `${who(endpoint)} is overloaded (HTTP ${status}: ${detail}); try again later or set --fallback-model.`, opts);
+  if (status === 408) return new ModelError("timeout", `${who(endpoint)} timed out the request (HTTP 408: ${detail}).`, opts);
+  if (status >= 500) return new ModelError("server", `${who(endpoint)} failed on its side (HTTP ${status}: ${detail}); try again later or set --fallback-model.`, opts);
+  if (status === 401) {
+    const fix = endpoint ? `set ${keyVariables(endpoint)} to a valid key` : "check the API key for this provider";
+    return new ModelError("auth", `${who(endpoint)} rejected the API key (HTTP 401: ${detail}); ${fix}.`, opts);
+  }
+  if (status === 403) {
+    const fix = endpoint ? `check that the API key in ${keyVariables(endpoint)} may use model "${endpoint.model}"` : "check the API key for this provider";
+    return new ModelError("auth", `${who(endpoint)} refused the request (HTTP 403: ${detail}); ${fix}.`, opts);
+  }
+  if (status === 404) {
+    const message = endpoint
+      ? `Model "${endpoint.model}" was not found at ${endpoint.provider} (HTTP 404 from ${endpoint.url}: ${detail}); check --model, and that --base-url is the API root.`
+      : `Not found (HTTP 404: ${detail}); check the model id and the base URL.`;
+    return new ModelError("not_found", message, opts);
+  }
+  return new ModelError("bad_request", `${who(endpoint)} rejected the request (HTTP ${status}: ${detail}).`, opts);
+}
+
+/** A connection that failed: a local server that is not running and a name that does not resolve fail at once. */
+function connectionError(error: unknown, code: string | undefined, streamStarted: boolean, endpoint: Endpoint | undefined): ModelError {
+  const reason = oneLine(`${describe(error)}${code && !describe(error).includes(code) ? ` (${code})` : ""}`);
+  if (!streamStarted && code === "ECONNREFUSED" && endpoint && isLocalUrl(endpoint.url)) {
+    return new ModelError("unreachable", localServerHint(endpoint), { cause: error });
+  }
+  if (!streamStarted && code === "ENOTFOUND" && endpoint) {
+    return new ModelError("unreachable", `Cannot resolve the host ${hostOf(endpoint.url)} of ${endpoint.url} (DNS lookup failed); check --base-url and the network connection.`, { cause: error });
+  }
+  if (streamStarted) {
+    const where = endpoint ? `The connection to ${endpoint.url}` : "The connection to the provider";
+    return new ModelError("stream_cut", `${where} broke mid-reply: ${reason}.`, { cause: error });
+  }
+  const where = endpoint ? `Cannot connect to ${endpoint.url}` : "Cannot connect to the provider";
+  return new ModelError("network", `${where}: ${reason}; check the network connection and --base-url.`, { cause: error });
+}
+
+/** A ModelError from our own fetch (a stall, a non-API answer), as is or wrapped by the SDK as a cause. */
+function ownError(error: unknown): ModelError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
+    if (current instanceof ModelError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /**
- * Turns whatever a provider threw into a ModelError, once, at the edge.
- * `streamStarted` tells a broken connection mid-stream (stream_cut) from one that never answered.
+ * Turns whatever a provider threw into a ModelError, once, at the edge, with a one-line message
+ * that says what failed and what to do. `streamStarted` tells a connection broken mid-stream
+ * (stream_cut) from one that never answered; `endpoint` names the provider, model and URL.
  */
-export function classifyModelError(error: unknown, streamStarted: boolean, signal?: AbortSignal): ModelError {
-  if (error instanceof ModelError) return error;
+export function classifyModelError(error: unknown, streamStarted: boolean, signal?: AbortSignal, endpoint?: Endpoint): ModelError {
+  const ours = ownError(error);
+  if (ours) return ours;
   if (signal?.aborted || (error instanceof Error && error.name === "AbortError")) {
     return new ModelError("aborted", "The request was aborted.", { cause: error });
   }
+  // openai-compatible's word for a stream that closed cleanly before its finish chunk: a cut stream.
+  if (InvalidResponseDataError.isInstance(error) && /without a finish reason/i.test(error.message)) {
+    const where = endpoint ? ` from ${endpoint.url}` : "";
+    return new ModelError("stream_cut", `The model's response stream${where} ended before it finished.`, { cause: error });
+  }
+  const code = errorCode(error);
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
-    const body = error.responseBody ?? "";
-    const detail = `${error.message}${body && !error.message.includes(body.slice(0, 80)) ? ` ${body.slice(0, 300)}` : ""}`;
-    const retryAfterMs = parseRetryAfter(error.responseHeaders);
-    const opts = { cause: error, ...(status === undefined ? {} : { status }), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     // No status, or a 2xx whose body broke while being read: the connection failed, not the request.
-    if (status === undefined || (status >= 200 && status < 300)) {
-      return new ModelError(streamStarted ? "stream_cut" : "network", detail, { cause: error });
-    }
-    if (contextWindowPattern.test(detail) && (status === 400 || status === 413)) return new ContextWindowExceededError(detail, status);
-    if (status === 429) return new ModelError("rate_limit", detail, opts);
-    if (status === 529 || /overloaded/i.test(body)) return new ModelError("overloaded", detail, opts);
-    if (status === 408) return new ModelError("timeout", detail, opts);
-    if (status >= 500) return new ModelError("server", detail, opts);
-    if (status === 401 || status === 403) return new ModelError("auth", `${detail} Check the API key for this provider.`, opts);
-    return new ModelError("bad_request", detail, opts);
+    if (status === undefined || (status >= 200 && status < 300)) return connectionError(error, code, streamStarted, endpoint);
+    return httpError(error, status, endpoint);
   }
-  const message = messageOf(error);
+  const message = oneLine(describe(error));
   if (contextWindowPattern.test(message)) return new ContextWindowExceededError(message);
-  const code = errorCode(error);
   const looksNetwork =
     (code !== undefined && networkCodes.has(code)) || /fetch failed|terminated|socket|network|other side closed/i.test(message);
-  if (looksNetwork) {
-    return new ModelError(streamStarted ? "stream_cut" : "network", `${message}${code ? ` (${code})` : ""}`, { cause: error });
-  }
+  if (looksNetwork) return connectionError(error, code, streamStarted, endpoint);
   // Errors embedded in the stream by providers (Anthropic `error` events, OpenAI error chunks).
-  if (error && typeof error === "object") {
-    const text = JSON.stringify(error);
-    if (/overloaded/i.test(text)) return new ModelError("overloaded", text, { cause: error });
-    if (/rate_limit/i.test(text)) return new ModelError("rate_limit", text, { cause: error });
-    if (/api_error|server_error|internal/i.test(text)) return new ModelError("server", text, { cause: error });
-    return new ModelError("bad_request", text, { cause: error });
+  if (error && typeof error === "object" && !(error instanceof Error)) {
+    const text = JSON.stringify(error) ?? "";
+    if (/overloaded/i.test(text)) return new ModelError("overloaded", `${who(endpoint)} is overloaded: ${message}`, { cause: error });
+    if (/rate_limit/i.test(text)) return new ModelError("rate_limit", `${who(endpoint)} is rate-limiting requests: ${message}`, { cause: error });
+    if (/api_error|server_error|internal/i.test(text)) return new ModelError("server", `${who(endpoint)} failed on its side: ${message}`, { cause: error });
+    return new ModelError("bad_request", `${who(endpoint)} sent an error: ${message}`, { cause: error });
   }
-  return new ModelError("bad_request", message, { cause: error });
+  return new ModelError("bad_request", `${who(endpoint)} sent a reply Cairn could not use: ${message}`, { cause: error });
 }

@@ -7,7 +7,12 @@ export type ModelErrorKind =
   | "timeout"
   | "context_window"
   | "auth"
+  | "not_found"
   | "bad_request"
+  /** The server answered, but not as an API does (an empty 200, an HTML page): a wrong base URL or a captive portal. */
+  | "bad_response"
+  /** Nothing to talk to: a local server that is not running, a host name that does not resolve. */
+  | "unreachable"
   | "aborted";
 
 const retryableKinds: ReadonlySet<ModelErrorKind> = new Set([

@@ -1,8 +1,11 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { AiSdkModel } from "./ai-sdk-model.js";
 import { modelInfo } from "./catalog.js";
+import { baseUrlProblem, officialApiUrls, type Endpoint } from "./endpoint.js";
+import { defaultRequestTimeoutSeconds, guardedFetch } from "./guarded-fetch.js";
 import type { Model, ModelInfo, ProviderId } from "./types.js";
 
 type ProviderDefaults = {
@@ -47,6 +50,8 @@ export type ModelConfig = {
   baseUrl?: string;
   /** Overrides what the catalog knows (context window, price). */
   info?: Partial<ModelInfo>;
+  /** Longest wait in seconds for the first byte of a response and between two chunks (default 120). */
+  requestTimeoutSeconds?: number;
 };
 
 /** A configuration problem a person must fix; the message names what to set. */
@@ -70,25 +75,41 @@ export function createModel(config: ModelConfig): Model {
   if (defaults.baseUrlRequired && !baseUrl) {
     throw new ModelConfigError(`Provider ${config.provider} needs a base URL: pass --base-url or set CAIRN_BASE_URL (e.g. http://localhost:8000/v1).`);
   }
+  const problem = baseUrl === undefined ? undefined : baseUrlProblem(baseUrl);
+  if (problem) throw new ModelConfigError(problem);
+  const timeout = config.requestTimeoutSeconds ?? defaultRequestTimeoutSeconds;
+  if (!(timeout > 0) || !Number.isFinite(timeout)) {
+    throw new ModelConfigError(`The request timeout must be a number of seconds above 0, got ${timeout}.`);
+  }
   const info: ModelInfo = { ...modelInfo(config.model, config.provider), ...config.info };
   const apiKey = config.apiKey ?? "";
+  const apiUrl = config.provider === "anthropic" && baseUrl ? anthropicBaseUrl(baseUrl) : baseUrl?.replace(/\/+$/, "");
+  const endpoint: Endpoint = {
+    provider: config.provider,
+    model: config.model,
+    url: apiUrl ?? officialApiUrls[config.provider] ?? config.provider,
+    keyEnv: [...defaults.keyEnv, "CAIRN_API_KEY"],
+  };
+  const fetch = guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000 });
+  const model = (languageModel: LanguageModelV3) => new AiSdkModel(config.provider, config.model, info, languageModel, endpoint);
   switch (config.provider) {
     case "anthropic": {
-      const provider = createAnthropic({ apiKey, ...(baseUrl ? { baseURL: anthropicBaseUrl(baseUrl) } : {}) });
-      return new AiSdkModel(config.provider, config.model, info, provider(config.model));
+      const provider = createAnthropic({ apiKey, fetch, ...(apiUrl ? { baseURL: apiUrl } : {}) });
+      return model(provider(config.model));
     }
     case "openai": {
-      const provider = createOpenAI({ apiKey, ...(baseUrl ? { baseURL: baseUrl.replace(/\/+$/, "") } : {}) });
-      return new AiSdkModel(config.provider, config.model, info, provider.chat(config.model));
+      const provider = createOpenAI({ apiKey, fetch, ...(apiUrl ? { baseURL: apiUrl } : {}) });
+      return model(provider.chat(config.model));
     }
     default: {
       const provider = createOpenAICompatible({
         name: config.provider,
-        baseURL: baseUrl!.replace(/\/+$/, ""),
+        baseURL: apiUrl!,
+        fetch,
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
         includeUsage: true,
       });
-      return new AiSdkModel(config.provider, config.model, info, provider.chatModel(config.model));
+      return model(provider.chatModel(config.model));
     }
   }
 }

@@ -45,6 +45,8 @@ export const settingsSchema = z.strictObject({
   /** A cheaper model (same provider) that writes compaction summaries. */
   compactionModel: z.string().min(1).optional(),
   maxMistakes: z.number().int().positive().optional(),
+  /** Longest wait in seconds for a model response's first byte and between two chunks (default 120); --request-timeout wins. */
+  requestTimeout: z.number().positive().optional(),
   retry: z
     .strictObject({
       maxRetries: z.number().int().nonnegative(),

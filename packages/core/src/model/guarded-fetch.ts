@@ -1,0 +1,108 @@
+import { ModelError } from "./errors.js";
+
+export type FetchGuard = {
+  /** The API root, as messages name it. */
+  url: string;
+  /** Longest wait for the response to begin, and between two chunks of it. */
+  idleTimeoutMs: number;
+  fetch?: typeof globalThis.fetch;
+};
+
+/** The default idle limit: long enough for a slow model's first token, far short of undici's 300 s. */
+export const defaultRequestTimeoutSeconds = 120;
+
+function stalled(guard: FetchGuard): ModelError {
+  const seconds = Math.round((guard.idleTimeoutMs / 1000) * 10) / 10;
+  return new ModelError("timeout", `No response from ${guard.url} for ${seconds} s; check the provider or raise --request-timeout.`);
+}
+
+function isHtml(contentType: string | null): boolean {
+  return contentType !== null && /^\s*(text\/html|application\/xhtml\+xml)/i.test(contentType);
+}
+
+/**
+ * The fetch handed to the AI SDK providers. Each request gets its own AbortController and an idle
+ * timer, reset on every chunk, so a provider that goes silent (before the first byte or mid-stream)
+ * fails after `idleTimeoutMs` as a retryable timeout instead of hanging for undici's five minutes.
+ * It also refuses answers that are not an API's: an HTML page (a captive portal, a wrong base URL)
+ * and an empty body. Errors are thrown as ModelError with no `cause`, which the SDK passes on as is.
+ */
+export function guardedFetch(guard: FetchGuard): typeof globalThis.fetch {
+  const baseFetch = guard.fetch ?? globalThis.fetch;
+  return async (input, init) => {
+    const controller = new AbortController();
+    const callerSignal = init?.signal ?? undefined;
+    const onCallerAbort = () => controller.abort(callerSignal?.reason);
+    if (callerSignal?.aborted) onCallerAbort();
+    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const disarm = () => clearTimeout(timer);
+    const arm = () => {
+      disarm();
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(stalled(guard));
+      }, guard.idleTimeoutMs);
+    };
+    const release = () => {
+      disarm();
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+    };
+
+    arm();
+    let response: Response;
+    try {
+      response = await baseFetch(input, { ...init, signal: controller.signal });
+    } catch (error) {
+      release();
+      if (timedOut) throw stalled(guard);
+      throw error;
+    }
+
+    if (response.ok && isHtml(response.headers.get("content-type"))) {
+      release();
+      await response.body?.cancel().catch(() => undefined);
+      throw new ModelError("bad_response", `The server at ${guard.url} answered with an HTML page, not an API response; check --base-url.`, {
+        status: response.status,
+      });
+    }
+    const empty = () =>
+      new ModelError("stream_cut", `The server at ${guard.url} answered with an empty response, not an API reply; check --base-url and the provider.`);
+    if (response.body === null) {
+      release();
+      if (response.ok) throw empty();
+      return response;
+    }
+
+    const reader = response.body.getReader();
+    let bytes = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(out) {
+        arm();
+        try {
+          const { done, value } = await reader.read();
+          disarm();
+          if (done) {
+            release();
+            if (bytes === 0 && response.ok) out.error(empty());
+            else out.close();
+            return;
+          }
+          bytes += value.byteLength;
+          out.enqueue(value);
+        } catch (error) {
+          release();
+          out.error(timedOut ? stalled(guard) : error);
+        }
+      },
+      async cancel(reason) {
+        release();
+        await reader.cancel(reason).catch(() => undefined);
+      },
+    });
+    disarm();
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
