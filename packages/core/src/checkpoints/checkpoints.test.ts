@@ -139,8 +139,8 @@ describe("diff", () => {
   it("rejects a hash that is not a checkpoint, saying how to find one", async () => {
     const checkpoints = await open();
     await checkpoints.create("only");
-    await expect(checkpoints.diff("deadbeef")).rejects.toThrow(/No checkpoint "deadbeef".*list\(\)/);
-    await expect(checkpoints.diff("--output=/tmp/x")).rejects.toThrow(/No checkpoint/);
+    await expect(checkpoints.diff("deadbeef")).rejects.toThrow(/Checkpoint deadbeef is not in the checkpoint store.*cairn checkpoints <task-id>/);
+    await expect(checkpoints.diff("--output=/tmp/x")).rejects.toThrow(/is not in the checkpoint store/);
   });
 });
 
@@ -156,7 +156,7 @@ describe("restore", () => {
     await rm(path.join(ws, "dir"), { recursive: true });
     await checkpoints.create("after the agent");
 
-    expect(await checkpoints.restore(checkpoint.hash)).toEqual({ restored: 3, removed: 2 });
+    expect(await checkpoints.restore(checkpoint.hash)).toMatchObject({ restored: 3, removed: 2 });
     expect(await snapshotTree(ws)).toEqual(before);
   });
 
@@ -169,7 +169,7 @@ describe("restore", () => {
     await checkpoints.restore(checkpoint.hash);
     expect(await read(ws, "a.txt")).toBe("a1\n");
     expect(existsSync(path.join(ws, "b.txt"))).toBe(false);
-    expect(await checkpoints.restore(checkpoint.hash)).toEqual({ restored: 0, removed: 0 });
+    expect(await checkpoints.restore(checkpoint.hash)).toMatchObject({ restored: 0, removed: 0 });
   });
 
   it("can go forward again: history is kept, and the restored state is the next checkpoint", async () => {
@@ -181,12 +181,24 @@ describe("restore", () => {
 
     await checkpoints.restore(v1.hash);
     expect(await read(ws, "a.txt")).toBe("v1\n");
-    await checkpoints.restore(v2.hash);
+    await checkpoints.restore(v2.hash, { afterLabel: "restored to v2" });
     expect(await read(ws, "a.txt")).toBe("v2\n");
-    await checkpoints.restore(v1.hash);
-    const after = await checkpoints.create("after restoring v1");
-    expect(after.changedFiles).toBe(1);
-    expect((await checkpoints.list()).map((c) => c.message)).toEqual(["after restoring v1", "v2", "v1"]);
+    const undone = await checkpoints.restore(v1.hash, { afterLabel: "restored to v1" });
+    expect(undone.after).toBeDefined();
+    expect((await checkpoints.list()).map((c) => c.message)).toEqual([
+      "restored to v1",
+      "before restore",
+      "restored to v2",
+      "before restore",
+      "restored",
+      "before restore",
+      "v2",
+      "v1",
+    ]);
+    // The restored state is already recorded; going back to the "before restore" checkpoint undoes it.
+    expect((await checkpoints.create("after restoring v1")).changedFiles).toBe(0);
+    await checkpoints.restore(undone.before.hash);
+    expect(await read(ws, "a.txt")).toBe("v2\n");
   });
 
   it("restores a file that became a folder, and a folder that became a file", async () => {

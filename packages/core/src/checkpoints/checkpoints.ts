@@ -1,11 +1,12 @@
 import { mkdir, realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { CheckpointError } from "./errors.js";
-import { checkGitVersion, emptyTree, splitNul } from "./git.js";
+import { CheckpointError, CheckpointStoreDamagedError, damageReason } from "./errors.js";
+import { checkGitVersion, emptyTree, GitError, splitNul } from "./git.js";
 import { withOwnership } from "./locks.js";
-import { restoreCheckpoint, type RestoreResult } from "./restore.js";
+import { applyRestore, planRestore, type RestoreResult, type UntouchedFile } from "./restore.js";
 import { defaultMaxFileBytes, shadowFolderFor, ShadowRepo } from "./shadow-repo.js";
+import { beforeRestoreLabel, isCairnStep } from "./steps.js";
 
 export type CheckpointOptions = {
   /** The folder to checkpoint. */
@@ -29,6 +30,34 @@ export type FileChange = {
 
 export type CheckpointDiff = { files: FileChange[]; patch: string };
 
+export type RestoreOptions = {
+  /**
+   * The task's checkpoints after the one restored, oldest first. Files changed only outside Cairn's
+   * steps among them are "untouched" (see steps.ts). Without it every file counts as Cairn's.
+   */
+  laterSteps?: readonly { hash: string; label: string }[];
+  /** Untouched files: kept as they are now (the default) or restored too. */
+  untouched?: "keep" | "restore";
+  /** The label of the checkpoint recording the restored files. */
+  afterLabel?: string;
+};
+
+export type RestorePreview = {
+  /** What the restore would change, untouched files included. */
+  files: { path: string; change: "remove" | "overwrite" | "recreate" }[];
+  /** Of those, the files no step of Cairn's changed since the checkpoint. */
+  untouched: UntouchedFile[];
+  /** Paths a restore leaves alone (ignored, excluded, or with unrecorded files in the way). */
+  leftAlone: string[];
+};
+
+export type RestoreOutcome = RestoreResult & {
+  /** The checkpoint of the files just before the restore: restoring it undoes the restore. */
+  before: { hash: string };
+  /** The checkpoint of the restored files, when anything changed. */
+  after?: { hash: string };
+};
+
 /** Calls on one shadow repository run one at a time, even across `Checkpoints` objects. */
 const queues = new Map<string, Promise<unknown>>();
 
@@ -50,6 +79,9 @@ function serialized<T>(key: string, job: () => Promise<T>): Promise<T> {
  * next `create` records the restored state on top.
  */
 export class Checkpoints {
+  /** Set once the store is found damaged: every later call fails at once with the same line. */
+  private damage: CheckpointStoreDamagedError | undefined;
+
   private constructor(private readonly repo: ShadowRepo) {}
 
   /** Opens (creating on first use) the shadow repository of a workspace. */
@@ -60,8 +92,13 @@ export class Checkpoints {
     const gitDir = shadowFolderFor(await realpath(options.baseDir), workspace);
     const repo = new ShadowRepo({ gitDir, workTree: workspace }, options.maxFileBytes ?? defaultMaxFileBytes);
     await mkdir(gitDir, { recursive: true });
-    await serialized(gitDir, () => withOwnership(gitDir, () => repo.ensureInitialized()));
-    return new Checkpoints(repo);
+    const checkpoints = new Checkpoints(repo);
+    // Reading the latest checkpoint finds a damaged store now, before a task counts on it.
+    await checkpoints.run(async () => {
+      await repo.ensureInitialized();
+      await repo.head();
+    });
+    return checkpoints;
   }
 
   /** The workspace's real path. */
@@ -80,16 +117,22 @@ export class Checkpoints {
    */
   create(message: string): Promise<{ hash: string; changedFiles: number }> {
     const created = this.run(async () => {
-      const head = await this.repo.head();
-      const { tree, changes } = await this.repo.stage(head?.tree ?? emptyTree);
-      const parents = head ? ["-p", head.commit] : [];
-      const commitArgs = ["commit-tree", tree, ...parents, "-F", "-"];
-      const hash = (await this.repo.git(commitArgs, { input: message || "checkpoint" })).stdout.toString("utf8").trim();
-      await this.repo.git(["update-ref", "HEAD", hash, head?.commit ?? ""]);
-      return { hash, changedFiles: changes.length };
+      const made = await this.commitWorkTree(message);
+      return { hash: made.hash, changedFiles: made.changedFiles };
     });
     void created.then(() => this.scheduleMaintenance(), () => {});
     return created;
+  }
+
+  /** Stages the work tree and commits it on top of the latest checkpoint; callers hold the lock. */
+  private async commitWorkTree(message: string): Promise<{ hash: string; tree: string; changedFiles: number }> {
+    const head = await this.repo.head();
+    const { tree, changes } = await this.repo.stage(head?.tree ?? emptyTree);
+    const parents = head ? ["-p", head.commit] : [];
+    const commitArgs = ["commit-tree", tree, ...parents, "-F", "-"];
+    const hash = (await this.repo.git(commitArgs, { input: message || "checkpoint" })).stdout.toString("utf8").trim();
+    await this.repo.git(["update-ref", "HEAD", hash, head?.commit ?? ""]);
+    return { hash, tree, changedFiles: changes.length };
   }
 
   /** All checkpoints, newest first. */
@@ -126,12 +169,54 @@ export class Checkpoints {
     });
   }
 
+  /** What `restore` would change, with the same options, without changing anything. */
+  previewRestore(hash: string, options: RestoreOptions = {}): Promise<RestorePreview> {
+    return this.run(async () => {
+      const commit = await this.repo.resolveCommit(hash);
+      const cairnPaths = await this.cairnPaths(options.laterSteps);
+      const head = await this.repo.head();
+      const { tree } = await this.repo.stage(head?.tree ?? emptyTree);
+      const plan = await planRestore(this.repo, tree, commit, { ...(cairnPaths ? { cairnPaths } : {}), untouched: "restore" });
+      const files = plan.changes.map((change) => ({
+        path: change.path,
+        change: change.status === "A" ? ("recreate" as const) : change.status === "D" ? ("remove" as const) : ("overwrite" as const),
+      }));
+      return { files, untouched: plan.untouched, leftAlone: plan.leftAlone };
+    });
+  }
+
   /**
    * Puts the files back as they were at a checkpoint: modified files rewritten, files created since
-   * removed, deleted files recreated. Excluded and ignored files, and every .git, are left alone.
+   * removed, deleted files recreated. Every restore can be undone: the files as they are now are
+   * checkpointed first ("before restore"), in the same turn of the lock so nothing slips between.
+   * Files no step of Cairn's changed since the checkpoint are kept unless `untouched: "restore"`;
+   * ignored and excluded files and every .git are left alone; nothing is written through a symlink.
    */
-  restore(hash: string): Promise<RestoreResult> {
-    return this.run(async () => restoreCheckpoint(this.repo, await this.repo.resolveCommit(hash)));
+  restore(hash: string, options: RestoreOptions = {}): Promise<RestoreOutcome> {
+    return this.run(async () => {
+      const commit = await this.repo.resolveCommit(hash);
+      const cairnPaths = await this.cairnPaths(options.laterSteps);
+      const before = await this.commitWorkTree(beforeRestoreLabel);
+      const untouched = options.untouched ?? "keep";
+      const plan = await planRestore(this.repo, before.tree, commit, { ...(cairnPaths ? { cairnPaths } : {}), untouched });
+      const counts = await applyRestore(this.repo, plan);
+      const result = { ...counts, untouched: plan.untouched, untouchedRestored: untouched === "restore", leftAlone: plan.leftAlone };
+      if (plan.changes.length === 0) return { ...result, before: { hash: before.hash } };
+      const after = await this.commitWorkTree(options.afterLabel ?? "restored");
+      return { ...result, before: { hash: before.hash }, after: { hash: after.hash } };
+    });
+  }
+
+  /** The paths Cairn's own steps among these checkpoints changed (each against the checkpoint just before it in the store). */
+  private async cairnPaths(steps: RestoreOptions["laterSteps"]): Promise<Set<string> | undefined> {
+    if (steps === undefined) return undefined;
+    const paths = new Set<string>();
+    for (const step of steps.filter((s) => isCairnStep(s.label))) {
+      const commit = await this.repo.resolveCommit(step.hash);
+      const { stdout } = await this.repo.git(["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--root", "--no-commit-id", commit]);
+      for (const file of splitNul(stdout)) paths.add(file);
+    }
+    return paths;
   }
 
   /** Resolves once every call made so far (including background upkeep) has finished. */
@@ -139,8 +224,36 @@ export class Checkpoints {
     return this.run(async () => {});
   }
 
+  /**
+   * Every call runs one at a time per shadow repository, across processes. A damaged index (only a
+   * cache of the files) is rebuilt and the call tried once more; a damaged store fails every call
+   * with one line saying where it is and what to do.
+   */
   private run<T>(job: () => Promise<T>): Promise<T> {
-    return serialized(this.gitDir, () => withOwnership(this.gitDir, job));
+    return serialized(this.gitDir, () =>
+      withOwnership(this.gitDir, async () => {
+        if (this.damage) throw this.damage;
+        try {
+          return await job();
+        } catch (error) {
+          if (!(error instanceof GitError) || !/index file|bad index|index uses .* extension/i.test(error.stderr)) throw this.classify(error);
+        }
+        await this.repo.rebuildIndex().catch((error: unknown) => {
+          throw this.classify(error);
+        });
+        return await job().catch((error: unknown) => {
+          throw this.classify(error);
+        });
+      }),
+    );
+  }
+
+  private classify(error: unknown): unknown {
+    if (!(error instanceof GitError)) return error;
+    const reason = damageReason(error.stderr);
+    if (reason === undefined) return error;
+    this.damage = new CheckpointStoreDamagedError(this.gitDir, reason);
+    return this.damage;
   }
 
   /** Packing runs after the caller has its checkpoint, in the queue, so only a later call can wait for it. */

@@ -4,8 +4,12 @@ export {
   type CheckpointDiff,
   type CheckpointOptions,
   type FileChange,
+  type RestoreOptions,
+  type RestoreOutcome,
+  type RestorePreview,
 } from "./checkpoints.js";
+export { beforeRestoreLabel, isCairnStep, restoredToLabel } from "./steps.js";
 export { alwaysExcluded, heavyDirectories, heavyExtensions } from "./exclusions.js";
-export type { RestoreResult } from "./restore.js";
-export { CheckpointError } from "./errors.js";
+export type { RestoreResult, UntouchedFile } from "./restore.js";
+export { CheckpointError, CheckpointStoreDamagedError } from "./errors.js";
 export { defaultMaxFileBytes } from "./shadow-repo.js";

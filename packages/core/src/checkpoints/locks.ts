@@ -1,4 +1,6 @@
-import { open, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { link, mkdir, readdir, readFile, rmdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CheckpointError } from "./errors.js";
@@ -8,58 +10,140 @@ export const staleLockMs = 5_000;
 
 /** How long to wait for another Cairn process that is using the same shadow repository. */
 const ownerWaitMs = 120_000;
-const pollMs = 50;
+/** The owner touches its lock this often; a lock nobody touched for `abandonedMs` is abandoned (another host, a frozen process). */
+const heartbeatMs = 2_000;
+const abandonedMs = 30_000;
+const pollMs = 25;
+
+/** Who holds `cairn.lock`: enough to tell a live owner from a dead one, and a reused pid from the original. */
+type Owner = { pid: number; start: string; host: string };
 
 /**
  * Cross-process ownership of a shadow repository. In one process a queue runs calls one at a time;
- * two Cairn processes on the same workspace take turns through `cairn.lock` (holding the owner's
- * pid). While we own it no other Cairn process runs git there, so a git lock file left behind can
- * only come from a killed process and is removed once it is a few seconds old.
+ * Cairn processes on the same workspace take turns through `cairn.lock`.
+ *
+ * The lock is born complete: the owner record is written to a private file and hard-linked to
+ * `cairn.lock`, which fails if the name exists, so no one ever sees an empty or half-written lock
+ * (the old lock could be stolen when it was read while empty). A lock is taken from its owner only
+ * when the owner is provably gone: same host and its pid dead or reused, or no heartbeat for
+ * `abandonedMs`. Breaking runs under a second lock and re-reads the owner first, so two processes
+ * cannot both break it and remove the lock a third one just took.
+ *
+ * While we own it no other Cairn process runs git there, so a git lock file left behind can only come
+ * from a killed process and is removed once it is a few seconds old.
  */
 export async function withOwnership<T>(gitDir: string, job: () => Promise<T>): Promise<T> {
-  const ownerFile = path.join(gitDir, "cairn.lock");
-  await acquire(ownerFile);
+  const lockFile = path.join(gitDir, "cairn.lock");
+  await acquire(lockFile);
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    void utimes(lockFile, now, now).catch(() => {});
+  }, heartbeatMs);
+  heartbeat.unref();
   try {
     await removeStaleGitLocks(gitDir);
     return await job();
   } finally {
-    await unlink(ownerFile).catch(() => {});
+    clearInterval(heartbeat);
+    await unlink(lockFile).catch(() => {});
   }
 }
 
-async function acquire(ownerFile: string): Promise<void> {
+const self: Owner = { pid: process.pid, start: processStart(process.pid) ?? "", host: os.hostname() };
+
+async function acquire(lockFile: string): Promise<void> {
   const deadline = Date.now() + ownerWaitMs;
-  for (;;) {
-    try {
-      const handle = await open(ownerFile, "wx");
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  const mine = `${lockFile}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  await writeFile(mine, JSON.stringify(self));
+  try {
+    for (;;) {
+      try {
+        await link(mine, lockFile);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const held = await readOwner(lockFile);
+      if (held && (await isGone(held.owner, held.mtimeMs))) await breakLock(lockFile, held.raw);
+      else if (Date.now() > deadline) {
+        const who = held?.owner ? `pid ${held.owner.pid} on ${held.owner.host}` : "another process";
+        throw new CheckpointError(
+          `Another Cairn process (${who}) has been using the checkpoints of this workspace for over ${ownerWaitMs / 1000} s. Wait for it to finish, or stop it, then try again.`,
+        );
+      }
+      await sleep(pollMs);
     }
-    const owner = Number.parseInt(await readFile(ownerFile, "utf8").catch(() => ""), 10);
-    if (!isAlive(owner)) {
-      // Its owner died mid-call (or the file is half-written: give a live writer a moment first).
-      const age = Date.now() - ((await stat(ownerFile).catch(() => undefined))?.mtimeMs ?? 0);
-      if (Number.isInteger(owner) || age > 1_000) await unlink(ownerFile).catch(() => {});
-    } else if (Date.now() > deadline) {
-      throw new CheckpointError(
-        `Another Cairn process (pid ${owner}) has been using the checkpoints of this workspace for over ${ownerWaitMs / 1000} s. Wait for it to finish, or stop it, then try again.`,
-      );
-    }
-    await sleep(pollMs);
+  } finally {
+    await unlink(mine).catch(() => {});
   }
 }
 
-function isAlive(pid: number): boolean {
+async function readOwner(lockFile: string): Promise<{ raw: string; owner: Owner | undefined; mtimeMs: number } | undefined> {
+  try {
+    const [raw, stats] = await Promise.all([readFile(lockFile, "utf8"), stat(lockFile)]);
+    return { raw, owner: parseOwner(raw), mtimeMs: stats.mtimeMs };
+  } catch {
+    return undefined; // released meanwhile: try again
+  }
+}
+
+function parseOwner(raw: string): Owner | undefined {
+  // A lock written by an older Cairn holds a bare pid.
+  if (/^\s*\d+\s*$/.test(raw)) return { pid: Number(raw), host: self.host, start: "" };
+  try {
+    const value = JSON.parse(raw) as Partial<Owner> | null;
+    if (typeof value?.pid === "number" && typeof value.host === "string") return { pid: value.pid, host: value.host, start: String(value.start ?? "") };
+  } catch {
+    // Not ours: wait for it to be released, or abandoned.
+  }
+  return undefined;
+}
+
+async function isGone(owner: Owner | undefined, mtimeMs: number): Promise<boolean> {
+  if (Date.now() - mtimeMs > abandonedMs) return true;
+  if (!owner || owner.host !== self.host) return false; // cannot see its process: wait for the heartbeat to stop
+  if (owner.pid === process.pid) return owner.start === self.start; // our own leftover: the in-process queue runs one call at a time
+  if (!pidAlive(owner.pid)) return true;
+  const start = processStart(owner.pid);
+  return owner.start !== "" && start !== undefined && start !== owner.start; // the pid now belongs to another process
+}
+
+/** Removes a lock whose owner is gone, if it still is the same lock (compared by content). */
+async function breakLock(lockFile: string, seen: string): Promise<void> {
+  const breaker = `${lockFile}.break`;
+  try {
+    await mkdir(breaker);
+  } catch {
+    // Someone else is breaking it; a breaker killed mid-way leaves this folder, cleared after a while.
+    const age = Date.now() - ((await stat(breaker).catch(() => undefined))?.mtimeMs ?? Date.now());
+    if (age > staleLockMs) await rmdir(breaker).catch(() => {});
+    return;
+  }
+  try {
+    if ((await readFile(lockFile, "utf8").catch(() => undefined)) === seen) await unlink(lockFile).catch(() => {});
+  } finally {
+    await rmdir(breaker).catch(() => {});
+  }
+}
+
+function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return false; // our own leftover: the in-process queue means no call of ours is running
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The start time of a process in clock ticks since boot (Linux), to tell a reused pid apart; undefined elsewhere. */
+function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22; the command name (field 2) may hold spaces and parentheses, so count from its end.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
   }
 }
 

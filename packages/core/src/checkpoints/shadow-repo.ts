@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { appendFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./errors.js";
 import { attributesFileContent } from "./exclusions.js";
@@ -13,7 +13,7 @@ const branch = "checkpoints";
 
 
 /** One path that differs between two trees, as `git diff-tree --raw` reports it. */
-export type Change = { status: "A" | "M" | "D" | "T"; oldMode: string; newMode: string; path: string };
+export type Change = { status: "A" | "M" | "D" | "T"; oldMode: string; newMode: string; oldHash: string; newHash: string; path: string };
 
 /**
  * Tuned for large work trees: the untracked cache (built for `status -uall`) and split index make
@@ -88,12 +88,25 @@ export class ShadowRepo {
 
   /** The full id of a checkpoint given its (possibly abbreviated) hash. */
   async resolveCommit(hash: string): Promise<string> {
-    const unknown = new CheckpointError(`No checkpoint "${hash}" in this workspace's history. Use list() to see the available checkpoints.`);
+    const unknown = new CheckpointError(
+      `Checkpoint ${hash.slice(0, 10)} is not in the checkpoint store at ${this.location.gitDir} (it was moved aside or started afresh); list the ones there are with \`cairn checkpoints <task-id>\`.`,
+    );
     if (!/^[0-9a-f]{4,64}$/i.test(hash)) throw unknown;
-    const result = await this.git(["rev-parse", "-q", "--verify", `${hash}^{commit}`], { okCodes: [0, 1, 128] });
+    const result = await this.git(["rev-parse", "-q", "--verify", `${hash}^{commit}`], { okCodes: [0, 1] });
     const commit = result.stdout.toString("utf8").trim();
-    if (result.code !== 0 || commit === "") throw unknown;
-    return commit;
+    if (result.code === 0 && commit !== "") return commit;
+    await this.head(); // a store whose latest checkpoint is unreadable fails here, saying why
+    throw unknown;
+  }
+
+  /** Throws the index away and reads it back from the latest checkpoint: it only caches what the files were. */
+  async rebuildIndex(): Promise<void> {
+    const { gitDir } = this.location;
+    for (const name of await readdir(gitDir)) {
+      if (name === "index" || name.startsWith("sharedindex.")) await rm(path.join(gitDir, name), { force: true });
+    }
+    const head = await this.head();
+    if (head) await this.git(["read-tree", head.tree]);
   }
 
   async writeTree(): Promise<string> {
@@ -143,10 +156,10 @@ export function parseRawDiff(output: Buffer): Change[] {
   const fields = splitNul(output);
   const changes: Change[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    const [oldMode = "", newMode = "", , , status = ""] = (fields[i] ?? "").slice(1).split(" ");
+    const [oldMode = "", newMode = "", oldHash = "", newHash = "", status = ""] = (fields[i] ?? "").slice(1).split(" ");
     const kind = status.charAt(0);
     if (kind !== "A" && kind !== "M" && kind !== "D" && kind !== "T") continue;
-    changes.push({ status: kind, oldMode, newMode, path: fields[i + 1] ?? "" });
+    changes.push({ status: kind, oldMode, newMode, oldHash, newHash, path: fields[i + 1] ?? "" });
   }
   return changes;
 }

@@ -31,6 +31,8 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string): Promise
     (await repo.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])).stdout,
   );
   const found = await inspect(repo.location.workTree, status.paths, repo.maxFileBytes);
+  // update-index refuses any path "beyond a symbolic link", even to remove it: take those out by force.
+  if (found.beyondLink.length > 0) await repo.forceRemove(found.beyondLink);
   if (found.tooLarge.length > 0) {
     await large.add(found.tooLarge);
     await repo.forceRemove(found.tooLarge); // a tracked file that grew past the limit leaves the checkpoints
@@ -78,14 +80,26 @@ function parseStatus(output: Buffer): Status {
   return status;
 }
 
-type Inspection = { present: string[]; missing: string[]; tooLarge: string[] };
+type Inspection = {
+  present: string[];
+  missing: string[];
+  tooLarge: string[];
+  /** Tracked paths under a folder that is now a symlink (or a file): gone from the workspace, whatever the link points at. */
+  beyondLink: string[];
+};
 
 /** lstat of each candidate, synchronously in slices (3× faster than the thread pool) with yields between. */
 async function inspect(workTree: string, paths: readonly string[], maxFileBytes: number): Promise<Inspection> {
-  const result: Inspection = { present: [], missing: [], tooLarge: [] };
+  const result: Inspection = { present: [], missing: [], tooLarge: [], beyondLink: [] };
+  const realFolders = new Map<string, boolean>();
   for (let start = 0; start < paths.length; start += 2_000) {
     if (start > 0) await yieldToEventLoop();
     for (const file of paths.slice(start, start + 2_000)) {
+      // lstat only looks at the last component: `src/a.ts` with `src -> /elsewhere` would read outside the workspace.
+      if (!underRealFolders(workTree, file, realFolders)) {
+        result.beyondLink.push(file);
+        continue;
+      }
       let stats;
       try {
         stats = lstatSync(path.join(workTree, file));
@@ -98,6 +112,26 @@ async function inspect(workTree: string, paths: readonly string[], maxFileBytes:
     }
   }
   return result;
+}
+
+/** Whether every folder on the way to `file` is a real folder (not a symlink, not a file); cached per folder. */
+function underRealFolders(workTree: string, file: string, cache: Map<string, boolean>): boolean {
+  const parts = file.split("/");
+  let folder = "";
+  for (const part of parts.slice(0, -1)) {
+    folder = folder === "" ? part : `${folder}/${part}`;
+    let real = cache.get(folder);
+    if (real === undefined) {
+      try {
+        real = lstatSync(path.join(workTree, folder)).isDirectory();
+      } catch {
+        real = true; // missing: the file is simply gone, which update-index --remove handles
+      }
+      cache.set(folder, real);
+    }
+    if (!real) return false;
+  }
+  return true;
 }
 
 /** Stages these paths (added, changed or deleted); unreadable files are left out of the index rather than failing. */
