@@ -55,6 +55,7 @@ export async function driveHeadless(task: Task, run: AsyncGenerator<AgentEvent, 
     }
     return { code: exitCodeFor(result), result };
   } finally {
+    renderer.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }

@@ -1,4 +1,5 @@
 import type { AgentEvent } from "@cairn/core";
+import { CommandOutputFeed, type OutputFeedOptions } from "./command-output-feed.js";
 
 function firstLine(text: string, max = 160): string {
   const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
@@ -9,11 +10,35 @@ function dollars(cost: number | null): string {
   return cost === null ? "cost unknown" : `$${cost.toFixed(4)}`;
 }
 
-/** Human-readable progress of a headless run, written to stderr as events arrive. */
+/** "exit code 0", from a command's result; undefined for results that carry none (still running). */
+function exitNote(content: string): { ok: boolean; text: string } | undefined {
+  const code = /^Exit code: (.+)$/m.exec(content)?.[1];
+  return code === undefined ? undefined : { ok: code === "0", text: `exit code ${code}` };
+}
+
+/**
+ * Human-readable progress of a headless run, written to stderr as events arrive. A running
+ * command's output is shown as it comes (throttled, see CommandOutputFeed), then its exit code.
+ */
 export class ProgressRenderer {
   private atLineStart = true;
+  /** Replies of which some text was written, so a discarded one is only called out if it was seen. */
+  private readonly shownReplies = new Set<string>();
+  private readonly output: CommandOutputFeed;
 
-  constructor(private readonly write: (text: string) => void) {}
+  constructor(
+    private readonly write: (text: string) => void,
+    outputOptions: OutputFeedOptions = {},
+  ) {
+    this.output = new CommandOutputFeed((lines) => {
+      for (const line of lines) this.line(line);
+    }, outputOptions);
+  }
+
+  /** Writes what is held back and stops the output timer. */
+  close(): void {
+    this.output.close();
+  }
 
   private line(text: string): void {
     if (!this.atLineStart) this.write("\n");
@@ -39,9 +64,14 @@ export class ProgressRenderer {
         if (event.text === "") return;
         this.write(event.text);
         this.atLineStart = event.text.endsWith("\n");
+        this.shownReplies.add(event.message_id);
         return;
       case "stream_discarded":
-        this.line(`[the response above was discarded: ${firstLine(event.reason, 100)}]`);
+        // With nothing written, there is nothing "above" to disown; the retry notice follows anyway.
+        if (this.shownReplies.delete(event.message_id)) this.line(`[the response above was discarded: ${firstLine(event.reason, 100)}]`);
+        return;
+      case "tool_output":
+        this.output.push(event.id, event.text);
         return;
       case "tool_call":
         this.line(`→ ${event.summary}`);
@@ -49,10 +79,14 @@ export class ProgressRenderer {
       case "approval_decision":
         if (!event.approved) this.line(`  ✗ denied (${event.by}): ${firstLine(event.reason)}`);
         return;
-      case "tool_result":
-        if (event.status === "done") this.line(`  ✓ ${firstLine(event.content) || "done"}`);
+      case "tool_result": {
+        this.output.end(event.tool_use_id);
+        const exit = event.name === "execute_command" && event.status !== "denied" ? exitNote(event.content) : undefined;
+        if (exit) this.line(`  ${exit.ok ? "✓" : "✗"} ${exit.text}`);
+        else if (event.status === "done") this.line(`  ✓ ${firstLine(event.content) || "done"}`);
         else if (event.status === "error") this.line(`  ✗ ${firstLine(event.content)}`);
         return;
+      }
       case "error":
         this.line(`✗ ${event.message}`);
         return;
@@ -60,6 +94,7 @@ export class ProgressRenderer {
         this.line(`? ${event.question}${event.options.length > 0 ? `\n  options: ${event.options.join(" | ")}` : ""}`);
         return;
       case "result": {
+        this.output.close();
         const summary = `${event.num_turns} turn${event.num_turns === 1 ? "" : "s"}, ${event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens} in / ${event.usage.output_tokens} out tokens, ${dollars(event.total_cost_usd)}`;
         if (event.subtype === "success") this.line(`✓ completed (${summary})`);
         else if (event.subtype === "needs_input") this.line(`? waiting for ${event.plan ? "your approval of the plan" : "an answer"} (${summary})`);

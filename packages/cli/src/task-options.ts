@@ -8,6 +8,7 @@ import type { RunArgs } from "./run-args.js";
 /** The Task options every command derives from its resolved configuration and flags. */
 export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | "plan", store: { dir: string }, io: Io): TaskOptions {
   const scratchDir = path.join(store.dir, "scratch");
+  if (config.sandboxNotice) io.stderr(`cairn: ${config.sandboxNotice}\n`);
   const hooks = loadHooks({ home: config.home, cwd: config.cwd });
   for (const warning of hooks.warnings) io.stderr(`cairn: ${warning}\n`);
   return {
@@ -18,6 +19,7 @@ export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | 
     ...(config.compactionModel ? { compactionModel: config.compactionModel } : {}),
     tools: allTools,
     cwd: config.cwd,
+    sandbox: config.sandbox,
     protocol: config.protocol,
     mode,
     yolo: args.yolo,
@@ -52,7 +54,7 @@ export async function openCheckpoints(config: RunConfig, io: Io): Promise<Checkp
 export function openMcp(config: RunConfig, io: Io): McpHub | undefined {
   let hub: McpHub;
   try {
-    hub = McpHub.load({ home: config.home, cwd: config.cwd, env: io.env });
+    hub = McpHub.load({ home: config.home, cwd: config.cwd, env: io.env, ...(config.sandbox.sandbox ? { sandbox: config.sandbox.sandbox } : {}) });
   } catch (error) {
     if (error instanceof McpConfigError) throw new UsageError(error.message);
     throw error;
