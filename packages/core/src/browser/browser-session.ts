@@ -1,5 +1,6 @@
 import type { Browser, Page } from "puppeteer-core";
 import { startChromium, type Chromium } from "./chromium-process.js";
+import { gateFileRequests, type FileGate } from "./file-requests.js";
 import { PageLog, type PageLogLimits } from "./page-log.js";
 import { readPageFacts, type PageFacts } from "./page-facts.js";
 import { TimeoutError, untilAborted, withinTime } from "./waiting.js";
@@ -55,6 +56,11 @@ export type ActionOptions = {
   signal?: AbortSignal;
   /** Also return the page's visible text (for a model that cannot see the screenshot). */
   withText?: boolean;
+  /**
+   * Decides every file: URL the browser loads from this action on (the page, its frames and
+   * resources, where it navigates itself). Without one, no local file is opened.
+   */
+  fileGate?: FileGate;
 };
 
 export type Screenshot = { data: Buffer; mediaType: string; width: number; height: number };
@@ -101,6 +107,7 @@ export class BrowserSession {
   /** Bumped by every shutdown, so a start that finishes after it closes its own browser. */
   private generation = 0;
   private lostMessage: string | undefined;
+  private fileGate: FileGate | undefined;
   private mouse: { x: number; y: number } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -128,7 +135,7 @@ export class BrowserSession {
 
   /** Starts the browser if it is not running, and opens `url` in its tab. */
   launch(url: string, options: ActionOptions = {}): Promise<ActionResult> {
-    return this.action(options.signal, async () => {
+    return this.action(options, async () => {
       const { signal } = options;
       const started = await this.ensureStarted(signal);
       if (isFailure(started)) return started;
@@ -150,7 +157,7 @@ export class BrowserSession {
 
   /** Clicks at (x, y) in the viewport's CSS pixels, which are the screenshot's pixels. */
   click(x: number, y: number, options: ActionOptions = {}): Promise<ActionResult> {
-    return this.action(options.signal, async () => {
+    return this.action(options, async () => {
       const page = await this.activePage();
       if (isFailure(page)) return page;
       await this.responsive(page.mouse.click(x, y), options.signal, "The click");
@@ -161,7 +168,7 @@ export class BrowserSession {
 
   /** Types `text` into the focused element; a line break presses Enter. */
   type(text: string, options: ActionOptions = {}): Promise<ActionResult> {
-    return this.action(options.signal, async () => {
+    return this.action(options, async () => {
       const page = await this.activePage();
       if (isFailure(page)) return page;
       const notes: string[] = [];
@@ -174,7 +181,7 @@ export class BrowserSession {
 
   /** Scrolls one viewport height with the mouse wheel, where the mouse is (the middle before any click). */
   scroll(direction: "up" | "down", options: ActionOptions = {}): Promise<ActionResult> {
-    return this.action(options.signal, async () => {
+    return this.action(options, async () => {
       const page = await this.activePage();
       if (isFailure(page)) return page;
       const at = this.mouse ?? { x: Math.floor(this.viewport.width / 2), y: Math.floor(this.viewport.height / 2) };
@@ -205,7 +212,9 @@ export class BrowserSession {
   }
 
   /** A queued action whose expected failures (an unresponsive page, a browser that died meanwhile) become results. */
-  private action(signal: AbortSignal | undefined, work: () => Promise<ActionResult>): Promise<ActionResult> {
+  private action(options: ActionOptions, work: () => Promise<ActionResult>): Promise<ActionResult> {
+    const { signal } = options;
+    if (options.fileGate !== undefined) this.fileGate = options.fileGate;
     const queued = this.serialized(async (): Promise<ActionResult> => {
       signal?.throwIfAborted();
       try {
@@ -249,6 +258,7 @@ export class BrowserSession {
     this.chromium = chromium;
     this.lostMessage = undefined;
     chromium.browser.on("disconnected", () => this.onDisconnected(chromium));
+    await gateFileRequests(chromium.browser, () => this.fileGate, (url, reason) => this.log.note(`[blocked] ${url}: ${reason}`));
     const page = (await chromium.browser.pages())[0] ?? (await chromium.browser.newPage());
     this.adopt(page);
     return chromium.browser;

@@ -1,7 +1,10 @@
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { browserFor, type ActionOptions, type ActionResult, type BrowserSession, type PageView, type Viewport } from "../browser/index.js";
+import { browserFor, type ActionOptions, type ActionResult, type BrowserSession, type FileAnswer, type FileGate, type PageView, type Viewport } from "../browser/index.js";
 import type { ImagePart, TextPart } from "../model/types.js";
-import { defineTool, type ToolResult } from "./tool.js";
+import { displayPath, realPath } from "../policy/workspace.js";
+import { openChecked, refusalFor, type Boundary } from "./files/index.js";
+import { defineTool, type ToolContext, type ToolResult } from "./tool.js";
 
 const actions = ["launch", "click", "type", "scroll_down", "scroll_up", "close"] as const;
 type Action = (typeof actions)[number];
@@ -65,7 +68,7 @@ export const browserActionTool = defineTool({
   async execute(input, ctx) {
     if (ctx.signal.aborted) return failure("The browser action was not run: the task was stopped.");
     const session = browserFor(ctx);
-    const options: ActionOptions = { signal: ctx.signal, withText: !ctx.modelSupportsImages };
+    const options: ActionOptions = { signal: ctx.signal, withText: !ctx.modelSupportsImages, fileGate: workspaceFiles(ctx) };
     try {
       if (input.action === "close") {
         const wasRunning = await session.close();
@@ -73,6 +76,8 @@ export const browserActionTool = defineTool({
       }
       const call = plan(input, session.viewport);
       if (typeof call === "string") return failure(call);
+      const refused = input.action === "launch" ? fileUrlRefusal(call.url, ctx) : undefined;
+      if (refused !== undefined) return failure(refused);
       const result = await call.run(session, options);
       return present(result, call.heading, ctx.modelSupportsImages);
     } catch (error) {
@@ -82,7 +87,7 @@ export const browserActionTool = defineTool({
   },
 });
 
-type Call = { heading: string; run: (session: BrowserSession, options: ActionOptions) => Promise<ActionResult> };
+type Call = { heading: string; url?: string; run: (session: BrowserSession, options: ActionOptions) => Promise<ActionResult> };
 
 /** The validated call for one action, or what is wrong with its parameters. */
 function plan(input: Input, viewport: Viewport): Call | string {
@@ -91,7 +96,7 @@ function plan(input: Input, viewport: Viewport): Call | string {
     case "launch": {
       const url = parseUrl(input.url);
       if (!url.ok) return url.message;
-      return { heading: `Opened ${url.href}`, run: (session, options) => session.launch(url.href, options) };
+      return { heading: `Opened ${url.href}`, url: url.href, run: (session, options) => session.launch(url.href, options) };
     }
     case "click": {
       const point = parseCoordinate(input.coordinate, viewport);
@@ -107,6 +112,55 @@ function plan(input: Input, viewport: Viewport): Call | string {
       return { heading: "Scrolled down", run: (session, options) => session.scroll("down", options) };
     case "scroll_up":
       return { heading: "Scrolled up", run: (session, options) => session.scroll("up", options) };
+  }
+}
+
+/**
+ * The browser opens local files by the same rules as read_file: by their real path (links and
+ * /proc followed), never one .cairnignore blocks, and only inside the workspace (the browser
+ * has no way to ask for more). The gate reads each file itself through a checked descriptor and
+ * hands the bytes to the browser, for the page the model opens and everything that page loads.
+ */
+function workspaceFiles(ctx: ToolContext): FileGate {
+  const boundary: Boundary = { cwd: ctx.cwd, ignore: ctx.ignore };
+  return async (url: string): Promise<FileAnswer> => {
+    const absolute = localPath(url);
+    if (absolute === undefined) return { type: "refused", reason: "not a file on this machine" };
+    const shown = displayPath(ctx.cwd, absolute);
+    try {
+      const opened = await openChecked(boundary, absolute, shown);
+      if (!opened.ok) return { type: "refused", reason: opened.message };
+      try {
+        if (opened.stats.isDirectory()) return { type: "folder" };
+        if (!opened.stats.isFile()) return { type: "refused", reason: `${shown} is not a regular file` };
+        return { type: "file", body: await opened.handle.readFile(), path: opened.real };
+      } finally {
+        await opened.handle.close();
+      }
+    } catch {
+      return { type: "missing" };
+    }
+  };
+}
+
+/** Why a file: url may not be opened, checked before the browser starts; undefined for other urls. */
+function fileUrlRefusal(url: string | undefined, ctx: ToolContext): string | undefined {
+  if (url === undefined || !url.startsWith("file:")) return undefined;
+  const absolute = localPath(url);
+  if (absolute === undefined) return `${url} is not a file on this machine; browser_action opens local files by their path, e.g. file:///path/to/page.html.`;
+  const real = realPath(absolute);
+  const shown = displayPath(ctx.cwd, absolute);
+  if (real === undefined) return `${shown} is a loop of symlinks; it names no file.`;
+  const refusal = refusalFor({ cwd: ctx.cwd, ignore: ctx.ignore }, absolute, real, shown, "read");
+  if (refusal === undefined) return undefined;
+  return ctx.ignore.ignores(absolute) ? refusal : `${shown} is outside the workspace; browser_action opens local files inside it only. Serve the page over http, or ask the user to copy it into the workspace.`;
+}
+
+function localPath(url: string): string | undefined {
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return undefined; // a file url naming another host
   }
 }
 
