@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cairnBin, cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { cairnBin, cleanEnv, tempDir, xmlCall } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
 /**
@@ -224,5 +224,35 @@ describe("cairn in a terminal", () => {
     await t.press("Enter");
     await t.waitFor("✓ Read both lines");
     expect(requestText(0)).toContain("first line of the paste\\nsecond line of the paste\\nand a third");
+  });
+
+  it("shows xml-protocol tool calls as cards, never as XML, and replays a resumed task's prose before its cards", { timeout: 90_000 }, async () => {
+    const say = (text: string): ScriptedTurn => ({ content: [{ type: "text", text }] });
+    const t = await open(
+      [
+        say(`I will write the greeting file first.\n${xmlCall("write_to_file", { path: "hello.txt", content: "hi" })}`),
+        say(xmlCall("attempt_completion", { result: "Greeting written" })),
+      ],
+      ["--protocol", "xml", "--auto-approve", "edit", "Write the greeting"],
+    );
+    const live = await t.waitFor("✓ Greeting written");
+    expect(live).not.toMatch(/<\/?(write_to_file|attempt_completion|result|path|content)>/);
+    expect(live.indexOf("I will write the greeting file first.")).toBeLessThan(live.indexOf("✓ write hello.txt"));
+    expect(readFileSync(path.join(workspace.dir, "hello.txt"), "utf8")).toBe("hi");
+    await t.press("Escape", "Escape");
+    const left = await t.waitFor("[cairn exited 0]");
+    const id = /Task (\S+) is saved/.exec(left)?.[1];
+    expect(id).toBeDefined();
+
+    t.launch(["--provider", "anthropic", "--base-url", server!.url, "--protocol", "xml"]);
+    await t.waitFor("Resume a recent task, or start a new one");
+    await t.press("Down", "Enter");
+    const resumed = await t.waitFor(`Resumed task ${id}`);
+    // The second session's screen, from its banner on.
+    const replay = resumed.slice(resumed.lastIndexOf("cairn · anthropic/"));
+    expect(replay).not.toMatch(/<\/?(write_to_file|attempt_completion|result|path|content)>/);
+    const prose = replay.indexOf("I will write the greeting file first.");
+    expect(prose).toBeGreaterThan(-1);
+    expect(prose).toBeLessThan(replay.indexOf("✓ write hello.txt"));
   });
 });
