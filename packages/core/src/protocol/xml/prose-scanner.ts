@@ -32,7 +32,8 @@ type Mode =
 /** A fenced code block's closing-line recognition, one character at a time. */
 type CloseLine = "start" | "run" | "trail" | "no";
 
-export type ScanResult = { next: number; opened: CompiledTool | null };
+/** `fenced`: the tool block opened as the content of a fenced code block (```xml). */
+export type ScanResult = { next: number; opened: CompiledTool | null; fenced: boolean };
 
 /**
  * The prose outside tool blocks, read as markdown enough to tell a call from a quoted tag: tags in
@@ -89,8 +90,9 @@ export class ProseScanner {
           i++;
           const tool = this.tools.get(candidate);
           if (tool) {
+            const fenced = this.mode === "fence-open-tag";
             this.openTool();
-            return { next: i, opened: tool };
+            return { next: i, opened: tool, fenced };
           }
           break;
         }
@@ -116,7 +118,7 @@ export class ProseScanner {
           break;
       }
     }
-    return { next: i, opened: null };
+    return { next: i, opened: null, fenced: false };
   }
 
   /** The tool block that scan() opened has closed; prose continues after its closing tag. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { XmlStreamParser, type XmlParseEvent, type XmlToolSpec } from "./stream-parser.js";
+import { XmlStreamParser, type BlockAmbiguity, type XmlParseEvent, type XmlToolSpec } from "./stream-parser.js";
 
 const TOOLS: XmlToolSpec[] = [
   { name: "read_file", params: ["path", "start_line", "end_line"] },
@@ -10,7 +10,7 @@ const TOOLS: XmlToolSpec[] = [
 ];
 const RAW = new Map(TOOLS.map((t) => [t.name, new Set(t.rawParams ?? [])]));
 
-type ToolEnd = { name: string; params: Record<string, string>; truncated?: true };
+type ToolEnd = { name: string; params: Record<string, string>; truncated?: true; ambiguous?: BlockAmbiguity };
 type Parsed = { text: string; starts: string[]; tools: ToolEnd[] };
 
 /** Feeds the chunks and checks the invariants every chunking must keep; returns what a consumer would keep. */
@@ -51,7 +51,7 @@ function parse(chunks: readonly string[]): Parsed {
             expect(deltas).toBe(deltas.trimStart());
           }
         }
-        tools.push({ name: e.name, params: e.params, ...(e.truncated ? { truncated: e.truncated } : {}) });
+        tools.push({ name: e.name, params: e.params, ...(e.truncated ? { truncated: e.truncated } : {}), ...(e.ambiguous ? { ambiguous: e.ambiguous } : {}) });
         break;
       }
     }
@@ -83,10 +83,11 @@ function randomChunks(message: string, random: () => number, maxSize: number): s
 }
 
 const lines = (...l: string[]): string => l.join("\n");
-const tool = (name: string, params: Record<string, string>, truncated?: true): ToolEnd => ({
+const tool = (name: string, params: Record<string, string>, truncated?: true, ambiguous?: BlockAmbiguity): ToolEnd => ({
   name,
   params,
   ...(truncated ? { truncated } : {}),
+  ...(ambiguous ? { ambiguous } : {}),
 });
 
 type Case = { name: string; message: string; text: string; tools: ToolEnd[] };
@@ -98,6 +99,34 @@ const TS_CONTENT = [
 ].join("\n");
 
 const ATOM_CONTENT = ["<entry>", '  <content type="html">hi</content>', "</entry>"].join("\n");
+
+/** A file that documents the tool: complete blocks at line starts, a mention mid-line. */
+const NESTED = lines(
+  "# Writing files",
+  "Use `<write_to_file>` to write one:",
+  "<write_to_file>",
+  "<path>x.txt</path>",
+  "<content>",
+  "hi",
+  "</content>",
+  "</write_to_file>",
+  "or on one line:",
+  "<write_to_file><path>y</path><content>2</content></write_to_file>",
+  "That is all.",
+);
+
+const NESTED_DIFF = lines(
+  "------- SEARCH",
+  "old",
+  "=======",
+  "<replace_in_file>",
+  "<path>a</path>",
+  "<diff>",
+  "x",
+  "</diff>",
+  "</replace_in_file>",
+  "+++++++ REPLACE",
+);
 
 const DIFF = ["------- SEARCH", 'const END = "</diff>";', "=======", 'const END = "</diff>\\n";', "+++++++ REPLACE"].join("\n");
 
@@ -161,6 +190,64 @@ const CASES: Case[] = [
     message: lines("<write_to_file>", "<content>", "body", "</content>", "  <path>p.ts</path>", "</write_to_file>"),
     text: "",
     tools: [tool("write_to_file", { content: "body", path: "p.ts" })],
+  },
+  {
+    name: "content holding <content>hello</content> and <path>x</path>: the value ends at the last </content>",
+    message: lines("<write_to_file>", "<path>a.txt</path>", "<content>", "<content>hello</content>", "<path>x</path>", "</content>", "</write_to_file>"),
+    text: "",
+    tools: [tool("write_to_file", { path: "a.txt", content: "<content>hello</content>\n<path>x</path>" })],
+  },
+  {
+    name: "params after the content: a <path> between two </content> is content, the one after the last is the param",
+    message: lines("<write_to_file>", "<content>", "A", "</content>", "<path>x</path>", "</content>", "<path>real.txt</path>", "</write_to_file>"),
+    text: "",
+    tools: [tool("write_to_file", { content: "A\n</content>\n<path>x</path>", path: "real.txt" })],
+  },
+  {
+    name: "unknown elements between the content and </tool> are ignored",
+    message: lines("<write_to_file>", "<path>p</path>", "<content>", "c", "</content>", "<task_progress>- [x] <b>one</b></task_progress>", "</write_to_file>"),
+    text: "",
+    tools: [tool("write_to_file", { path: "p", content: "c" })],
+  },
+  {
+    name: "content holding complete <write_to_file> blocks is kept whole",
+    message: lines("Here:", "<write_to_file>", "<path>doc.md</path>", "<content>", NESTED, "</content>", "</write_to_file>", "Done."),
+    text: "Here:\n\nDone.",
+    tools: [tool("write_to_file", { path: "doc.md", content: NESTED })],
+  },
+  {
+    name: "a diff holding a complete <replace_in_file> block is kept whole",
+    message: lines("<replace_in_file>", "<path>r.md</path>", "<diff>", NESTED_DIFF, "</diff>", "</replace_in_file>"),
+    text: "",
+    tools: [tool("replace_in_file", { path: "r.md", diff: NESTED_DIFF })],
+  },
+  {
+    name: "closing tags in the content without their opening tag: ambiguous, never cut silently",
+    message: lines("<write_to_file>", "<path>snippet.txt</path>", "<content>", "the end of an example:", "</content>", "</write_to_file>", "more of the file", "</content>", "</write_to_file>", "<read_file>", "<path>z</path>", "</read_file>"),
+    text: "\nmore of the file\n</content>\n</write_to_file>\n",
+    tools: [
+      tool("write_to_file", { path: "snippet.txt", content: "the end of an example:" }, undefined, { param: "content", tag: "</content>", where: "after-block" }),
+      tool("read_file", { path: "z" }),
+    ],
+  },
+  {
+    name: "a stray </write_to_file> after the block: ambiguous",
+    message: lines("<write_to_file>", "<path>s</path>", "<content>", "a", "</content>", "</write_to_file>", "b", "</write_to_file>"),
+    text: "\nb\n</write_to_file>",
+    tools: [tool("write_to_file", { path: "s", content: "a" }, undefined, { param: "content", tag: "</write_to_file>", where: "after-block" })],
+  },
+  {
+    name: "a <write_to_file> opening a line in the content, never closed: ambiguous and truncated",
+    message: lines("<write_to_file>", "<path>n.md</path>", "<content>", "<write_to_file> is the tool", "</content>", "</write_to_file>", "ok"),
+    text: "",
+    tools: [
+      tool(
+        "write_to_file",
+        { path: "n.md", content: "<write_to_file> is the tool\n</content>\n</write_to_file>\nok" },
+        true,
+        { param: "content", tag: "<write_to_file>", where: "unclosed-nested" },
+      ),
+    ],
   },
   {
     name: "replace_in_file diff with SEARCH/REPLACE markers and </diff> inside",
@@ -353,8 +440,28 @@ describe("XmlStreamParser", () => {
       expect(parser.push("x</content>")).toEqual([delta("\nx")]);
       expect(parser.push("  ")).toEqual([]);
       expect(parser.push("y")).toEqual([delta("</content>  y")]);
-      expect(parser.push("\n</content>\n</write_to_file>")).toEqual([
+      expect(parser.push("\n</content>\n</write_to_file>")).toEqual([]);
+      expect(parser.end()).toEqual([
         { type: "tool-end", index: 0, name: "write_to_file", params: { path: "a", content: "line one\nline two\nx</content>  y" } },
+      ]);
+    });
+
+    it("reports a block with file text at the next block or at the end, and one without at once", () => {
+      const parser = new XmlStreamParser(TOOLS);
+      parser.push("<write_to_file>\n<path>a</path>\n<content>\nx\n</content>\n</write_to_file>\nNext:\n");
+      const next = parser.push("<read_file><path>b</path></read_file>");
+      expect(next.map((e) => e.type)).toEqual(["tool-end", "tool-start", "param-delta", "tool-end"]);
+      expect(next[0]).toMatchObject({ index: 0, name: "write_to_file", params: { path: "a", content: "x" } });
+      expect(next[3]).toMatchObject({ index: 1, name: "read_file", params: { path: "b" } });
+      expect(parser.end()).toEqual([]);
+    });
+
+    it("marks a block wrapped in a fence", () => {
+      const parser = new XmlStreamParser(TOOLS);
+      const events = [...parser.push("```xml\n<read_file><path>a</path></read_file>\n```\n<read_file><path>b</path></read_file>"), ...parser.end()];
+      expect(events.filter((e) => e.type === "tool-end").map((e) => [e.params.path, e.fenced])).toEqual([
+        ["a", true],
+        ["b", undefined],
       ]);
     });
 
@@ -414,6 +521,7 @@ describe("XmlStreamParser", () => {
     expect(() => new XmlStreamParser([{ name: "a", params: ["b<"] }])).toThrow(/cannot be written as an XML tag/);
     expect(() => new XmlStreamParser([{ name: "a", params: [] }, { name: "a", params: [] }])).toThrow(/listed twice/);
     expect(() => new XmlStreamParser([{ name: "a", params: ["b"], rawParams: ["c"] }])).toThrow(/not in its params/);
+    expect(() => new XmlStreamParser([{ name: "a", params: ["b", "c"], rawParams: ["b", "c"] }])).toThrow(/at most one/);
     const parser = new XmlStreamParser(TOOLS);
     parser.end();
     expect(() => parser.push("x")).toThrow(/create a new parser/);

@@ -25,19 +25,28 @@ export class TagSet<T> {
 /** What a tag seen inside a tool block means. */
 export type BlockTag = { kind: "tool-close" } | { kind: "param-open"; param: CompiledParam };
 
+/** What a tag seen inside a file-text value means. */
+export type ValueTag = "param-close" | "tool-open" | "tool-close";
+
 export type CompiledParam = {
   name: string;
+  /** File text (content, a diff): whitespace kept, and the value ends at its LAST closing tag before `</tool>`. */
   raw: boolean;
+  openTag: string;
   closeTag: string;
   /**
-   * What may follow this param's closing tag for that tag to end the value: `</tool>` or another
-   * param's opening tag (its own too, for a trimmed param).
+   * Trimmed params: what may follow this param's closing tag for that tag to end the value: `</tool>`
+   * or another param's opening tag.
    */
   terminators: TagSet<BlockTag>;
+  /** Raw params: the tags that matter inside the value: its closing tag, and `<tool>`/`</tool>` (nesting). */
+  valueTags: TagSet<ValueTag>;
 };
 
 export type CompiledTool = {
   name: string;
+  openTag: string;
+  closeTag: string;
   /** Tags recognised between params: every param's opening tag and `</tool>`. */
   body: TagSet<BlockTag>;
 };
@@ -60,23 +69,33 @@ function compileTool(spec: XmlToolSpec): CompiledTool {
       throw new Error(`XmlStreamParser: raw param "${raw}" of tool "${spec.name}" is not in its params; add it to params or drop it from rawParams.`);
     }
   }
+  if (rawNames.size > 1) {
+    // A second file-text value after the first could hold the first one's closing tag, which would
+    // make the first one's end undecidable; no tool needs two.
+    throw new Error(`XmlStreamParser: tool "${spec.name}" has ${rawNames.size} raw params; give it at most one.`);
+  }
+  const openTag = `<${spec.name}>`;
+  const closeTag = `</${spec.name}>`;
   const close: BlockTag = { kind: "tool-close" };
   const params = [...new Set(spec.params)].map((name): CompiledParam => {
     checkName(name, `param of tool "${spec.name}"`);
-    return { name, raw: rawNames.has(name), closeTag: `</${name}>`, terminators: new TagSet() };
+    const param = { name, raw: rawNames.has(name), openTag: `<${name}>`, closeTag: `</${name}>`, terminators: new TagSet<BlockTag>(), valueTags: new TagSet<ValueTag>() };
+    if (param.raw) {
+      param.valueTags.add(param.closeTag, "param-close");
+      param.valueTags.add(openTag, "tool-open");
+      param.valueTags.add(closeTag, "tool-close");
+    }
+    return param;
   });
   const body = new TagSet<BlockTag>();
-  body.add(`</${spec.name}>`, close);
+  body.add(closeTag, close);
   for (const param of params) {
-    body.add(`<${param.name}>`, { kind: "param-open", param });
-    param.terminators.add(`</${spec.name}>`, close);
-    for (const other of params) {
-      // A raw value (a file, a diff) may well contain `</content>\n<content>`; a trimmed one
-      // followed by its own opening tag is the param written twice, and the last one wins.
-      if (other !== param || !param.raw) param.terminators.add(`<${other.name}>`, { kind: "param-open", param: other });
-    }
+    body.add(param.openTag, { kind: "param-open", param });
+    param.terminators.add(closeTag, close);
+    // A trimmed param followed by its own opening tag is the param written twice: the last one wins.
+    for (const other of params) param.terminators.add(other.openTag, { kind: "param-open", param: other });
   }
-  return { name: spec.name, body };
+  return { name: spec.name, openTag, closeTag, body };
 }
 
 /** Every known tool by its opening tag `<name>`. */

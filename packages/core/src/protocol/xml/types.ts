@@ -27,6 +27,25 @@ export type XmlParseEvent =
   /**
    * The block is complete; `params` holds the final value of every param that appeared. `truncated`:
    * the message ended inside the block (the model ran out of output) and it was completed from what
-   * had arrived.
+   * had arrived. `ambiguous`: where the block ends cannot be trusted, so it must not run (see
+   * BlockAmbiguity). `fenced`: the block was the content of a fenced code block (```xml).
+   *
+   * A block with a raw param is reported once what follows it is known: at the next tool block or at
+   * the end of the message, since a closing tag seen after it would make it ambiguous.
    */
-  | { type: "tool-end"; index: number; name: string; params: Record<string, string>; truncated?: true };
+  | {
+      type: "tool-end";
+      index: number;
+      name: string;
+      params: Record<string, string>;
+      truncated?: true;
+      ambiguous?: BlockAmbiguity;
+      fenced?: true;
+    };
+
+/**
+ * Why a block's end is in doubt. `after-block`: `tag` (the raw param's closing tag or the tool's)
+ * appeared again after the block closed, so the value may hold that text and have been cut there.
+ * `unclosed-nested`: the value holds `tag` (`<tool>`) without its `</tool>`, and the block never closed.
+ */
+export type BlockAmbiguity = { param: string; tag: string; where: "after-block" | "unclosed-nested" };

@@ -5,9 +5,10 @@ import { coerceXmlParams } from "../coerce.js";
 import { splitDescription } from "../describe-tool.js";
 import { toolResultText } from "../result-text.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../types.js";
+import { ambiguityError } from "./ambiguity-error.js";
 import { XmlStreamParser, type XmlParseEvent, type XmlToolSpec } from "./stream-parser.js";
 
-function xmlSpec(tool: AnyTool): XmlToolSpec {
+export function xmlSpec(tool: AnyTool): XmlToolSpec {
   return { name: tool.name, params: Object.keys(tool.parameters.shape), rawParams: tool.rawParameters ?? [] };
 }
 
@@ -64,12 +65,12 @@ class XmlTurnParser implements TurnParser {
         case "tool-end": {
           const tool = this.byName.get(e.name);
           const input = tool ? coerceXmlParams(tool.parameters, e.params) : { ...e.params };
-          const call: ParsedCall = {
-            id: this.callId(e.index),
-            name: e.name,
-            input,
-            ...(e.truncated ? { inputError: `The <${e.name}> block was cut off before its closing tag </${e.name}>.` } : {}),
-          };
+          const inputError = e.ambiguous
+            ? ambiguityError(e.name, e.ambiguous)
+            : e.truncated
+              ? `The <${e.name}> block was cut off before its closing tag </${e.name}>.`
+              : undefined;
+          const call: ParsedCall = { id: this.callId(e.index), name: e.name, input, ...(inputError ? { inputError } : {}) };
           out.push({ type: "call", call });
           break;
         }
