@@ -11,12 +11,15 @@ import {
   providers,
   SettingsError,
   parseCommandPermissions,
+  openSandbox,
+  sandboxRequest,
   type ApprovalCategory,
   type CommandPermissions,
   type Model,
   type ProviderId,
   type RetryPolicy,
   type Settings,
+  type TaskSandbox,
 } from "@cairn/core";
 import type { RunArgs } from "./run-args.js";
 import { UsageError } from "./usage-error.js";
@@ -40,6 +43,10 @@ export type RunConfig = {
   commandPermissions?: CommandPermissions;
   approvalRequiredCommands?: string[];
   retry: Partial<RetryPolicy>;
+  /** The OS sandbox (--sandbox > CAIRN_SANDBOX > settings.json "sandbox" > workspace-write), opened: bubblewrap probed. */
+  sandbox: TaskSandbox;
+  /** Said once per process when the sandbox is wanted but cannot start (commands then run without it). */
+  sandboxNotice?: string;
 };
 
 type Env = Record<string, string | undefined>;
@@ -98,8 +105,15 @@ export function resolveRunConfig(args: RunArgs, env: Env): RunConfig {
   const fallbackId = args.fallbackModel ?? settings.fallbackModel;
   const retry: Partial<RetryPolicy> = { ...settings.retry };
   if (args.retries !== undefined) retry.maxRetries = args.retries;
+  const cwd = workspace(args.cwd);
+  const request = sandboxRequest(args.sandbox, env.CAIRN_SANDBOX, settings.sandbox);
+  if (!request.ok) throw new UsageError(request.error);
+  const sandbox = openSandbox(request.request, { workspace: cwd, cairnHome: home, env });
+  if (!sandbox.ok) throw new UsageError(sandbox.error);
   const config: RunConfig = {
-    cwd: workspace(args.cwd),
+    sandbox: { sandbox: sandbox.sandbox, summary: sandbox.summary },
+    ...(sandbox.notice ? { sandboxNotice: sandbox.notice } : {}),
+    cwd,
     home,
     model: make(modelId),
     protocol: args.protocol ?? settings.protocol ?? (localProviders.has(provider) ? "xml" : "native"),

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { isProviderId, parseApprovalList, providerIds, type ApprovalCategory, type ProviderId } from "@cairn/core";
+import { isProviderId, isSandboxMode, parseApprovalList, providerIds, sandboxModes, type ApprovalCategory, type ProviderId, type SandboxMode } from "@cairn/core";
 import { UsageError } from "./usage-error.js";
 
 export type RunArgs = {
@@ -18,6 +18,8 @@ export type RunArgs = {
   maxBudgetUsd?: number;
   compaction?: "auto" | "truncate" | "off";
   retries?: number;
+  /** Undefined when not given: CAIRN_SANDBOX, then settings.json, then workspace-write. */
+  sandbox?: SandboxMode;
   /** Seconds to wait for a model response's first byte and between two chunks. */
   requestTimeout?: number;
   json: boolean;
@@ -42,6 +44,8 @@ Options:
   --max-budget-usd <usd>   stop before a request once the task has cost this much
   --compaction <how>       auto (summarise when the window fills) | truncate | off
   --retries <n>            retries of a failed model request (default 4)
+  --sandbox <mode>         OS sandbox for commands: workspace-write (default) | read-only |
+                           off | required (workspace-write, or exit 2 if it cannot start)
   --request-timeout <s>    longest wait for a model response to start or go on (default 120)
   --json                   one JSON event per line on stdout, nothing else on stdout
   -h, --help               this help
@@ -77,6 +81,7 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
         "max-budget-usd": { type: "string" },
         compaction: { type: "string" },
         retries: { type: "string" },
+        sandbox: { type: "string" },
         "request-timeout": { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -125,6 +130,10 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
     const budget = Number(v["max-budget-usd"]);
     if (!Number.isFinite(budget) || budget <= 0) throw new UsageError(`--max-budget-usd needs an amount in dollars above 0, got "${v["max-budget-usd"]}".`);
     args.maxBudgetUsd = budget;
+  }
+  if (v.sandbox !== undefined) {
+    if (!isSandboxMode(v.sandbox)) throw new UsageError(`--sandbox must be one of ${sandboxModes.join(", ")}, got "${v.sandbox}".`);
+    args.sandbox = v.sandbox;
   }
   const retries = positiveInt("--retries", v.retries, true);
   if (retries !== undefined) args.retries = retries;

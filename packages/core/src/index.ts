@@ -12,6 +12,7 @@ export * from "./policy/index.js";
 export * from "./prompt/index.js";
 export * from "./protocol/index.js";
 export * from "./runtime/index.js";
+export * from "./sandbox/index.js";
 export * from "./storage/index.js";
 export * from "./terminal/index.js";
 export * from "./tools/index.js";

@@ -27,6 +27,11 @@ export type StdioServerConfig = Common & {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /**
+   * Run inside the OS sandbox when there is one (default). `"sandbox": false` opts a server out,
+   * honoured only in the person's own mcp_settings.json, never in a workspace's .mcp.json.
+   */
+  sandbox: boolean;
 };
 
 export type RemoteServerConfig = Common & {
@@ -148,6 +153,7 @@ function parseServerEntry(name: string, raw: unknown, options: EntryOptions): Se
       args: (optionalStrings(raw, "args") ?? []).map((arg, i) => expand(arg, `args[${i}]`)),
       env: mapValues(optionalStringMap(raw, "env") ?? {}, (value, key) => expand(value, `env.${key}`)),
       cwd: cwd === undefined ? options.cwd : path.resolve(options.cwd, expand(cwd, "cwd")),
+      sandbox: options.source === "project" || (optionalBoolean(raw, "sandbox") ?? true),
     };
   }
 

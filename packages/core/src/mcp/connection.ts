@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
+import type { CommandSandbox } from "../sandbox/index.js";
 import type { ServerConfig } from "./config.js";
 import type { McpToolInfo } from "./tool-cache.js";
 
@@ -36,6 +37,8 @@ const clientVersion = (createRequire(import.meta.url)("../../package.json") as {
 export type ConnectionOptions = {
   /** The environment ${VAR}s came from; a stdio server inherits its safe subset (PATH, HOME, ...). */
   env: Record<string, string | undefined>;
+  /** The OS sandbox a stdio server starts in, unless its config opts out. */
+  sandbox?: CommandSandbox;
   restartDelaysMs: readonly number[];
   onState(state: ServerState): void;
   onTools(tools: McpToolInfo[], summary: string | undefined): void;
@@ -203,13 +206,15 @@ export class McpConnection {
           return value === undefined ? [] : [[key, value]];
         }),
       );
-      const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args,
-        env: { ...inherited, ...config.env },
-        cwd: config.cwd,
-        stderr: "pipe",
-      });
+      let launch = { command: config.command, args: config.args, env: { ...inherited, ...config.env } as Record<string, string> };
+      const sandbox = config.sandbox ? this.options.sandbox : undefined;
+      if (sandbox) {
+        // A session of its own inside: the server shares the person's terminal otherwise.
+        const wrapped = sandbox.wrap(config.command, config.args, { cwd: config.cwd, env: launch.env, newSession: true });
+        if (!wrapped.ok) throw new Error(wrapped.message.replace(/^Not run: /, ""));
+        launch = { command: wrapped.file, args: wrapped.args, env: wrapped.env as Record<string, string> };
+      }
+      const transport = new StdioClientTransport({ ...launch, cwd: config.cwd, stderr: "pipe" });
       this.stderrTail = "";
       transport.stderr?.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);

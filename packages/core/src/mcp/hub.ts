@@ -11,6 +11,7 @@ import type { UntrustedConfig } from "../trust/untrusted.js";
 import { approveProjectServer, configHash, isProjectServerApproved, projectFileDigest } from "./project-approval.js";
 import { checkArguments } from "./schema-check.js";
 import { ToolCache, type McpToolInfo } from "./tool-cache.js";
+import type { CommandSandbox } from "../sandbox/index.js";
 
 /** One configured server as hosts and the model see it. */
 export type ServerInfo = {
@@ -39,6 +40,8 @@ export type McpHubOptions = {
   env?: Record<string, string | undefined>;
   /** Waits before each automatic restart; its length is how many attempts before giving up. */
   restartDelaysMs?: readonly number[];
+  /** The OS sandbox stdio servers start in (unless their global entry says "sandbox": false). */
+  sandbox?: CommandSandbox;
 };
 
 export type McpResources = { resources: Resource[]; templates: ResourceTemplate[] };
@@ -63,6 +66,7 @@ export class McpHub {
   private projectFile = "";
   /** The person trusted the workspace's .mcp.json as it is now (cairn trust). */
   private projectTrusted = false;
+  private sandbox: CommandSandbox | undefined;
 
   private constructor(
     private readonly home: string,
@@ -80,6 +84,7 @@ export class McpHub {
     const env = options.env ?? process.env;
     const project = existsSync(options.cwd) ? realpathSync(options.cwd) : path.resolve(options.cwd);
     const hub = new McpHub(options.home, project, env, options.restartDelaysMs ?? DEFAULT_RESTART_DELAYS_MS);
+    hub.sandbox = options.sandbox;
     const config = loadMcpConfig({ home: options.home, cwd: project, env });
     const overridden = new Set(config.overridden);
     // `cairn trust` of the whole file opens all its servers; `cairn mcp approve` opens one entry.
@@ -250,6 +255,7 @@ export class McpHub {
         : "open";
     const connection = new McpConnection(config, {
       env: this.env,
+      ...(this.sandbox ? { sandbox: this.sandbox } : {}),
       restartDelaysMs: this.restartDelaysMs,
       onState: () => this.notify(config.name),
       onTools: (tools, title) => {

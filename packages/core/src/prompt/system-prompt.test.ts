@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { nativeProtocol } from "../protocol/native.js";
+import { CommandSandbox } from "../sandbox/index.js";
 import { allTools } from "../tools/registry.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 
 const system = { platform: "Linux 6.1 (linux)", shell: "/bin/bash", home: "/home/person" };
+/** The default sandbox's line, as a run with bubblewrap shows it. */
+const sandbox = new CommandSandbox({ bwrap: "/usr/bin/bwrap", mode: "workspace-write", network: "on", workspace: "/work/project", hiddenPaths: [], writablePaths: [] }).promptLine();
 
 /**
  * What the model sees, per mode and protocol, kept as files: a change to a prompt or a tool's
@@ -14,7 +17,7 @@ describe("what the model sees", () => {
     for (const protocol of ["xml", "native"] as const) {
       it(`system prompt: ${mode} mode, ${protocol} protocol`, async () => {
         const tools = allTools.filter((t) => t.modes.includes(mode));
-        const prompt = buildSystemPrompt({ cwd: "/work/project", mode, protocol, tools, system });
+        const prompt = buildSystemPrompt({ cwd: "/work/project", mode, protocol, tools, system, sandbox });
         await expect(prompt).toMatchFileSnapshot(`__snapshots__/system-prompt.${mode}.${protocol}.txt`);
       });
     }

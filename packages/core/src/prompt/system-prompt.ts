@@ -14,6 +14,8 @@ export type SystemPromptInput = {
   rules?: string;
   /** The MCP servers available, briefly (McpHub.promptSection). */
   mcp?: string;
+  /** What the OS sandbox lets commands do, in one line (CommandSandbox.promptLine); absent without a sandbox. */
+  sandbox?: string;
   system?: { platform: string; shell: string; home: string };
 };
 
@@ -37,7 +39,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     input.protocol === "xml" ? xmlToolSection(input.tools) : "",
     `# Rules
 
-- The workspace is ${input.cwd}. Give paths relative to it. Paths outside it need the person's approval and may be denied.
+- The workspace is ${input.cwd}. Give paths relative to it. Paths outside it need the person's approval and may be denied.${input.sandbox ? `\n- ${input.sandbox}` : ""}
 - Read a file before you edit it, unless you create it. Write complete file contents; never leave placeholders.
 - Do not ask questions you can answer with a tool. Ask only when the task is truly ambiguous.
 - When a tool fails or is denied, read why and adapt; do not repeat the same call.

@@ -23,6 +23,11 @@ export type ApprovalCategory =
   | "browser"
   | "mcp";
 
+/** The OS sandbox of a task as hosts show it: in force (and how), or off and why. */
+export type SandboxJson =
+  | { mode: "workspace-write" | "read-only"; network: "on" | "off"; engine: "bubblewrap" }
+  | { mode: "off"; reason: string };
+
 export type AssistantContentJson =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string }
@@ -51,6 +56,8 @@ export type AgentEvent =
       tools: string[];
       permissionMode: "default" | "yolo";
       auto_approve: ApprovalCategory[];
+      /** The OS sandbox commands and stdio MCP servers run in, or why there is none. */
+      sandbox: SandboxJson;
     }
   | {
       type: "system";

@@ -1,4 +1,4 @@
-export type { AgentEvent, AgentEventType, ApprovalCategory, AssistantContentJson, ResultSubtype, UsageJson } from "./events.js";
+export type { AgentEvent, AgentEventType, ApprovalCategory, AssistantContentJson, ResultSubtype, SandboxJson, UsageJson } from "./events.js";
 export type { Hooks } from "./hooks.js";
 export type { ApprovalRequest, ApprovalResponse, Host } from "./host.js";
 export { Task, type TaskOptions, type TaskResult, type TaskSnapshot, type Transition } from "./task.js";

@@ -7,6 +7,7 @@ import type { Message, Model, Usage } from "../model/types.js";
 import type { CommandPermissions } from "../policy/command/index.js";
 import type { LoopSettings } from "../policy/loop-detection.js";
 import type { ProtocolName } from "../protocol/types.js";
+import type { TaskSandbox } from "../sandbox/index.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import type { AgentEvent, ApprovalCategory } from "./events.js";
 import type { Hooks } from "./hooks.js";
@@ -62,6 +63,8 @@ export type TaskOptions = {
   approvalRequiredCommands?: string[];
   /** browser_action's page size and Chromium (default 900×600, Chromium found on PATH). */
   browser?: { viewport?: { width: number; height: number }; chromiumPath?: string };
+  /** The OS sandbox commands run in (see sandbox/openSandbox); without it commands run unconfined. */
+  sandbox?: TaskSandbox;
   /** MCP servers for this task: their tools are offered through use_mcp_tool / access_mcp_resource. */
   mcp?: McpHub;
   /** Hook commands from settings (Claude Code's contract; see hooks/). */

@@ -101,7 +101,8 @@ export class Task {
   }
 
   private newTerminal(): Terminal {
-    return new Terminal({ scratchDir: this.scratchDir, env: { [taskEnvName]: this.sessionId } });
+    const sandbox = this.options.sandbox?.sandbox;
+    return new Terminal({ scratchDir: this.scratchDir, env: { [taskEnvName]: this.sessionId }, ...(sandbox ? { sandbox } : {}) });
   }
 
   /** Starts the task with the person's request. */
@@ -233,6 +234,7 @@ export class Task {
       ...(this.options.customInstructions ? { customInstructions: this.options.customInstructions } : {}),
       ...(rules ? { rules } : {}),
       ...(this.options.mcp ? { mcp: this.options.mcp.promptSection() } : {}),
+      ...(this.options.sandbox?.sandbox ? { sandbox: this.options.sandbox.sandbox.promptLine() } : {}),
     });
   }
 
@@ -479,6 +481,7 @@ export class Task {
       tools: offered().map((t) => t.name),
       permissionMode: approval.yolo ? "yolo" : "default",
       auto_approve: [...approval.autoApprove],
+      sandbox: options.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" },
     });
 
     const finish = async (subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): Promise<TaskResult> => {

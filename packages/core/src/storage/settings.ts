@@ -5,6 +5,7 @@ import { ConfigFileError, readJsonConfig, unknownKeyProblem } from "./config-fil
 import { approvalCategories } from "../policy/approval.js";
 import { commandPermissionsSchema } from "../policy/command/rules.js";
 import { providerIds } from "../model/providers.js";
+import { sandboxSettingsSchema } from "../sandbox/sandbox-settings.js";
 import type { ApprovalCategory } from "../runtime/events.js";
 
 const pricingSchema = z.strictObject({
@@ -42,6 +43,8 @@ export const settingsSchema = z.strictObject({
   /** Command whose output @problems shows (e.g. "npx tsc --noEmit -p ."). */
   problemsCommand: z.string().min(1).optional(),
   compaction: z.enum(["auto", "truncate", "off"]).optional(),
+  /** The OS sandbox of commands: {"mode", "network", "hiddenPaths", "writablePaths"}; --sandbox and CAIRN_SANDBOX win over mode. */
+  sandbox: sandboxSettingsSchema.optional(),
   /** A cheaper model (same provider) that writes compaction summaries. */
   compactionModel: z.string().min(1).optional(),
   maxMistakes: z.number().int().positive().optional(),

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import type { Readable } from "node:stream";
+import type { CommandSandbox } from "../sandbox/index.js";
 import { TerminalTextCleaner } from "./ansi.js";
 import type { CommandOutput } from "./command-output.js";
 import { looksLikePrompt } from "./interactive-prompt.js";
@@ -89,19 +90,15 @@ export class ManagedProcess {
     readonly output: CommandOutput,
     private readonly timing: Timing,
     child: ChildProcess,
+    /** Set when the command runs in the sandbox: its shell's exit arrives on fd 3, before bubblewrap's own. */
+    readonly sandboxed: boolean,
   ) {
     this.listen(child.stdout);
     this.listen(child.stderr);
-    child.on("exit", (code, signal) => {
-      this.exited = true;
-      this.exitCode = code;
-      this.exitSignal = signal;
-      this.lingerTimer = setTimeout(() => {
-        this.lingerExpired = true;
-        this.notify();
-      }, timing.lingerMs);
-      this.notify();
-    });
+    if (sandboxed) this.listenStatus(child.stdio[3] as Readable | null | undefined);
+    // Without the sandbox the shell is the child; with it, bubblewrap exits only after the shell
+    // and everything it left running, or when the group is killed before the shell reported.
+    child.on("exit", (code, signal) => this.shellExited(code, signal));
     // Spawn failures are caught in start(); a later 'error' (a failed signal) must not crash the host.
     child.on("error", () => {});
     child.on("close", () => {
@@ -121,19 +118,50 @@ export class ManagedProcess {
     output: CommandOutput;
     timing: Timing;
     env?: Record<string, string>;
+    sandbox?: CommandSandbox;
   }): Promise<ManagedProcess> {
-    const { file, args } = shellInvocation(options.shell, options.command);
+    let { file, args } = shellInvocation(options.shell, options.command);
+    let env: NodeJS.ProcessEnv = { ...commandEnv(), ...options.env };
+    if (options.sandbox) {
+      const wrapped = options.sandbox.wrap(file, args, { cwd: options.cwd, env, reportStatus: true });
+      if (!wrapped.ok) throw new StartError(wrapped.message);
+      ({ file, args, env } = wrapped);
+    }
     const child = spawn(file, args, {
       cwd: options.cwd,
-      env: { ...commandEnv(), ...options.env },
+      env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: options.sandbox ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
     });
     if (child.pid === undefined) {
       const error = await new Promise<Error>((resolve) => child.once("error", resolve));
       throw new StartError(`could not start ${file}: ${error.message}`);
     }
-    return new ManagedProcess(options.id, options.command, options.cwd, child.pid, options.output, options.timing, child);
+    return new ManagedProcess(options.id, options.command, options.cwd, child.pid, options.output, options.timing, child, options.sandbox !== undefined);
+  }
+
+  private shellExited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.exitCode = code;
+    this.exitSignal = signal;
+    this.lingerTimer = setTimeout(() => {
+      this.lingerExpired = true;
+      this.notify();
+    }, this.timing.lingerMs);
+    this.notify();
+  }
+
+  /** The sandbox's status line: the shell's exit code ($? is 128+n for a shell killed by signal n). */
+  private listenStatus(stream: Readable | null | undefined): void {
+    if (!stream) return;
+    let text = "";
+    stream.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+      const line = /^(\d+)\n/.exec(text);
+      if (line) this.shellExited(Number(line[1]), null);
+    });
+    stream.on("error", () => {});
   }
 
   get elapsedMs(): number {

@@ -1,5 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import type { CommandSandbox } from "../sandbox/index.js";
 import { CommandOutput, defaultOutputLimits, type OutputLimits } from "./command-output.js";
 import { looksLikePrompt } from "./interactive-prompt.js";
 import { defaultTiming, ManagedProcess, StartError, type Outcome, type Timing } from "./process-runner.js";
@@ -12,6 +13,8 @@ export type TerminalOptions = {
   limits?: Partial<OutputLimits>;
   /** Variables added to every command's environment (the task's id, so leftovers can be found). */
   env?: Record<string, string>;
+  /** The OS sandbox every command runs in (none: commands run as the person, guarded by approvals alone). */
+  sandbox?: CommandSandbox;
 };
 
 export type RunRequest = {
@@ -41,6 +44,8 @@ export type RunResult =
       logPath: string | undefined;
       /** For a command that exited: its last line, when that looks like a prompt it got no answer to. */
       trailingPrompt: string | undefined;
+      /** Set when the output shows the sandbox blocked a write: what happened and who can allow it. */
+      sandboxNote: string | undefined;
       elapsedMs: number;
     };
 
@@ -66,6 +71,7 @@ export class Terminal {
   private readonly timing: Timing;
   private readonly limits: OutputLimits;
   private readonly env: Record<string, string>;
+  readonly sandbox: CommandSandbox | undefined;
   private readonly processes = new Map<number, ManagedProcess>();
   /** Background processes whose exit the model has been told about. */
   private readonly reported = new Set<number>();
@@ -77,6 +83,7 @@ export class Terminal {
     this.timing = { ...defaultTiming, ...options.timing };
     this.limits = { ...defaultOutputLimits, ...options.limits };
     this.env = options.env ?? {};
+    this.sandbox = options.sandbox;
     liveTerminals.add(this);
     ensureExitHook();
   }
@@ -94,11 +101,23 @@ export class Terminal {
     const cwdProblem = await folderProblem(request.cwd);
     if (cwdProblem !== undefined) return { started: false, message: cwdProblem };
 
+    const stopped = await this.killFromCommand(request.command);
+    if (stopped) return stopped;
+
     const id = await this.allocateId();
     const output = new CommandOutput(path.join(this.scratchDir, `command-${id}.log`), this.limits);
     let managed: ManagedProcess;
     try {
-      managed = await ManagedProcess.start({ id, command: request.command, cwd: request.cwd, shell, output, timing: this.timing, env: this.env });
+      managed = await ManagedProcess.start({
+        id,
+        command: request.command,
+        cwd: request.cwd,
+        shell,
+        output,
+        timing: this.timing,
+        env: this.env,
+        ...(this.sandbox ? { sandbox: this.sandbox } : {}),
+      });
     } catch (error) {
       if (error instanceof StartError) return { started: false, message: error.message };
       throw error;
@@ -116,15 +135,44 @@ export class Terminal {
     if (!stays) this.processes.delete(id);
     const last = managed.output.lastLine();
     const trailingPrompt = outcome.type === "exited" && looksLikePrompt(last.line, last.partial) ? last.line : undefined;
+    const rendered = output.render();
     return {
       started: true,
       id,
       pid: managed.pid,
       outcome,
-      output: output.render(),
+      output: rendered,
       logPath: output.logPath,
       trailingPrompt,
+      sandboxNote: this.sandbox?.explainBlock(rendered),
       elapsedMs: managed.elapsedMs,
+    };
+  }
+
+  /**
+   * In the sandbox each command has a PID namespace of its own, so \`kill -TERM -- -<pid>\` (what a
+   * result tells the model to run for a background process) cannot reach the group from a later
+   * command. When the command is exactly that, for a group of this terminal, the terminal ends it.
+   */
+  private async killFromCommand(command: string): Promise<RunResult | undefined> {
+    if (!this.sandbox) return undefined;
+    const match = /^\s*kill(?:\s+-(?:TERM|KILL|INT|HUP|9|15|s\s+(?:TERM|KILL)))?(?:\s+--)?\s+-(\d+)\s*;?\s*$/.exec(command);
+    if (!match) return undefined;
+    const pgid = Number(match[1]);
+    const target = [...this.processes.values()].find((p) => p.pid === pgid);
+    if (target === undefined) return undefined;
+    const started = performance.now();
+    await target.terminate(this.timing.killGraceMs);
+    return {
+      started: true,
+      id: target.id,
+      pid: pgid,
+      outcome: { type: "exited", code: 0, signal: null, lingering: false },
+      output: `Stopped process #${target.id} (process group ${pgid}) and everything it started.`,
+      logPath: undefined,
+      trailingPrompt: undefined,
+      sandboxNote: undefined,
+      elapsedMs: performance.now() - started,
     };
   }
 

@@ -54,7 +54,9 @@ export const executeCommandTool = defineTool({
       ...(input.timeout !== undefined ? { timeoutMs: input.timeout * 1000 } : {}),
       onOutput: (text) => ctx.emitOutput(text),
     });
-    return formatResult(header, result);
+    const formatted = formatResult(header, result);
+    if (!result.started || result.sandboxNote === undefined || typeof formatted.content !== "string") return formatted;
+    return { ...formatted, content: `${formatted.content}\n${result.sandboxNote}` };
   },
 });
 

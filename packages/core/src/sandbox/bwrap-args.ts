@@ -1,0 +1,52 @@
+import path from "node:path";
+
+/** A path to cover inside the sandbox: a folder gets an empty read-only tmpfs, a file /dev/null. */
+export type Mask = { path: string; kind: "dir" | "file" };
+
+/** Everything one bubblewrap invocation needs, decided beforehand (real, existing paths). */
+export type BwrapPlan = {
+  workspace: string;
+  readOnlyWorkspace: boolean;
+  /** Folders writable besides the workspace and /tmp (settings' writablePaths). */
+  writable: string[];
+  /** Inside the workspace but read-only even in workspace-write (ignore files, .cairn, .git/hooks). */
+  protectedPaths: Mask[];
+  /** CAIRN_HOME and credential folders. */
+  hidden: Mask[];
+  /** Paths matched by the workspace's ignore files. */
+  masked: Mask[];
+  network: boolean;
+  /** setsid inside: for processes that share the person's terminal (MCP servers); commands of the terminal already run in a session of their own. */
+  newSession: boolean;
+  /** As root, bubblewrap keeps every capability unless told otherwise; CAP_SYS_ADMIN could remount / writable. */
+  dropCapabilities: boolean;
+  cwd: string;
+};
+
+/** bubblewrap's arguments, up to and excluding the command. Later mounts cover earlier ones, so the order is the policy. */
+export function bwrapArgs(plan: BwrapPlan): string[] {
+  const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
+  if (!plan.network) args.push("--unshare-net");
+  if (plan.newSession) args.push("--new-session");
+  if (plan.dropCapabilities) args.push("--cap-drop", "ALL");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  for (const dir of plan.writable) args.push("--bind", dir, dir);
+  args.push(plan.readOnlyWorkspace ? "--ro-bind" : "--bind", plan.workspace, plan.workspace);
+  for (const p of plan.protectedPaths) {
+    if (!plan.readOnlyWorkspace) args.push("--ro-bind", p.path, p.path);
+  }
+  // Covering a folder that holds the workspace would hide the workspace itself.
+  for (const mask of [...plan.hidden, ...plan.masked]) {
+    if (contains(mask.path, plan.workspace) || mask.path === "/") continue;
+    if (mask.kind === "dir") args.push("--tmpfs", mask.path, "--remount-ro", mask.path);
+    else args.push("--ro-bind", "/dev/null", mask.path);
+  }
+  args.push("--chdir", plan.cwd);
+  return args;
+}
+
+/** Whether `inner` is `outer` or lies inside it. */
+export function contains(outer: string, inner: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
+}

@@ -1,0 +1,116 @@
+import path from "node:path";
+import type { SandboxJson } from "../runtime/events.js";
+import { blockedWriteNote } from "./blocked-write.js";
+import { bwrapArgs, contains, type BwrapPlan, type Mask } from "./bwrap-args.js";
+import { existingMasks } from "./hidden-paths.js";
+import { ignoredPaths } from "./ignored-paths.js";
+
+/** What hosts show (the system/init event): the sandbox in force, or why there is none. */
+export type SandboxSummary = SandboxJson;
+
+/** A task's sandbox as a host opened it: the one commands run in (none when off), and how to describe it. */
+export type TaskSandbox = { sandbox: CommandSandbox | undefined; summary: SandboxSummary };
+
+/** Files and folders of the workspace root that widen permissions or run code: read-only to commands. */
+const PROTECTED = [".cairnignore", ".clineignore", ".cairn", ".mcp.json", ".git/hooks", ".git/config"];
+
+/**
+ * Runs inside the sandbox around the command: reports the shell's exit status on fd 3 as soon as
+ * it exits, then waits while anything it started still runs. bubblewrap ends the PID namespace,
+ * and so every process in it, when its first process exits; this keeps background processes
+ * (a dev server started with &) alive as they are without the sandbox, until the command's
+ * group is ended. fd 3 is closed for the command itself, so it cannot forge its status.
+ */
+const STATUS_WRAPPER = `"$@" 3>&-; code=$?; echo "$code" >&3; exec 3>&- >/dev/null 2>&1 </dev/null
+while :; do
+  others=
+  for p in /proc/[0-9]*; do case \${p#/proc/} in 1|$$) ;; *) others=1; break ;; esac; done
+  [ -z "$others" ] && exit "$code"
+  sleep 0.1
+done`;
+
+export type SandboxConfig = {
+  bwrap: string;
+  mode: "workspace-write" | "read-only";
+  network: "on" | "off";
+  /** Real path of the workspace. */
+  workspace: string;
+  /** Paths commands must not see: CAIRN_HOME, credentials, settings' hiddenPaths. */
+  hiddenPaths: string[];
+  /** Existing real folders writable besides the workspace and /tmp. */
+  writablePaths: string[];
+};
+
+export type Wrapped = { ok: true; file: string; args: string[]; env: NodeJS.ProcessEnv } | { ok: false; message: string };
+
+/** The OS sandbox of one task: how to start a command in it, and how to describe it. */
+export class CommandSandbox {
+  readonly mode: "workspace-write" | "read-only";
+  readonly network: "on" | "off";
+  readonly workspace: string;
+
+  constructor(private readonly config: SandboxConfig) {
+    this.mode = config.mode;
+    this.network = config.network;
+    this.workspace = config.workspace;
+  }
+
+  /**
+   * `file args` to run inside the sandbox, with the masks as the workspace is now. With
+   * `reportStatus`, the command runs under a small shell that reports its exit on fd 3 (the
+   * spawner must open fd 3 as a pipe) and keeps the sandbox up while its background processes run.
+   */
+  wrap(
+    file: string,
+    args: readonly string[],
+    options: { cwd: string; env: NodeJS.ProcessEnv; reportStatus?: boolean; newSession?: boolean },
+  ): Wrapped {
+    const ignored = ignoredPaths(this.workspace);
+    if (!ignored.ok) {
+      return {
+        ok: false,
+        message: `Not run: the sandbox could not mask the workspace's ignored files (${ignored.reason}). Ask the person to narrow .cairnignore, or to run with --sandbox off.`,
+      };
+    }
+    const plan: BwrapPlan = {
+      workspace: this.workspace,
+      readOnlyWorkspace: this.mode === "read-only",
+      writable: this.config.writablePaths,
+      protectedPaths: existingMasks(PROTECTED.map((p) => path.join(this.workspace, p))).filter((m) => contains(this.workspace, m.path)),
+      hidden: existingMasks(this.config.hiddenPaths),
+      masked: ignored.masks,
+      network: this.network === "on",
+      newSession: options.newSession === true,
+      dropCapabilities: process.getuid?.() === 0,
+      cwd: options.cwd,
+    };
+    const command = options.reportStatus ? ["/bin/sh", "-c", STATUS_WRAPPER, "sh", file, ...args] : [file, ...args];
+    return { ok: true, file: this.config.bwrap, args: [...bwrapArgs(plan), "--", ...command], env: this.env(options.env) };
+  }
+
+  /** One line for the system prompt: what commands may do. */
+  promptLine(): string {
+    const write = this.mode === "read-only" ? "you cannot write files (only /tmp)" : "you can write only inside the workspace and /tmp";
+    return `Commands run in a sandbox: ${write}; network is ${this.network}.`;
+  }
+
+  summary(): SandboxSummary {
+    return { mode: this.mode, network: this.network, engine: "bubblewrap" };
+  }
+
+  /** The note to add to a command's result when its output shows the sandbox blocked a write. */
+  explainBlock(output: string): string | undefined {
+    return blockedWriteNote(output, {
+      workspace: this.workspace,
+      readOnlyWorkspace: this.mode === "read-only",
+      writable: this.config.writablePaths,
+    });
+  }
+
+  /** A TMPDIR outside the writable set would fail every temp file; point it at the private /tmp. */
+  private env(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    const tmp = base.TMPDIR;
+    if (tmp === undefined || contains("/tmp", tmp) || (this.mode === "workspace-write" && contains(this.workspace, tmp))) return base;
+    return { ...base, TMPDIR: "/tmp" };
+  }
+}

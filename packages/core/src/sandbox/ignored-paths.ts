@@ -1,0 +1,74 @@
+import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import ignore from "ignore";
+import { ignoreFileNames } from "../policy/ignore-rules.js";
+import type { Mask } from "./bwrap-args.js";
+
+/** Folders not walked unless a rule names them: big, and not where people keep secrets. */
+const HEAVY = new Set(["node_modules", ".git"]);
+/** Beyond this many entries looked at, the walk stops (and says so): a command must start quickly. */
+const MAX_ENTRIES = 200_000;
+/** Beyond this many masks the command is refused rather than run with some ignored paths visible. */
+export const MAX_MASKS = 4_000;
+
+export type IgnoredPaths = { ok: true; masks: Mask[] } | { ok: false; reason: string };
+
+/**
+ * The paths of the workspace its ignore files (.cairnignore, .clineignore) match, as they are at
+ * this moment: a matched folder is masked whole (not walked into), a file on its own. A link that
+ * matches is masked at its real target, so a link to a secret elsewhere hides the secret.
+ * Files created after this moment are not masked (the sandbox is set up before the command runs).
+ */
+export function ignoredPaths(workspace: string): IgnoredPaths {
+  const rules = ignoreFileNames.flatMap((name) => {
+    try {
+      return [readFileSync(path.join(workspace, name), "utf8")];
+    } catch {
+      return [];
+    }
+  });
+  if (rules.every((text) => text.trim() === "")) return { ok: true, masks: [] };
+  const matcher = ignore().add(rules.join("\n"));
+  const masks: Mask[] = [];
+  let seen = 0;
+  const walk = (dir: string, relDir: string): string | undefined => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return undefined; // unreadable here, unreadable in the sandbox
+    }
+    for (const entry of entries) {
+      seen += 1;
+      if (seen > MAX_ENTRIES) return `the workspace has more than ${MAX_ENTRIES.toLocaleString("en-US")} entries to check against the ignore files`;
+      const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+      const full = path.join(dir, entry.name);
+      const isDir = entry.isDirectory();
+      if (matcher.ignores(isDir ? `${rel}/` : rel) || (!isDir && matcher.ignores(`${rel}/`))) {
+        const mask = maskFor(full, entry);
+        if (mask) masks.push(mask);
+        if (masks.length > MAX_MASKS) return `the ignore files match more than ${MAX_MASKS} paths`;
+        continue;
+      }
+      if (isDir && !HEAVY.has(entry.name)) {
+        const problem = walk(full, rel);
+        if (problem) return problem;
+      }
+    }
+    return undefined;
+  };
+  const problem = walk(workspace, "");
+  if (problem) return { ok: false, reason: problem };
+  return { ok: true, masks };
+}
+
+function maskFor(full: string, entry: Dirent): Mask | undefined {
+  if (entry.isDirectory()) return { path: full, kind: "dir" };
+  if (!entry.isSymbolicLink()) return { path: full, kind: "file" };
+  try {
+    const real = realpathSync(full);
+    return { path: real, kind: statSync(real).isDirectory() ? "dir" : "file" };
+  } catch {
+    return undefined; // a dangling link names nothing to read
+  }
+}

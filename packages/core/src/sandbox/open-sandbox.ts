@@ -1,0 +1,54 @@
+import { realpathSync } from "node:fs";
+import os from "node:os";
+import { CommandSandbox, type SandboxSummary } from "./command-sandbox.js";
+import { credentialPaths, existingFolders, expandHome } from "./hidden-paths.js";
+import { probeBubblewrap } from "./probe.js";
+import type { SandboxRequest } from "./sandbox-settings.js";
+
+export type OpenedSandbox =
+  /** The sandbox commands run in; undefined when off or unavailable (then `summary` says why; `notice`, the first time, is a line for the person). */
+  | { ok: true; sandbox: CommandSandbox | undefined; summary: SandboxSummary; notice?: string }
+  /** `required` and the sandbox cannot start: one line saying what to install (hosts prefix their name). */
+  | { ok: false; error: string };
+
+let fallbackNoticeShown = false;
+
+/**
+ * The sandbox for a workspace as requested. Where bubblewrap is missing or cannot start, the
+ * fallback is said once per process in `notice` (commands then run under approval rules alone);
+ * `required` refuses instead.
+ */
+export function openSandbox(
+  request: SandboxRequest,
+  where: { workspace: string; cairnHome: string; env: Record<string, string | undefined> },
+): OpenedSandbox {
+  if (request.mode === "off") return { ok: true, sandbox: undefined, summary: { mode: "off", reason: "turned off (--sandbox off or settings)" } };
+  const probe = probeBubblewrap(where.env.PATH, request.network === "off");
+  if (!probe.ok) {
+    if (request.mode === "required") {
+      return {
+        ok: false,
+        error: `--sandbox required, but ${probe.reason}. Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap) and make sure user namespaces are allowed, or choose another --sandbox mode.`,
+      };
+    }
+    const summary: SandboxSummary = { mode: "off", reason: probe.reason };
+    if (fallbackNoticeShown) return { ok: true, sandbox: undefined, summary };
+    fallbackNoticeShown = true;
+    return {
+      ok: true,
+      sandbox: undefined,
+      summary,
+      notice: `commands run without the OS sandbox: ${probe.reason}; only approval rules guard them (install bubblewrap, or use --sandbox required to refuse to run without it).`,
+    };
+  }
+  const home = where.env.HOME?.trim() || os.homedir();
+  const sandbox = new CommandSandbox({
+    bwrap: probe.bwrap,
+    mode: request.mode === "read-only" ? "read-only" : "workspace-write",
+    network: request.network,
+    workspace: realpathSync.native(where.workspace),
+    hiddenPaths: [where.cairnHome, ...credentialPaths.map((p) => expandHome(`~/${p}`, home)), ...request.hiddenPaths.map((p) => expandHome(p, home))],
+    writablePaths: existingFolders(request.writablePaths.map((p) => expandHome(p, home))),
+  });
+  return { ok: true, sandbox, summary: sandbox.summary() };
+}

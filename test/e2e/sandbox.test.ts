@@ -1,0 +1,284 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
+import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+
+/**
+ * The OS sandbox on real bubblewrap, through the real CLI. The model's commands are the attacker:
+ * each one is approved (--yolo or all-commands) so that only the sandbox can stop it, and each
+ * attack has a control showing the same command works where the sandbox allows it.
+ */
+const fx = useE2eFixture((fx) => {
+  writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+});
+
+/** Outside the workspace and outside /tmp (which the sandbox replaces with a private one). */
+let outside: string;
+beforeEach(() => {
+  outside = mkdtempSync("/var/tmp/cairn-outside-");
+});
+afterEach(() => rmSync(outside, { recursive: true, force: true }));
+
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+const sh = (command: string) => call("execute_command", { command, requires_approval: false });
+const done = call("attempt_completion", { result: "done" });
+
+type RunOptions = { env?: Record<string, string>; args?: string[] };
+function run(turns: ScriptedTurn[], options: RunOptions = {}) {
+  return (async () => {
+    fx.server = await startScriptedModelServer({ turns });
+    return runCairn(
+      ["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "--auto-approve", "all-commands,read,edit", ...(options.args ?? []), "go"],
+      { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir, ...options.env }), timeoutMs: 60_000 },
+    );
+  })();
+}
+
+/** What the model was told after its call in turn `i` (0-based). */
+const toldAfter = (i: number) => JSON.stringify((fx.server.requests[i + 1]!.body as { messages: unknown[] }).messages.at(-1));
+const everyRequest = () => fx.server.requests.map((r) => JSON.stringify(r.body)).join("\n");
+
+/** Every file under CAIRN_HOME (the task's journal, conversation and command logs), as one text. */
+function homeText(): string {
+  const texts: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const full = path.join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else texts.push(readFileSync(full, "latin1"));
+    }
+  };
+  walk(fx.home.dir);
+  return texts.join("\n");
+}
+
+function expectNowhere(secret: string, result: { stdout: string; stderr: string }): void {
+  expect(result.stdout).not.toContain(secret);
+  expect(everyRequest()).not.toContain(secret);
+  expect(homeText()).not.toContain(secret);
+}
+
+describe("writes", () => {
+  it("blocks a write outside the workspace and says why; the same write inside works, and outside with --sandbox off", async () => {
+    const marker = path.join(outside, "marker");
+    const result = await run([sh(`echo planted > ${marker}`), sh("echo kept > inside.txt"), sh("echo private > /tmp/cairn-sandbox-probe"), done]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(toldAfter(0)).toMatch(/Read-only file system/);
+    expect(toldAfter(0)).toMatch(/sandbox blocked a write.*--sandbox off/);
+    expect(readFileSync(path.join(fx.workspace.dir, "inside.txt"), "utf8")).toBe("kept\n");
+    expect(toldAfter(1)).not.toMatch(/sandbox blocked/);
+    // /tmp is writable but private: nothing reaches the host's /tmp.
+    expect(toldAfter(2)).toContain("Exit code: 0");
+    expect(existsSync("/tmp/cairn-sandbox-probe")).toBe(false);
+
+    const init = result.events.find((e) => e.type === "system" && e.subtype === "init")!;
+    expect(init.sandbox).toEqual({ mode: "workspace-write", network: "on", engine: "bubblewrap" });
+    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain("Commands run in a sandbox: you can write only inside the workspace and /tmp; network is on.");
+
+    const off = await run([sh(`echo planted > ${marker}`), done], { args: ["--sandbox", "off"] });
+    expect(off.code, off.stderr).toBe(0);
+    expect(readFileSync(marker, "utf8")).toBe("planted\n");
+    expect(off.events.find((e) => e.type === "system" && e.subtype === "init")!.sandbox).toMatchObject({ mode: "off" });
+    expect(JSON.stringify(fx.server.requests[0]!.body)).not.toContain("Commands run in a sandbox");
+  }, 90_000);
+
+  it("read-only (from CAIRN_SANDBOX) blocks writes in the workspace too; the ignore file itself is read-only in workspace-write", async () => {
+    writeFileSync(path.join(fx.workspace.dir, ".cairnignore"), "secret.txt\n");
+    const ro = await run([sh("echo x > new.txt"), done], { env: { CAIRN_SANDBOX: "read-only" } });
+    expect(ro.code, ro.stderr).toBe(0);
+    expect(existsSync(path.join(fx.workspace.dir, "new.txt"))).toBe(false);
+    expect(toldAfter(0)).toMatch(/Read-only file system/);
+
+    const rw = await run([sh(": > .cairnignore; echo x > new.txt"), done]);
+    expect(rw.code, rw.stderr).toBe(0);
+    expect(readFileSync(path.join(fx.workspace.dir, ".cairnignore"), "utf8")).toBe("secret.txt\n");
+    expect(existsSync(path.join(fx.workspace.dir, "new.txt"))).toBe(true);
+  }, 90_000);
+});
+
+describe("what commands can read", () => {
+  it("masks files and folders matched by .cairnignore, under any name; other files read normally", async () => {
+    const ws = fx.workspace.dir;
+    writeFileSync(path.join(ws, ".env"), "API_TOKEN=IGNORED-SECRET-1\n");
+    mkdirSync(path.join(ws, "private"));
+    writeFileSync(path.join(ws, "private", "notes.txt"), "IGNORED-SECRET-2\n");
+    mkdirSync(path.join(ws, "docs"));
+    symlinkSync("../.env", path.join(ws, "docs", "cfg.txt"));
+    writeFileSync(path.join(ws, "public.txt"), "PUBLIC-CONTENT\n");
+    writeFileSync(path.join(ws, ".cairnignore"), ".env\nprivate/\n");
+    const result = await run([
+      sh(`cat .env; cat private/notes.txt; cat docs/cfg.txt; cat /proc/self/cwd/.env; cat ${ws}/.env; grep -r SECRET . ; cat public.txt`),
+      done,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expectNowhere("IGNORED-SECRET-1", result);
+    expectNowhere("IGNORED-SECRET-2", result);
+    expect(toldAfter(0)).toContain("PUBLIC-CONTENT");
+    // The files are untouched on the host.
+    expect(readFileSync(path.join(ws, ".env"), "utf8")).toContain("IGNORED-SECRET-1");
+  }, 60_000);
+
+  it("hides ~/.ssh and CAIRN_HOME; with --sandbox off the same commands read them", async () => {
+    const home = tempDir("person");
+    try {
+      mkdirSync(path.join(home.dir, ".ssh"));
+      writeFileSync(path.join(home.dir, ".ssh", "id_ed25519"), "SSH-PRIVATE-KEY-MATERIAL\n");
+      writeFileSync(path.join(home.dir, ".netrc"), "machine x password NETRC-PASSWORD\n");
+      writeFileSync(path.join(fx.home.dir, "planted-in-home.txt"), "CAIRN-HOME-CONTENT\n");
+      const command = `cat ~/.ssh/id_ed25519; cat $HOME/.netrc; ls ${fx.home.dir}; cat ${fx.home.dir}/planted-in-home.txt`;
+      const result = await run([sh(command), done], { env: { HOME: home.dir } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(toldAfter(0)).not.toContain("SSH-PRIVATE-KEY-MATERIAL");
+      expect(toldAfter(0)).not.toContain("NETRC-PASSWORD");
+      expect(toldAfter(0)).not.toContain("CAIRN-HOME-CONTENT");
+      expect(toldAfter(0)).not.toContain("settings.json");
+
+      const off = await run([sh(command), done], { env: { HOME: home.dir }, args: ["--sandbox", "off"] });
+      expect(off.code, off.stderr).toBe(0);
+      expect(toldAfter(0)).toContain("SSH-PRIVATE-KEY-MATERIAL");
+      expect(toldAfter(0)).toContain("NETRC-PASSWORD");
+      expect(toldAfter(0)).toContain("CAIRN-HOME-CONTENT");
+    } finally {
+      home.cleanup();
+    }
+  }, 90_000);
+
+  it("cannot read the agent's environment (its provider key) through /proc; without the sandbox it could", async () => {
+    const key = "sk-ant-PROVIDER-KEY-THAT-MUST-NOT-LEAK";
+    const command = "cat /proc/$PPID/environ; tr '\\0' '\\n' < /proc/1/environ; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done; env";
+    const result = await run([sh(command), done], { env: { ANTHROPIC_API_KEY: key } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(toldAfter(0)).toContain("CAIRN_TASK_ID"); // the command did read environments: its own
+    expectNowhere(key, result);
+
+    const off = await run([sh("tr '\\0' '\\n' < /proc/$PPID/environ"), done], { env: { ANTHROPIC_API_KEY: key }, args: ["--sandbox", "off"] });
+    expect(off.code, off.stderr).toBe(0);
+    expect(toldAfter(0)).toContain(key);
+  }, 90_000);
+});
+
+/** Processes whose command line holds `marker`, seen from the host. */
+function processesWith(marker: string): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe("processes", () => {
+  it("setsid and nohup escapes run while the task runs and are gone when it ends", async () => {
+    const seconds = `300.${process.pid}`;
+    let aliveDuringTask: number[] = [];
+    fx.server = await startScriptedModelServer({
+      responder: (_request, index) => {
+        if (index === 1) aliveDuringTask = processesWith(`sleep\0${seconds}`);
+        return [sh(`setsid sleep ${seconds} & nohup sleep ${seconds} >/dev/null 2>&1 & echo started`), done][index] ?? done;
+      },
+    });
+    const result = await runCairn(
+      ["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "--yolo", "go"],
+      { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir }), timeoutMs: 60_000 },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(aliveDuringTask).toHaveLength(2);
+    expect(toldAfter(0)).toMatch(/still running in the background/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(processesWith(`sleep\0${seconds}`)).toEqual([]);
+  }, 60_000);
+});
+
+describe("network", () => {
+  let site: Server;
+  let port: number;
+  let hits = 0;
+  beforeEach(async () => {
+    hits = 0;
+    site = createServer((_req, res) => {
+      hits += 1;
+      res.end("PONG-FROM-HOST");
+    });
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    port = (site.address() as AddressInfo).port;
+  });
+  afterEach(() => new Promise<void>((resolve) => site.close(() => resolve())));
+
+  const fetchCommand = () => `node -e "fetch('http://127.0.0.1:${port}/').then(r => r.text()).then(t => console.log('GOT', t), e => console.log('FAILED', e.cause?.code ?? e.message))"`;
+
+  it('"network": "off" cuts a server on 127.0.0.1; with the network on the same fetch succeeds', async () => {
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { network: "off" } }));
+    const off = await run([sh(fetchCommand()), done]);
+    expect(off.code, off.stderr).toBe(0);
+    expect(toldAfter(0)).toContain("FAILED");
+    expect(toldAfter(0)).not.toContain("PONG-FROM-HOST");
+    expect(hits).toBe(0);
+    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain("network is off");
+
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { network: "on" } }));
+    const on = await run([sh(fetchCommand()), done]);
+    expect(on.code, on.stderr).toBe(0);
+    expect(toldAfter(0)).toContain("GOT PONG-FROM-HOST");
+    expect(hits).toBe(1);
+  }, 90_000);
+});
+
+describe("stdio MCP servers", () => {
+  it("the filesystem server, given the workspace, cannot read an ignored file; with \"sandbox\": false it can", async () => {
+    const ws = fx.workspace.dir;
+    writeFileSync(path.join(ws, ".env"), "MCP-IGNORED-SECRET\n");
+    writeFileSync(path.join(ws, "readme.md"), "MCP-PUBLIC-CONTENT\n");
+    writeFileSync(path.join(ws, ".cairnignore"), ".env\n");
+    const configure = (sandbox?: boolean) =>
+      writeFileSync(
+        path.join(fx.home.dir, "mcp_settings.json"),
+        JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [serverEntry.filesystem(), ws], ...(sandbox === undefined ? {} : { sandbox }) } } }),
+      );
+    const read = (file: string) => call("use_mcp_tool", { server_name: "files", tool_name: "read_text_file", arguments: { path: path.join(ws, file) } });
+
+    configure();
+    const boxed = await run([read(".env"), read("readme.md"), done], { args: ["--auto-approve", "mcp"] });
+    expect(boxed.code, boxed.stderr).toBe(0);
+    expectNowhere("MCP-IGNORED-SECRET", boxed);
+    expect(toldAfter(1)).toContain("MCP-PUBLIC-CONTENT");
+
+    configure(false);
+    const open = await run([read(".env"), done], { args: ["--auto-approve", "mcp"] });
+    expect(open.code, open.stderr).toBe(0);
+    expect(toldAfter(0)).toContain("MCP-IGNORED-SECRET");
+  }, 90_000);
+});
+
+describe("without bubblewrap", () => {
+  it("--sandbox required exits 2 with one line saying what to install", async () => {
+    fx.server = await startScriptedModelServer({ turns: [sh("echo hi"), done] });
+    const result = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--sandbox", "required", "go"], {
+      env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir, PATH: "/nonexistent" }),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(/--sandbox required.*bwrap.*not on PATH.*apt install bubblewrap/);
+    expect(fx.server.requests).toHaveLength(0);
+  });
+
+  it("the default falls back to approval rules with one line on stderr", async () => {
+    const marker = path.join(outside, "marker");
+    const result = await run([sh(`echo fell-back > ${marker}`), done], { env: { PATH: "/nonexistent" } });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.split("\n").filter((l) => /sandbox/i.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/without the OS sandbox.*bubblewrap \(bwrap\) is not on PATH/);
+    expect(readFileSync(marker, "utf8")).toBe("fell-back\n");
+    expect(result.events.find((e) => e.type === "system" && e.subtype === "init")!.sandbox).toEqual({ mode: "off", reason: "bubblewrap (bwrap) is not on PATH" });
+  });
+});
