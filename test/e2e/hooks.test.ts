@@ -57,6 +57,8 @@ describe("hooks (Claude Code's contract) through cairn run", () => {
     hook("UserPromptSubmit", undefined, `echo "Team convention: tabs, not spaces."`);
     hook("PostToolUse", "read_file", `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"This file is generated; edit the template."}}'`, "project");
     writeFileSync(path.join(fx.workspace.dir, "a.txt"), "a\n");
+    // Project hooks run once the person trusted them.
+    expect((await runCairn(["trust", "--cwd", fx.workspace.dir], { env: env() })).code).toBe(0);
     fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "a.txt" }), call("attempt_completion", { result: "ok" })] });
     const result = await run("read a");
     expect(result.code, result.stderr).toBe(0);

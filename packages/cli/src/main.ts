@@ -6,6 +6,7 @@ import { deleteCommand, historyCommand, showCommand } from "./commands/history.j
 import { resumeCommand } from "./commands/resume.js";
 import { rulesCommand } from "./commands/rules.js";
 import { runCommand } from "./commands/run.js";
+import { trustCommand } from "./commands/trust.js";
 import { failureLine, writeFailureLog } from "./failure-log.js";
 import { exitCodes, type Io } from "./headless.js";
 import { parseRunArgs, runHelp, type RunArgs } from "./run-args.js";
@@ -25,6 +26,7 @@ Usage:
   cairn checkpoints <id> | diff <id> <a> [b] | restore <id> <cp> --workspace|--task|--both
   cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
   cairn mcp list|add|remove|test|approve    MCP servers (see cairn mcp --help)
+  cairn trust [--cwd dir] | --list | --revoke  review and trust a repository's hooks and MCP servers
   cairn --version
 
 Run \`cairn run --help\` for the options. Keys come from the environment:
@@ -74,6 +76,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "rules") return rulesCommand(rest, io);
     if (command === "checkpoints") return await checkpointsCommand(rest, io);
     if (command === "mcp") return await mcpCommand(rest, io);
+    if (command === "trust") return trustCommand(rest, io);
     // At a terminal, anything else is a task (or options) for an interactive session; a single
     // lowercase word is more likely a mistyped command than a task.
     if (atTerminal && !(argv.length === 1 && /^[a-z-]+$/.test(command))) {

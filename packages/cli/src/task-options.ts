@@ -1,5 +1,5 @@
 import path from "node:path";
-import { allTools, Checkpoints, loadHooks, McpConfigError, McpHub, type TaskOptions } from "@cairn/core";
+import { allTools, Checkpoints, loadHooks, McpConfigError, McpHub, untrustedNotice, type TaskOptions } from "@cairn/core";
 import { UsageError } from "./usage-error.js";
 import type { Io } from "./headless.js";
 import type { RunConfig } from "./config.js";
@@ -11,6 +11,7 @@ export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | 
   if (config.sandboxNotice) io.stderr(`cairn: ${config.sandboxNotice}\n`);
   const hooks = loadHooks({ home: config.home, cwd: config.cwd });
   for (const warning of hooks.warnings) io.stderr(`cairn: ${warning}\n`);
+  for (const untrusted of hooks.untrusted) io.stderr(`cairn: ${untrustedNotice(untrusted)}\n`);
   return {
     ...(hooks.hooks ? { hookRunner: hooks.hooks } : {}),
     transcriptPath: path.join(store.dir, "conversation.jsonl"),
@@ -60,5 +61,7 @@ export function openMcp(config: RunConfig, io: Io): McpHub | undefined {
     throw error;
   }
   for (const problem of hub.problems) io.stderr(`cairn: ${problem}\n`);
+  const untrusted = hub.untrusted();
+  if (untrusted) io.stderr(`cairn: ${untrustedNotice(untrusted)}\n`);
   return hub.servers().length > 0 ? hub : undefined;
 }

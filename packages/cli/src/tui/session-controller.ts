@@ -1,4 +1,5 @@
-import { cairnHome, listTasks, parseSlashCommand, type AgentEvent, type TaskResult } from "@cairn/core";
+import path from "node:path";
+import { cairnHome, listTasks, parseSlashCommand, projectConfig, trustProjectConfig, type AgentEvent, type TaskResult } from "@cairn/core";
 import type { RunConfig } from "../config.js";
 import type { Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
@@ -70,9 +71,37 @@ export class SessionController {
 
   /** What happens first: the task from the command line, or a pick list of tasks to resume. */
   async start(): Promise<void> {
+    await this.askTrust();
     if (this.args.task !== "") return this.submit(this.args.task);
     const { entries } = listTasks(this.home);
     if (entries.length > 0) await this.pickTask("Resume a recent task, or start a new one", entries.slice(0, 12), true);
+  }
+
+  /**
+   * The workspace's hooks and MCP servers that the person has not trusted: shown and asked about
+   * once, before anything loads them. "Not now" leaves them off for this session.
+   */
+  private async askTrust(): Promise<void> {
+    const config = projectConfig({ home: this.home, cwd: this.cwd });
+    const pending = config.files.filter((f) => !f.trusted);
+    if (pending.length === 0) return;
+    const lines = pending.flatMap((f) => [
+      `${path.relative(config.workspace, f.file)}: ${f.what}${f.changed ? " (changed since you trusted it)" : ""}`,
+      ...f.items.map((item) => `  ${item}`),
+      ...(f.runs.length > 0 ? [`  workspace files they run: ${f.runs.join(", ")}`] : []),
+    ]);
+    this.view.add({ kind: "info", title: "This workspace has config that runs commands on your machine:", lines });
+    const options = [
+      { label: "Trust it", value: "trust", hint: "these run here from now on, until the files change" },
+      { label: "Not now", value: "skip", hint: "they stay off this session; cairn trust later" },
+    ];
+    const answer = await this.view.ask<string | undefined>((resolve) => ({ kind: "choice", title: "Trust this workspace's config?", options, resolve }), undefined);
+    if (answer === "trust") {
+      trustProjectConfig(this.home, config);
+      this.view.add({ kind: "notice", level: "info", text: "Trusted. Undo with: cairn trust --revoke" });
+    } else {
+      this.view.add({ kind: "notice", level: "warning", text: "Not trusted: its hooks and MCP servers stay off. Review and trust later with: cairn trust" });
+    }
   }
 
   onExit(listener: () => void): () => void {

@@ -99,8 +99,8 @@ describe("MCP config files", () => {
     await writeJson(file, { mcpServers: ["a"] });
     expect(() => read(file)).toThrow(/"mcpServers" must be an object/);
     await writeFile(file, "");
-    expect(read(file)).toEqual({ servers: [], problems: [] });
-    expect(read(path.join(home, "missing.json"))).toEqual({ servers: [], problems: [] });
+    expect(read(file)).toEqual({ servers: [], problems: [], text: "" });
+    expect(read(path.join(home, "missing.json"))).toEqual({ servers: [], problems: [], text: "" });
   });
 
   it("merges global and project files; a project server replaces a global one of the same name", async () => {
