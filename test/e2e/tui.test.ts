@@ -255,4 +255,20 @@ describe("cairn in a terminal", () => {
     expect(prose).toBeGreaterThan(-1);
     expect(prose).toBeLessThan(replay.indexOf("✓ write hello.txt"));
   });
+
+  it("offers an edit that cannot apply with why it will fail, and the clock stops while the person decides", { timeout: 60_000 }, async () => {
+    writeFileSync(path.join(workspace.dir, "notes.txt"), "alpha\nbeta\n");
+    const diff = "------- SEARCH\ngamma\n=======\ndelta\n+++++++ REPLACE";
+    const t = await open([call("replace_in_file", { path: "notes.txt", diff }), call("attempt_completion", { result: "Left notes alone" })], ["Rename gamma"]);
+    const asked = await t.waitFor("Apply this edit? notes.txt");
+    expect(asked).toContain("this edit will fail: SEARCH block 1 not found");
+    expect(asked).not.toContain("+0 −0");
+    const clock = (screen: string) => /working (\d+)s \(paused while you decide\)/.exec(screen)?.[1];
+    const first = clock(await t.waitFor(/working \d+s \(paused while you decide\)/));
+    await sleep(2_500);
+    expect(clock(t.screen())).toBe(first);
+    await t.press("n");
+    await t.waitFor("✓ Left notes alone");
+    expect(readFileSync(path.join(workspace.dir, "notes.txt"), "utf8")).toBe("alpha\nbeta\n");
+  });
 });
