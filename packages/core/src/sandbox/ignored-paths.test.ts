@@ -1,0 +1,61 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ignoredPaths } from "./ignored-paths.js";
+
+let ws: string;
+let elsewhere: string;
+beforeEach(() => {
+  ws = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-ignored-")));
+  elsewhere = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-elsewhere-")));
+});
+afterEach(() => {
+  rmSync(ws, { recursive: true, force: true });
+  rmSync(elsewhere, { recursive: true, force: true });
+});
+
+const write = (rel: string, text = "x") => {
+  mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+  writeFileSync(path.join(ws, rel), text);
+};
+const masks = () => {
+  const result = ignoredPaths(ws);
+  if (!result.ok) throw new Error(result.reason);
+  return result.masks.map((m) => `${m.kind} ${path.relative(ws, m.path) || m.path}`).sort();
+};
+
+describe("ignoredPaths", () => {
+  it("is empty without ignore files", () => {
+    write(".env");
+    expect(masks()).toEqual([]);
+  });
+
+  it("lists matched files and folders (a folder whole, not its contents), from .cairnignore and .clineignore", () => {
+    write(".env");
+    write("config/.env");
+    write("secrets/a.txt");
+    write("secrets/deep/b.txt");
+    write("src/keep.ts");
+    write("build/key.pem");
+    write(".cairnignore", ".env\nsecrets/\n");
+    write(".clineignore", "*.pem\n");
+    expect(masks()).toEqual(["dir secrets", "file .env", "file build/key.pem", "file config/.env"]);
+  });
+
+  it("skips node_modules and .git unless a rule names them", () => {
+    write("node_modules/pkg/.env");
+    write(".git/config");
+    write(".cairnignore", ".env\n");
+    expect(masks()).toEqual([]);
+    write(".cairnignore", ".env\nnode_modules/\n");
+    expect(masks()).toEqual(["dir node_modules"]);
+  });
+
+  it("masks a matched link at its real target, so the secret is hidden wherever it is", () => {
+    writeFileSync(path.join(elsewhere, "real.env"), "secret");
+    symlinkSync(path.join(elsewhere, "real.env"), path.join(ws, ".env"));
+    write(".cairnignore", ".env\n");
+    expect(masks()).toEqual([`file ${path.relative(ws, path.join(elsewhere, "real.env"))}`]);
+  });
+});
