@@ -1,6 +1,7 @@
 export type { CallOutcome, ParsedCall, ProtocolEvent, ProtocolName, ToolProtocol, TurnParser } from "./types.js";
 export { coerceXmlParams } from "./coerce.js";
 export { nativeProtocol, toolSpec } from "./native.js";
+export { textCallNote } from "./text-calls.js";
 export { xmlProtocol, xmlToolSection } from "./xml/xml-protocol.js";
 export { XmlStreamParser, type XmlParseEvent, type XmlToolSpec } from "./xml/stream-parser.js";
 

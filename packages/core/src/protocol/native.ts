@@ -3,6 +3,7 @@ import type { AssistantMessage, ModelEvent, ReasoningPart, ToolSpec, UserMessage
 import type { AnyTool } from "../tools/tool.js";
 import { splitDescription } from "./describe-tool.js";
 import { toolResultText } from "./result-text.js";
+import { TextCalls } from "./text-calls.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "./types.js";
 
 export function toolSpec(tool: AnyTool): ToolSpec {
@@ -26,15 +27,23 @@ function parseArgs(argsText: string): { input: Record<string, unknown>; error?: 
 class NativeParser implements TurnParser {
   text = "";
   private names = new Map<string, string>();
+  private nativeCalls = 0;
+  private readonly textCalls: TextCalls;
+
+  constructor(tools: readonly AnyTool[], messageId: string) {
+    this.textCalls = new TextCalls(tools, messageId);
+  }
 
   push(event: ModelEvent): ProtocolEvent[] {
     switch (event.type) {
       case "text-delta":
         this.text += event.text;
+        this.textCalls.push(event.text);
         return [{ type: "text", text: event.text }];
       case "reasoning-delta":
         return [{ type: "reasoning", text: event.text, ...(event.signature ? { signature: event.signature } : {}) }];
       case "tool-call-start":
+        this.nativeCalls++;
         this.names.set(event.id, event.name);
         return [{ type: "call-start", id: event.id, name: event.name }];
       case "tool-call-delta":
@@ -49,8 +58,14 @@ class NativeParser implements TurnParser {
     }
   }
 
+  /** A reply without a native call whose text holds complete tool blocks: those run, as if called. */
   end(): ProtocolEvent[] {
-    return [];
+    const calls = this.textCalls.end();
+    if (this.nativeCalls > 0) return [];
+    return calls.flatMap((call): ProtocolEvent[] => [
+      { type: "call-start", id: call.id, name: call.name },
+      { type: "call", call },
+    ]);
   }
 }
 
@@ -58,7 +73,7 @@ class NativeParser implements TurnParser {
 export const nativeProtocol: ToolProtocol = {
   name: "native",
   requestTools: (tools) => tools.map(toolSpec),
-  createParser: () => new NativeParser(),
+  createParser: (tools, messageId) => new NativeParser(tools, messageId),
   assistantMessage(text: string, reasoning: ReasoningPart[], calls: ParsedCall[]): AssistantMessage {
     return {
       role: "assistant",

@@ -10,6 +10,12 @@ export type ParsedCall = {
   input: Record<string, unknown>;
   /** Why the call's input could not be read (malformed JSON, a block cut off by the output limit). */
   inputError?: string;
+  /**
+   * Under the native protocol: the model wrote this call as an XML block in its text instead of
+   * calling the tool. It runs like a native call (policy, approval), and the model is told to use
+   * function calls.
+   */
+  fromText?: true;
 };
 
 /** What the loop sees of a model stream, whatever the protocol. */

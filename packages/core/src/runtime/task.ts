@@ -30,7 +30,7 @@ import type { AgentEvent, ResultSubtype } from "./events.js";
 import type { TaskState } from "./journal.js";
 import { describeJournalFailure, guardJournal, type JournalFailure } from "./guarded-journal.js";
 import { repairInterrupted, type PendingResult } from "./resume.js";
-import { mistakeLimitReached, nextMistakeCount, turnLimitReached } from "./stop-conditions.js";
+import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { runTurn } from "./turn.js";
 
@@ -613,7 +613,7 @@ export class Task {
       if (outcome.executed.length === 0) {
         mistakes++;
         if (mistakeLimitReached(mistakes, maxMistakes)) {
-          const reason = `the model replied ${mistakes} times in a row without using a tool`;
+          const reason = noToolReason(mistakes, protocol.name, this.messages);
           if (!(await options.host?.confirmContinue?.(reason, this.controller.signal))) return finish("error_mistake_limit", `Stopped: ${reason}.`);
           mistakes = 0;
         }

@@ -5,6 +5,7 @@ import type { ModelError } from "../model/errors.js";
 import { retryDelayMs, sleep, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type AssistantMessage, type FinishReason, type Message, type Model, type ModelRequest, type ReasoningPart, type Usage } from "../model/types.js";
 import { continueAfterOutputLimit } from "../prompt/system-prompt.js";
+import { textCallNote } from "../protocol/text-calls.js";
 import type { ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../protocol/types.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEvent } from "./events.js";
@@ -75,6 +76,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   let chain: Promise<void> = input.toolsAfter;
   let finishReason = "stop" as FinishReason;
   const notes: string[] = [];
+  /** Calls the model wrote as XML text under the native protocol: run, and the model is told to use function calls. */
+  const textCalls: string[] = [];
   const previews = new EditPreviews(input.callEnv.cwd, input.callEnv.ignore);
 
   const dispatch = (call: ParsedCall) => {
@@ -114,6 +117,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
           for (const preview of previews.onDelta(event.id, event.name, event.param, event.text)) emit(preview);
           break;
         case "call":
+          if (event.call.fromText) textCalls.push(event.call.name);
           dispatch(event.call);
           break;
         case "finish":
@@ -215,6 +219,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     break;
   }
 
+  if (textCalls.length > 0) notes.push(textCallNote(textCalls));
   // Written down before the calls finish, so a crash keeps the message and the results so far.
   const assistant = protocol.assistantMessage(parser.text, reasoning, calls);
   input.journal?.message(assistant);
