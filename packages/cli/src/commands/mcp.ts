@@ -21,7 +21,8 @@ export const mcpHelp = `Usage: cairn mcp <command> [options]
 
 MCP servers come from CAIRN_HOME/mcp_settings.json (global) and .mcp.json in the workspace
 (project; a project server replaces a global one of the same name). Servers in a project's
-.mcp.json start only after you approve them, and again after their entry changes.
+.mcp.json start only after you trust the file (cairn trust) or approve the server (cairn mcp approve),
+and again after it changes.
 
 Commands:
   list [--no-connect] [--json]          servers, where they come from, transport, state, tools
