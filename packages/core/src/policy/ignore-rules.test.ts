@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from "node:fs/promises";
+import { open, mkdir, mkdtemp, realpath, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -107,5 +107,81 @@ describe("IgnoreRules", () => {
     const rules = new IgnoreRules(ws);
     expect(rules.files).toEqual([]);
     expect(rules.ignores(at("a.txt"))).toBe(false);
+  });
+
+  describe("judges a path by the file it names, not by how it is written", () => {
+    beforeEach(async () => {
+      await writeFile(at(".cairnignore"), ".env\nsecret/\n");
+      await writeFile(at(".env"), "SECRET=1\n");
+      await mkdir(at("secret"));
+      await writeFile(at("secret/key.txt"), "key\n");
+      await writeFile(at("notes.txt"), "notes\n");
+      await mkdir(at("docs"));
+    });
+
+    it("blocks symlinks shipped in the repository that lead to an ignored file or folder", async () => {
+      await symlink("../.env", at("docs/cfg.txt"));
+      await symlink("../secret", at("docs/vault"));
+      await symlink(at("secret/key.txt"), at("docs/abs-key"));
+      await symlink("../notes.txt", at("docs/ok.txt"));
+      const rules = new IgnoreRules(ws);
+      expect(blocked(rules, ["docs/cfg.txt", "docs/vault", "docs/vault/key.txt", "docs/vault/new.txt", "docs/abs-key", "docs/ok.txt", "notes.txt"])).toEqual([
+        "docs/cfg.txt",
+        "docs/vault",
+        "docs/vault/key.txt",
+        "docs/vault/new.txt",
+        "docs/abs-key",
+      ]);
+    });
+
+    it("blocks a dangling link whose target would be an ignored file", async () => {
+      await rm(at(".env"));
+      await symlink("../.env", at("docs/cfg.txt"));
+      expect(new IgnoreRules(ws).ignores(at("docs/cfg.txt"))).toBe(true);
+    });
+
+    it("blocks the kernel's names of the workspace: /proc/<pid>/root, /proc/self/fd and /dev/fd", async () => {
+      const rules = new IgnoreRules(ws);
+      expect(rules.ignores(`/proc/${process.pid}/root${ws}/.env`)).toBe(true);
+      expect(rules.ignores(`/proc/self/root${ws}/secret/key.txt`)).toBe(true);
+      expect(rules.ignores(`/proc/self/root${ws}/notes.txt`)).toBe(false);
+      const handle = await open(at(".env"), "r");
+      const control = await open(at("notes.txt"), "r");
+      try {
+        expect(rules.ignores(`/proc/self/fd/${handle.fd}`)).toBe(true);
+        expect(rules.ignores(`/dev/fd/${handle.fd}`)).toBe(true);
+        expect(rules.ignores(`/dev/fd/${control.fd}`)).toBe(false);
+      } finally {
+        await handle.close();
+        await control.close();
+      }
+    });
+
+    it("blocks .. through an ignored folder, and through a symlinked folder, by where it lands", async () => {
+      await mkdir(at("a/b"), { recursive: true });
+      await symlink(at("a/b"), at("docs/b-link"));
+      const rules = new IgnoreRules(ws);
+      expect(rules.ignores(path.join(ws, "secret", "..", ".env"))).toBe(true);
+      expect(rules.ignores(`${ws}/secret/../notes.txt`)).toBe(false);
+      // The kernel resolves docs/b-link/.. to a/, not docs/: written as a string, it is a/../.env.
+      expect(rules.ignores(`${ws}/docs/b-link/../../.env`)).toBe(true);
+    });
+
+    it("still blocks by the written path when the real one differs (a link named like an ignored file)", async () => {
+      await symlink("notes.txt", at(".env-link"));
+      await writeFile(at(".cairnignore"), ".env-link\n");
+      const rules = new IgnoreRules(ws);
+      expect(rules.ignores(at(".env-link"))).toBe(true);
+      expect(rules.ignores(at("notes.txt"))).toBe(false);
+    });
+
+    it("treats a workspace reached through a symlinked path the same", async () => {
+      const alias = path.join(base, "ws-alias");
+      await symlink(ws, alias);
+      const rules = new IgnoreRules(alias);
+      expect(rules.ignores(path.join(alias, ".env"))).toBe(true);
+      expect(rules.ignores(path.join(ws, ".env"))).toBe(true);
+      expect(rules.ignores(path.join(ws, "notes.txt"))).toBe(false);
+    });
   });
 });

@@ -56,14 +56,23 @@ export class IgnoreRules {
    * forms are both outside the workspace are never matched here.
    */
   ignores(absolutePath: string): boolean {
+    if (this.ignoresAsWritten(absolutePath)) return true;
+    const real = realPath(absolutePath);
+    // A link loop names no file, so nothing can be read through it.
+    return real !== undefined && this.ignoresAsWritten(real);
+  }
+
+  /**
+   * The same rules on the path exactly as given, no link followed: for a path that is already real
+   * (a descriptor's path from the kernel), where following links again would judge whatever the
+   * name leads to by now instead of the file in hand.
+   */
+  ignoresAsWritten(absolutePath: string): boolean {
     const matcher = this.current();
     if (!matcher) return false;
     if (matchesWithin(matcher, this.cwd, absolutePath)) return true;
     const root = this.realRoot();
-    const real = realPath(absolutePath);
-    // A link loop names no file, so nothing can be read through it.
-    if (root === undefined || real === undefined) return false;
-    return matchesWithin(matcher, root, real);
+    return root !== undefined && root !== this.cwd && matchesWithin(matcher, root, absolutePath);
   }
 
   private realRoot(): string | undefined {

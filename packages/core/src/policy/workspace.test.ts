@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { displayPath, resolveWorkspacePath } from "./workspace.js";
+import { displayPath, isInside, realPath, resolveWorkspacePath } from "./workspace.js";
 
 let base: string;
 let ws: string;
@@ -152,6 +152,43 @@ describe("resolveWorkspacePath", () => {
     fs.symlinkSync(base, path.join(ws, "parent"));
     expect(external("parent/outside/secret.txt")).toBe(true);
     expect(external("parent/ws/src/a.ts")).toBe(false);
+  });
+});
+
+describe("realPath", () => {
+  it("follows the kernel's links: /proc/<pid>/root, /proc/self/fd and /dev/fd name the files they lead to", () => {
+    const file = path.join(ws, "src", "a.ts");
+    expect(realPath(`/proc/${process.pid}/root${file}`)).toBe(file);
+    expect(realPath(`/proc/self/root${ws}/src/new.ts`)).toBe(path.join(ws, "src", "new.ts"));
+    const fd = fs.openSync(file, "r");
+    try {
+      expect(realPath(`/proc/self/fd/${fd}`)).toBe(file);
+      expect(realPath(`/dev/fd/${fd}`)).toBe(file);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+
+  it("follows relative links shipped in a folder, and a dangling one to where a write would create it", () => {
+    fs.symlinkSync("../a.ts", path.join(ws, "src", "deep", "cfg.ts"));
+    fs.symlinkSync("../../outside/not-yet.txt", path.join(ws, "src", "later.txt"));
+    expect(realPath(path.join(ws, "src", "deep", "cfg.ts"))).toBe(path.join(ws, "src", "a.ts"));
+    expect(realPath(path.join(ws, "src", "later.txt"))).toBe(path.join(outside, "not-yet.txt"));
+  });
+
+  it("is undefined for a loop of links", () => {
+    fs.symlinkSync(path.join(ws, "loop-b"), path.join(ws, "loop-a"));
+    fs.symlinkSync(path.join(ws, "loop-a"), path.join(ws, "loop-b"));
+    expect(realPath(path.join(ws, "loop-a"))).toBeUndefined();
+  });
+});
+
+describe("isInside", () => {
+  it("holds for the root and below it, not for siblings that share a prefix or the parent", () => {
+    expect(isInside(ws, ws)).toBe(true);
+    expect(isInside(ws, path.join(ws, "src", "a.ts"))).toBe(true);
+    expect(isInside(ws, `${ws}-evil/x`)).toBe(false);
+    expect(isInside(ws, base)).toBe(false);
   });
 });
 

@@ -19,12 +19,14 @@ export type Refusal = { ok: false; message: string };
 /**
  * Why the file at `real` may not be used now, or undefined when it may. `absolute` is the path as
  * the tool was given it, `real` where it leads (symlinks and /proc links followed, or the path an
- * opened file descriptor really has). Both are held to the ignore rules; `real` to the boundary:
+ * opened file descriptor really has). Both are held to the ignore rules as they are, no link
+ * followed again (so the verdict is about the file in hand); `real` to the boundary:
  * inside the workspace, in the task's own scratch folder for reads, or anywhere when the call
  * was approved as reaching outside.
  */
 export function refusalFor(boundary: Boundary, absolute: string, real: string, shown: string, use: FileUse): string | undefined {
-  if (boundary.ignore.ignores(absolute) || boundary.ignore.ignores(real)) {
+  // `real` is already resolved (or the kernel's path of an open descriptor): judged as it is.
+  if (boundary.ignore.ignoresAsWritten(absolute) || boundary.ignore.ignoresAsWritten(real)) {
     const files = boundary.ignore.files.join(" / ") || ".cairnignore";
     return `${shown} is blocked by ${files}; the person has put it out of reach. Do not try to access it another way; work without it.`;
   }
