@@ -7,13 +7,14 @@ import { testContext } from "../test-context.js";
 import { exactCases } from "./corpus/exact.js";
 import { failureCases } from "./corpus/failures.js";
 import { lineEndingCases } from "./corpus/line-endings.js";
+import { lineNumberCases } from "./corpus/line-numbers.js";
 import { markerCases } from "./corpus/markers.js";
 import type { EditCase } from "./corpus/types.js";
 import { whitespaceCases } from "./corpus/whitespace.js";
 import { describeFailure } from "./failure-report.js";
 import { applyDiff, StreamingDiffApplier, type ApplyResult } from "./streaming-applier.js";
 
-const corpus: EditCase[] = [...exactCases, ...whitespaceCases, ...lineEndingCases, ...markerCases, ...failureCases];
+const corpus: EditCase[] = [...exactCases, ...whitespaceCases, ...lineEndingCases, ...markerCases, ...failureCases, ...lineNumberCases];
 /** A time no edit could produce, so a rewritten file shows up as a changed mtime. */
 const PAST = new Date("2001-02-03T04:05:06Z");
 

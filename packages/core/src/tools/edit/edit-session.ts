@@ -1,5 +1,6 @@
 import { contentEnd, splitSource, withEol, type Eol, type SourceText } from "./line-endings.js";
 import { LineMatcher, type LineSpan, type Match, type MatchOutcome, type Strategy } from "./match.js";
+import { withoutLineNumbers } from "./line-number-prefix.js";
 import type { DiffBlock } from "./parse-blocks.js";
 import { reindent } from "./reindent.js";
 
@@ -18,6 +19,8 @@ export type Change = {
   reindented: boolean;
   /** Matched only once blank lines at the start or end of SEARCH were dropped. */
   blankEdgesDropped: boolean;
+  /** Matched only once read_file's "N | " line numbers were taken off its lines. */
+  lineNumbersStripped: boolean;
   old: LineSpan;
   new: LineSpan;
 };
@@ -37,6 +40,7 @@ type Edit = {
   strategy: Strategy | "empty-file";
   reindented: boolean;
   blankEdgesDropped: boolean;
+  lineNumbersStripped: boolean;
   /** Deletes the last line of a file that has no final newline, so the line before must lose its newline. */
   deletesUnterminatedEnd: boolean;
 };
@@ -108,6 +112,7 @@ export class EditSession {
         strategy: edit.strategy,
         reindented: edit.reindented,
         blankEdgesDropped: edit.blankEdgesDropped,
+        lineNumbersStripped: edit.lineNumbersStripped,
         old: edit.old,
         new: { first: edit.old.first + delta, count: edit.newCount },
       });
@@ -127,6 +132,14 @@ export class EditSession {
       const unpadded = withoutBlankEdges(block);
       const retry = unpadded === undefined ? outcome : this.matcher.find(unpadded.search);
       if (unpadded !== undefined && retry.type !== "none") return this.placeOutcome(unpadded, retry, true);
+      // Lines pasted from read_file with their "N | " numbers: what the model meant is the text after them.
+      const unnumbered = withoutLineNumbers(block);
+      const stripped = unnumbered === undefined ? outcome : this.matcher.find(unnumbered.search);
+      if (unnumbered !== undefined && stripped.type !== "none") {
+        const placed = this.placeOutcome(unnumbered, stripped, false);
+        if (!("kind" in placed)) placed.lineNumbersStripped = true;
+        return placed;
+      }
       return { kind: "no-match", block: block.index, search: block.search };
     }
     return this.placeOutcome(block, outcome, false);
@@ -163,6 +176,7 @@ export class EditSession {
       strategy: match.strategy,
       reindented,
       blankEdgesDropped: false,
+      lineNumbersStripped: false,
       deletesUnterminatedEnd: deletes && end === lines.length && terminators[end - 1] === "" && match.first > 0,
     };
   }
@@ -183,6 +197,7 @@ export class EditSession {
       strategy: "fragment",
       reindented: false,
       blankEdgesDropped: false,
+      lineNumbersStripped: false,
       deletesUnterminatedEnd: false,
     };
   }
@@ -204,6 +219,7 @@ export class EditSession {
       strategy: "empty-file",
       reindented: false,
       blankEdgesDropped: false,
+      lineNumbersStripped: false,
       deletesUnterminatedEnd: false,
     };
   }

@@ -1,6 +1,7 @@
 import { closestRegion } from "./closest-region.js";
 import type { BlockFailure } from "./edit-session.js";
 import type { SourceText } from "./line-endings.js";
+import { hasLineNumbers } from "./line-number-prefix.js";
 import type { Strategy } from "./match.js";
 import { EXPECTED_FORMAT } from "./parse-blocks.js";
 import type { EditFailure } from "./streaming-applier.js";
@@ -84,7 +85,7 @@ function describeBlock(failure: BlockFailure, shownPath: string, source: SourceT
 
 function describeNoMatch(block: number, search: readonly string[], shownPath: string, source: SourceText, small: boolean): string {
   const intro = [
-    `Block ${block}: its SEARCH matches nothing in ${shownPath}, not even when ignoring whitespace and indentation. Its SEARCH:`,
+    `Block ${block}: its SEARCH matches nothing in ${shownPath}, not even when ignoring whitespace and indentation${hasLineNumbers(search) ? ' or without the "N | " line numbers its lines start with (they are not part of the file)' : ""}. Its SEARCH:`,
     fenced(quoteLines(search)),
   ];
   const region = closestRegion(source.lines, search);

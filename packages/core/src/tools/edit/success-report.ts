@@ -41,6 +41,13 @@ export function describeSuccess(
 }
 
 function leniencyNote(change: Change): string | undefined {
+  const base = strategyNote(change);
+  if (!change.lineNumbersStripped) return base;
+  const numbers = `Block ${change.block}'s lines started with read_file's line numbers ("12 | "); they were taken off its SEARCH and REPLACE lines before matching. Leave them out of SEARCH and REPLACE.`;
+  return base === undefined ? numbers : `${numbers} ${base}`;
+}
+
+function strategyNote(change: Change): string | undefined {
   const dropped = change.blankEdgesDropped ? "dropping the blank lines at the start/end of its SEARCH" : undefined;
   if (change.strategy === "fragment") {
     return `Block ${change.block} matched part of a line rather than whole lines${dropped === undefined ? "" : `, after ${dropped}`}.`;
