@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 import { useInput, useStdin } from "ink";
-import { createContext, useContext, useEffect, useRef, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useLayoutEffect, useRef, type ReactNode } from "react";
 import { InputSorter, type RoutedKey } from "./bracketed-paste.js";
 
 /** Returns true when it used the key (so it goes no further). `key.paste` marks pasted text. */
@@ -71,7 +71,9 @@ export function useKeys(handler: KeyHandler, active = true): void {
   const router = useContext(RouterContext);
   const ref = useRef(handler);
   ref.current = handler;
-  useEffect(() => {
+  // A layout effect: focus moves in the same commit that draws the new component, so a key typed
+  // as soon as it shows (a fast typist, a script) reaches it, not the one it replaced.
+  useLayoutEffect(() => {
     if (!active || !router) return;
     return router.register(ref);
   }, [active, router]);
