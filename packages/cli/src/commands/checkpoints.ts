@@ -1,17 +1,32 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cairnHome, Checkpoints, TaskNotFoundError, TaskStore, type CheckpointRecord } from "@cairn/core";
+import {
+  cairnHome,
+  CheckpointError,
+  Checkpoints,
+  CheckpointStoreDamagedError,
+  restoreTaskFiles,
+  TaskNotFoundError,
+  TaskStore,
+  type CheckpointRecord,
+  type TaskRestoreOutcome,
+  type UntouchedFile,
+} from "@cairn/core";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 
 export const checkpointsHelp = `Usage:
   cairn checkpoints <task-id>                          list the task's checkpoints
   cairn checkpoints diff <task-id> <a> [b]             changes from checkpoint a to b (or to the files now)
-  cairn checkpoints restore <task-id> <cp> --workspace | --task | --both
-      --workspace  files back as they were (new files removed, deleted files back; ignored files untouched)
+  cairn checkpoints restore <task-id> <cp> --workspace | --task | --both [--all-files]
+      --workspace  the agent's changes to files undone (its new files removed, deleted files back)
       --task       the conversation cut back to that point
       --both       both
-A checkpoint is named by its number in the list or by the start of its hash.`;
+      --all-files  also restore files the agent never touched (yours, changed since): by default
+                   they are kept as they are, and listed
+A checkpoint is named by its number in the list or by the start of its hash. Every file restore
+first saves the files as they are as a "before restore" checkpoint, and prints how to go back.
+Ignored files (.cairnignore, .gitignore) are never written or removed.`;
 
 function open(home: string, id: string | undefined): TaskStore {
   if (!id) throw new UsageError(`Which task? ${checkpointsHelp.split("\n")[1]!.trim()}`);
@@ -38,13 +53,31 @@ async function openRepo(store: TaskStore, home: string): Promise<Checkpoints> {
 
 /** `cairn checkpoints …`: list, diff and restore a task's checkpoints. */
 export async function checkpointsCommand(argv: string[], io: Io): Promise<number> {
+  try {
+    return await checkpointsSubcommand(argv, io);
+  } catch (error) {
+    // A damaged store, a missing workspace, a busy lock: one line that says what to do.
+    if (!(error instanceof CheckpointError)) throw error;
+    io.stderr(`cairn: ${error.message.split("\n")[0]}\n`);
+    return 1;
+  }
+}
+
+async function checkpointsSubcommand(argv: string[], io: Io): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { workspace: { type: "boolean" }, task: { type: "boolean" }, both: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        workspace: { type: "boolean" },
+        task: { type: "boolean" },
+        both: { type: "boolean" },
+        "all-files": { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
     });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split("\n")[0]} (see cairn checkpoints --help)`);
@@ -80,16 +113,39 @@ export async function checkpointsCommand(argv: string[], io: Io): Promise<number
     const target = pick(meta.checkpoints, rest[1]);
     const chosen = [values.workspace, values.task, values.both].filter(Boolean).length;
     if (chosen !== 1) throw new UsageError("Say what to restore: --workspace (files), --task (conversation) or --both.");
+    if (values["all-files"] && values.task) throw new UsageError("--all-files is about files: use it with --workspace or --both.");
     if (meta.status === "running" && !store.interrupted) throw new UsageError(`Task ${meta.id} is running (process ${meta.pid}); stop it before restoring.`);
     const number = meta.checkpoints.indexOf(target) + 1;
-    if (values.workspace || values.both) {
-      const restored = await (await openRepo(store, home)).restore(target.hash);
-      io.stdout(`Files restored to checkpoint ${number} (${target.label}): ${restored.restored} written back, ${restored.removed} removed.\n`);
+    const cutConversation = values.task || values.both;
+    const { messages } = store.loadConversation();
+    if (cutConversation && target.messageIndex > messages.length) {
+      throw new UsageError(
+        `The conversation is already shorter than at checkpoint ${number} (${messages.length} of ${target.messageIndex} messages); restore only its files with --workspace.`,
+      );
     }
-    if (values.task || values.both) {
-      const { messages } = store.loadConversation();
+    let outcome: TaskRestoreOutcome | undefined;
+    if (values.workspace || values.both) {
+      outcome = await restoreTaskFiles({
+        checkpoints: await openRepo(store, home),
+        records: meta.checkpoints,
+        target,
+        untouched: values["all-files"] ? "restore" : "keep",
+        messageIndex: messages.length,
+        messageIndexAfter: cutConversation ? target.messageIndex : messages.length,
+        record: (record) => store.checkpoint(record),
+      });
+    }
+    if (cutConversation) {
       store.replaceMessages(messages.slice(0, target.messageIndex));
-      store.update({ status: "aborted", checkpoints: meta.checkpoints.filter((c) => c.messageIndex <= target.messageIndex) });
+      // Every checkpoint stays listed: the later ones are still the way forward for the files.
+      store.update({ status: "aborted" });
+    }
+    if (values.json) {
+      io.stdout(`${JSON.stringify({ checkpoint: number, ...(outcome ? { files: outcome } : {}), ...(cutConversation ? { messagesKept: target.messageIndex } : {}) })}\n`);
+      return 0;
+    }
+    if (outcome) printFileRestore(io, meta.id, number, target.label, outcome);
+    if (cutConversation) {
       io.stdout(`Conversation cut back to checkpoint ${number} (${target.messageIndex} messages kept). Continue with: cairn resume ${meta.id} ["message"]\n`);
     }
     return 0;
@@ -97,6 +153,8 @@ export async function checkpointsCommand(argv: string[], io: Io): Promise<number
 
   const store = open(home, first);
   const records = store.metadata().checkpoints;
+  // The list lives in the task; the store it points into must be readable for any of it to be of use.
+  if (records.length > 0) await checkStore(store, home);
   if (values.json) {
     io.stdout(`${JSON.stringify(records)}\n`);
     return 0;
@@ -107,4 +165,45 @@ export async function checkpointsCommand(argv: string[], io: Io): Promise<number
   }
   records.forEach((r, i) => io.stdout(`${String(i + 1).padStart(3)}  ${r.hash.slice(0, 10)}  ${r.createdAt.slice(0, 19).replace("T", " ")}  ${r.label}\n`));
   return 0;
+}
+
+/** Fails with the store's one-line damage report; a workspace that is gone does not stop the list. */
+async function checkStore(store: TaskStore, home: string): Promise<void> {
+  try {
+    await openRepo(store, home);
+  } catch (error) {
+    if (error instanceof CheckpointStoreDamagedError) throw error;
+  }
+}
+
+const shownFiles = 20;
+
+const untouchedChange: Record<UntouchedFile["change"], [kept: string, restored: string]> = {
+  remove: ["created after the checkpoint", "removed"],
+  overwrite: ["changed after the checkpoint", "written back"],
+  recreate: ["deleted after the checkpoint", "brought back"],
+};
+
+function printFileRestore(io: Io, taskId: string, number: number, label: string, outcome: TaskRestoreOutcome): void {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  io.stdout(`Files as they were saved as checkpoint ${outcome.beforeNumber} (before restore).\n`);
+  io.stdout(`Files restored to checkpoint ${number} (${label}): ${outcome.restored} written back, ${outcome.removed} removed.\n`);
+  const untouched = outcome.untouched;
+  if (untouched.length > 0) {
+    io.stdout(
+      outcome.untouchedRestored
+        ? `${plural(untouched.length, "file")} the agent never touched restored too:\n`
+        : `Kept ${plural(untouched.length, "file")} the agent never touched (add --all-files to restore ${untouched.length === 1 ? "it" : "them"} too):\n`,
+    );
+    for (const file of untouched.slice(0, shownFiles)) {
+      const [kept, restored] = untouchedChange[file.change];
+      io.stdout(`  ${outcome.untouchedRestored ? restored.padEnd(12) : "kept".padEnd(12)} ${file.path}${outcome.untouchedRestored ? "" : ` (${kept})`}\n`);
+    }
+    if (untouched.length > shownFiles) io.stdout(`  … and ${untouched.length - shownFiles} more\n`);
+  }
+  if (outcome.leftAlone.length > 0) {
+    const first = outcome.leftAlone.slice(0, 5).join(", ");
+    io.stdout(`Left alone: ${plural(outcome.leftAlone.length, "path")} ignored or with unrecorded files in the way (${first}${outcome.leftAlone.length > 5 ? ", …" : ""}).\n`);
+  }
+  io.stdout(`To undo this restore: cairn checkpoints restore ${taskId} ${outcome.beforeNumber} --workspace\n`);
 }

@@ -9,6 +9,7 @@ export {
   type RestorePreview,
 } from "./checkpoints.js";
 export { beforeRestoreLabel, isCairnStep, restoredToLabel } from "./steps.js";
+export { laterSteps, previewTaskRestore, restoreTaskFiles, type TaskCheckpoint, type TaskRestoreOutcome } from "./task-restore.js";
 export { alwaysExcluded, heavyDirectories, heavyExtensions } from "./exclusions.js";
 export type { RestoreResult, UntouchedFile } from "./restore.js";
 export { CheckpointError, CheckpointStoreDamagedError } from "./errors.js";

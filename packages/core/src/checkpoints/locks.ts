@@ -58,6 +58,9 @@ async function acquire(lockFile: string): Promise<void> {
   try {
     for (;;) {
       try {
+        // The lock shares this file's timestamp: fresh at the moment it appears, or others would think it abandoned.
+        const now = new Date();
+        await utimes(mine, now, now);
         await link(mine, lockFile);
         return;
       } catch (error) {

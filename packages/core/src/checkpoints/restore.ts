@@ -103,22 +103,18 @@ export async function applyRestore(repo: ShadowRepo, plan: RestorePlan): Promise
 }
 
 /**
- * A path kept as it is drags along every changed path above or below it: keeping a link `src` while
- * restoring `src/a.ts` (or the reverse) would ask for a file and a folder of the same name.
+ * A file or link kept where it is drags along every file the restore would create below it or
+ * above it: keeping a link `src` while creating `src/a.ts` (or the reverse) would ask for a file and
+ * a folder of the same name. Not creating a path conflicts with nothing.
  */
 function closeOverFolders(changes: readonly Change[], keep: Set<string>): void {
-  for (;;) {
-    const keptFolders = new Set<string>();
-    for (const kept of keep) for (const folder of ancestors(kept)) keptFolders.add(folder);
-    let grew = false;
-    for (const change of changes) {
-      if (keep.has(change.path)) continue;
-      if (keptFolders.has(change.path) || ancestors(change.path).some((folder) => keep.has(folder))) {
-        keep.add(change.path);
-        grew = true;
-      }
-    }
-    if (!grew) return;
+  const keptFiles = changes.filter((change) => change.status !== "A" && keep.has(change.path)).map((change) => change.path);
+  if (keptFiles.length === 0) return;
+  const kept = new Set(keptFiles);
+  const keptFolders = new Set(keptFiles.flatMap(ancestors));
+  for (const change of changes) {
+    if (change.status !== "A" || keep.has(change.path)) continue;
+    if (keptFolders.has(change.path) || ancestors(change.path).some((folder) => kept.has(folder))) keep.add(change.path);
   }
 }
 
