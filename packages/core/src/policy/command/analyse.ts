@@ -1,6 +1,9 @@
 import type { Node } from "web-tree-sitter";
+import { carriedCode } from "./carried-code.js";
 import { findForbiddenCharacter } from "./char-check.js";
 import { unescapeBackquoted } from "./decode.js";
+import { evaluatingBuiltin } from "./evaluating-builtins.js";
+import { refuseEvaluation } from "./evaluation.js";
 import type { ShellParser } from "./parse-shell.js";
 import { Unanalysable, type CommandAnalysis, type Redirect, type Segment } from "./segments.js";
 import { groupAdjacent, WordReader } from "./word-reader.js";
@@ -110,6 +113,7 @@ class Walker {
     if (type === "test_command") return this.#words.scan(node, 0);
     if (redirectTypes.has(type)) return this.redirectOnly(node);
     if (type === "c_style_for_statement") {
+      refuseEvaluation(node);
       for (const child of node.namedChildren) {
         if (child.type === "do_group" || child.type === "compound_statement") this.statement(child, stdin, next);
         else this.#words.scan(child, 0);
@@ -285,6 +289,8 @@ class Walker {
       // them as words, so a reserved word in command position is refused.
       throw new Unanalysable({ kind: "unanalysable", problem: `it uses the shell keyword "${name}" in a place Cairn cannot follow (such as time { …; } or coproc { …; })`, segment: displayWords(segment.words) });
     }
+    const hidden = evaluatingBuiltin(segment.words) ?? carriedCode(segment.words);
+    if (hidden !== undefined) throw new Unanalysable({ kind: "opaque", problem: hidden, segment: displayWords(segment.words) });
     const inner = unwrap(segment.words);
     if (inner !== undefined && "problem" in inner) {
       throw new Unanalysable({ kind: "unanalysable", problem: inner.problem, segment: displayWords(segment.words) });

@@ -31,6 +31,11 @@ export type CommandDecision = { allowed: true } | { allowed: false; reason: stri
  *   here-strings count as redirects. <(…) and >(…) are checked as commands, not as redirects.
  * - With deny rules, a shell or `source` running a program another command produces (`… | sh`,
  *   `bash <(…)`) is denied: the deny rules cannot see that program.
+ * - Code the command line does not show is denied under any rules, whatever the allow list says:
+ *   arithmetic on names and non-numeric subscripts (`$((x))`, `[[ x -eq 0 ]]`, `[ -v 'a[$(…)]' ]`),
+ *   builtins that evaluate the names they are given (`printf -v`, `read`, `declare`, `let`,
+ *   `mapfile -C`, …), options that carry commands (`git -c alias.x=!…`, `tar --to-command`,
+ *   `ssh -o ProxyCommand=…`), and wrappers Cairn cannot follow (tmux, nsenter, valgrind, …).
  *
  * Deny rules are a backstop, not a sandbox: they cannot see into script files (`bash x.sh`),
  * interpreters (`python -c`), or programs that run commands themselves (git aliases, npm
@@ -80,6 +85,14 @@ export function checkCommand(command: string, permissions: CommandPermissions, s
 }
 
 function deniedForProblem(problem: AnalysisProblem): CommandDecision {
+  if (problem.kind === "opaque") {
+    const decision: CommandDecision = {
+      allowed: false,
+      reason: `The command cannot be checked: ${problem.problem}. Command permissions are in force, so commands that run code they do not show are denied; run the commands directly, or ask the user to run this one.`,
+    };
+    if (problem.segment !== undefined) decision.segment = problem.segment;
+    return decision;
+  }
   const what = problem.kind === "unparseable" ? `The command ${problem.problem.replace(/^it /, "")}` : `The command could not be parsed safely: ${problem.problem}`;
   const decision: CommandDecision = {
     allowed: false,

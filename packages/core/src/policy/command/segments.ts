@@ -33,7 +33,8 @@ export type Redirect = {
 };
 
 export type AnalysisProblem = {
-  kind: "unparseable" | "character" | "unanalysable" | "too-deep" | "too-long";
+  /** "opaque": bash or the program would run code that the command line does not show (arithmetic on names, git -c alias.x=!…). */
+  kind: "unparseable" | "character" | "unanalysable" | "opaque" | "too-deep" | "too-long";
   /** Says what is wrong, for a person or the model. */
   problem: string;
   segment?: string;

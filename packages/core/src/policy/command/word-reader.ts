@@ -1,5 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { decodeAnsiC, decodeDoubleQuoted, decodeUnquoted } from "./decode.js";
+import { refuseEvaluation } from "./evaluation.js";
 import { Unanalysable } from "./segments.js";
 import { lit, type Piece, type Word } from "./words.js";
 
@@ -47,7 +48,7 @@ export class WordReader {
     node.children.forEach((child, i) => {
       const field = node.fieldNameForChild(i);
       if (field === "name") {
-        for (const part of child.namedChildren) this.scan(part, 0);
+        this.scan(child, 0); // a[i]=…: the subscript is arithmetic
         if (codeVariables.has(child.text)) {
           throw new Unanalysable({ kind: "unanalysable", problem: `it sets ${child.text}, whose value bash runs as code later`, segment: node.text });
         }
@@ -76,6 +77,7 @@ export class WordReader {
       this.hooks.substitution(node, inDoubleQuotes);
       return;
     }
+    refuseEvaluation(node);
     if (statementTypes.has(node.type)) {
       throw new Unanalysable({ kind: "unanalysable", problem: `it has a command where Cairn expected a word ("${node.text.slice(0, 60)}")`, segment: node.text.slice(0, 200) });
     }

@@ -21,7 +21,9 @@ import { anyWord, basenameWord, replaceWithHole, staticValue, type Word } from "
  *   sudo [opts] [NAME=VALUE…] CMD, doas, pkexec     (sudo -s/-i CMD: also parsed as a script)
  *   timeout [opts] DURATION CMD, nice, nohup, time, command, builtin, exec, stdbuf, setsid,
  *   ionice, chroot DIR CMD, taskset MASK CMD, coproc, busybox APPLET, unbuffer, flock FILE CMD
- *   parallel                                        refused: its command lines cannot be followed
+ *   strace/ltrace [opts] CMD, unshare [opts] CMD    (strace -p: no command)
+ *   parallel, screen, at, systemd-run, nsenter, valgrind, gdb, tmux new/send-keys, … (unfollowedRunners)
+ *                                                   refused: the command they run cannot be followed
  *
  * Any option that is not known, or computed at run time, makes the wrapper impossible to follow;
  * the caller refuses such commands when rules apply.
@@ -192,6 +194,38 @@ function sudo(words: readonly Word[]): Unwrapped | undefined {
   return "problem" in joined ? joined : { ...result, scripts: joined.scripts };
 }
 
+/** strace/ltrace CMD; with -p (attach to a running process) there is no command. */
+function traced(spec: OptionSpec): Handler {
+  return (words, name) => {
+    const parsed = parseOptions(words, 1, name, spec);
+    if ("problem" in parsed) return problem(name, parsed.problem);
+    if (parsed.seen.has("-p") || parsed.seen.has("--attach")) return undefined;
+    return runs(name, words.slice(parsed.next));
+  };
+}
+
+/**
+ * Programs that run a command Cairn does not follow (in another session, later, in another
+ * namespace, under a debugger, …): refused, so they need approval and no rule vouches for them.
+ */
+const unfollowedRunners = [
+  "screen", "at", "batch", "systemd-run", "nsenter", "firejail", "bwrap", "proxychains", "proxychains4", "torsocks", "torify",
+  "faketime", "fakeroot", "valgrind", "gdb", "lldb", "catchsegv", "xvfb-run", "dbus-run-session", "rlwrap", "sshpass", "entr",
+  "scl", "nix-shell", "direnv", "daemonize", "start-stop-daemon", "runcon", "sg", "chrt", "prlimit", "numactl", "cpulimit",
+  "runuser", "perf", "expect", "chpst", "softlimit", "setpriv", "capsh", "machinectl", "schroot",
+];
+
+function opaqueRunner(_words: readonly Word[], name: string): Unwrapped {
+  return problem(name, `${name} runs commands that Cairn cannot follow, so they cannot be checked; run the command directly`);
+}
+
+/** tmux ls and friends only look; new-session, send-keys, run-shell and the rest run commands. */
+function tmuxReadOnly(words: readonly Word[]): boolean {
+  const sub = words.slice(1).map(staticValue).find((a) => a === undefined || !a.startsWith("-"));
+  const flagsOnly = words.slice(1).every((w) => staticValue(w) === "-V");
+  return flagsOnly || (sub !== undefined && /^(ls|list-\w+|has-session|has|display-message|display|info|show-options|show)$/.test(sub));
+}
+
 const handlers: Record<string, Handler> = {
   fish: (words) => {
     const parsed = parseOptions(words, 1, "fish", { flags: "ilnNPv", withValue: "cCdfo", long: ["--login", "--interactive", "--no-execute", "--private", "--version", "--no-config"], longWithValue: ["--command", "--init-command", "--debug", "--features"] });
@@ -268,4 +302,22 @@ const handlers: Record<string, Handler> = {
   busybox: (words) => (staticValue(words[1])?.startsWith("-") === true ? undefined : runs("busybox", words.slice(1))),
   unbuffer: prefix({ flags: "p" }),
   parallel: () => problem("parallel", "GNU parallel builds its command lines at run time, so they cannot be checked; run the commands directly"),
+  strace: traced({
+    flags: "cCdDfFhikqrtTvVwxyYzZn",
+    withValue: "abeEIoOpPsSuUX",
+    long: ["--summary-only", "--summary", "--follow-forks", "--output-separately", "--daemonize", "--quiet", "--relative-timestamps", "--absolute-timestamps", "--syscall-times", "--no-abbrev", "--verbose", "--version", "--help", "--seccomp-bpf", "--stack-trace", "--decode-fds", "--decode-pids", "--instruction-pointer", "--summary-wall-clock", "--successful-only", "--failed-only", "--kill-on-exit"],
+    longWithValue: ["--trace", "--signal", "--status", "--abbrev", "--raw", "--read", "--write", "--quiet", "--output", "--attach", "--trace-path", "--string-limit", "--summary-sort-by", "--summary-columns", "--user", "--env", "--columns", "--const-print-style", "--inject", "--fault"],
+  }),
+  ltrace: traced({ flags: "bcCfhiLrStTV", withValue: "aAeDFlnopsuwx", long: ["--demangle", "--help", "--version", "--no-signals"], longWithValue: ["--align", "--output", "--library", "--indent", "--config"] }),
+  unshare: prefix({
+    flags: "frcl",
+    withValue: "RwSG",
+    attachedValue: "muinpUCT",
+    long: ["--fork", "--map-root-user", "--map-current-user", "--keep-caps", "--load-interp"],
+    longWithValue: ["--propagation", "--setgroups", "--root", "--wd", "--setuid", "--setgid", "--map-user", "--map-group", "--map-users", "--map-groups", "--monotonic", "--boottime"],
+    longAttachedValue: ["--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--mount-proc", "--kill-child", "--map-auto"],
+  }),
+  ...Object.fromEntries(unfollowedRunners.map((name) => [name, opaqueRunner])),
+  tmux: (words, name) => (tmuxReadOnly(words) ? undefined : opaqueRunner(words, name)),
+  crontab: (words, name) => (words.slice(1).every((w) => /^-[lu]/.test(staticValue(w) ?? "") || staticValue(w) === "root") ? undefined : opaqueRunner(words, name)),
 };
