@@ -87,7 +87,8 @@ describe("kill -9, then cairn resume", () => {
         call("attempt_completion", { result: "done" }),
       ],
     });
-    const args = ["--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "edit,all-commands"];
+    // Without the sandbox, whose commands die with Cairn itself (sandbox.test.ts): here resume must find and stop them.
+    const args = ["--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "edit,all-commands", "--sandbox", "off"];
     const cairn = startCairn(["run", ...args, "--cwd", fx.workspace.dir, "--json", "write a and b"], { env: env() });
     await cairn.waitForLine(isEvent("tool_call", (e) => e.name === "execute_command"));
     while (!existsSync(path.join(fx.workspace.dir, "started.txt"))) await new Promise((r) => setTimeout(r, 20));

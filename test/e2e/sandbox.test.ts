@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
-import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { cleanEnv, runCairn, startCairn, tempDir } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
@@ -197,6 +197,25 @@ describe("processes", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesWith(`sleep\0${seconds}`)).toEqual([]);
   }, 60_000);
+});
+
+describe("processes when Cairn itself is killed", () => {
+  it("kill -9 of cairn mid-command ends the command and what it started at once, before any resume", async () => {
+    const seconds = `310.${process.pid}`;
+    const late = path.join(fx.workspace.dir, "late.txt");
+    fx.server = await startScriptedModelServer({ turns: [call("execute_command", { command: `setsid sleep ${seconds} & echo started > started.txt; sleep 3; echo late > ${late}`, requires_approval: false, timeout: 60 }), done] });
+    const cairn = startCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "--yolo", "go"], {
+      env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir }),
+    });
+    while (!existsSync(path.join(fx.workspace.dir, "started.txt"))) await new Promise((r) => setTimeout(r, 20));
+    expect(processesWith(`sleep\0${seconds}`)).toHaveLength(1);
+    cairn.child.kill("SIGKILL");
+    await cairn.exited;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(processesWith(`sleep\0${seconds}`)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 3_500));
+    expect(existsSync(late)).toBe(false);
+  }, 30_000);
 });
 
 describe("network", () => {

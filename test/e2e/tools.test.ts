@@ -134,7 +134,8 @@ describe("the tools through cairn run", () => {
         call("attempt_completion", { result: "ok" }),
       ],
     });
-    const result = await run("--auto-approve", "read,safe-commands", "start the server");
+    // `$$` is the host's pid only without the sandbox (inside, each command has a PID namespace of its own).
+    const result = await run("--auto-approve", "read,safe-commands", "--sandbox", "off", "start the server");
     expect(result.code, result.stderr).toBe(0);
     expect(toldAfter(0)).toMatch(/background/);
     expect(toldAfter(1)).toMatch(/tick \d+/);
