@@ -14,6 +14,7 @@ const denyRmRf = { deny: ["rm -rf *"] };
 const allowLs = { allow: ["ls", "ls *"] };
 const allowEcho = { allow: ["echo *"] };
 const allowGit = { allow: ["git *"] };
+const allowGitStatus = { allow: ["git status"] };
 const allowAll = { allow: ["*"] };
 
 const ok = (command: string, rules: Partial<CommandPermissions>, note?: string): Case => ({ command, rules, allowed: true, ...(note === undefined ? {} : { note }) });
@@ -137,6 +138,31 @@ const cases: Case[] = [
   no("/bin/rm -rf /", denyRm, "/bin/rm -rf /"), no("/usr/bin/env rm x", denyRm, "rm x"), no("./rm x", denyRm, "./rm x"),
   no("/BIN/RM -rf /", denyRm, "/BIN/RM -rf /", "case-insensitive file systems"), no("/tmp/git push", allowGit, "/tmp/git push"),
   ok("./gradlew build", { allow: ["./gradlew *"] }), no("/usr/bin/sudo rm x", denyRm, "rm x"),
+
+  // Issue 11: code the command line does not show never matches an allow rule.
+  no("[ -v 'a[$(touch x)]' ]", allowGitStatus, null, "test -v evaluates the subscript"), no("test -v 'a[$(touch x)]'", { allow: ["test *"] }, null),
+  no("[[ 'a[$(id>y)]' -eq 0 ]]", allowGitStatus, null, "[[ -eq ]] evaluates both sides as arithmetic"), no("git status && [[ x -eq 0 ]]", allowGitStatus, null),
+  no("printf -v 'a[$(touch x)]' 1", { allow: ["printf *"] }, null), no("read 'a[$(touch x)]' <<< 1", { allow: ["read *"], allowRedirects: true }, null),
+  no("declare 'a[$(touch x)]=1'", { allow: ["declare *"] }, null), no("let 'a[$(touch x)]'", { allow: ["let *"] }, null),
+  no("mapfile -C 'touch x #' -c 1 arr < f", { allow: ["mapfile *"], allowRedirects: true }, null), no("unset 'a[$(touch x)]'", { allow: ["unset *"] }, null),
+  no("echo $((x))", allowEcho, null, "arithmetic evaluates x's value, which may hold a[$(cmd)]"), no("echo ${a[$i]}", allowEcho, null),
+  no("echo ${!x}", allowEcho, null), no("echo ${x@P}", allowEcho, null), no("echo ${y:x}", allowEcho, null), no("(( x ))", allowAll, null),
+  no("[ -f $x ]", allowGitStatus, null, "word splitting can turn $x into -v a[$(cmd)]"), no("builtin printf -v 'a[$(touch x)]' 1", { allow: ["builtin *", "printf *"] }, null),
+  no("for ((i=0; i<3; i++)); do echo $i; done", allowEcho, null), no("x=1; echo $((x + 1))", { allow: ["echo *", "x=*"] }, null),
+  ok("echo $((1 + 2))", allowEcho, "arithmetic on numbers only"), ok("[ -f README.md ] && git status", allowGitStatus, "a plain test"),
+  ok("[ -f \"$f\" ] && git status", allowGitStatus, "a quoted operand cannot become -v"), ok("echo ${a[0]} ${x:-d} ${#x}", allowEcho),
+  ok("printf -v out '%s' hi", { allow: ["printf *"] }), ok("[[ -n $x && 1 -eq 1 ]] && git status", allowGitStatus),
+  no("git -c alias.x='!touch p' x", allowGit, null, "git * does not cover a command carried by -c"), no("git -c core.pager='touch p' log", allowGit, null),
+  no("git --config-env=core.pager=P log", allowGit, null), no("git ls-remote --upl='touch p' .", allowGit, null), no("git config alias.x '!touch p'", allowGit, null),
+  no("git rebase --exec='touch p' main", allowGit, null), no("git submodule foreach 'touch p'", allowGit, null),
+  ok("git -c color.ui=always status", allowGit), ok("git config user.name x", allowGit), ok("git --no-pager log -1", allowGit),
+  no("tar --checkpoint-action=exec='touch p' -cf a.tar f", { allow: ["tar *"] }, null), no("tar --to-com='touch p' -xf a.tar", { allow: ["tar *"] }, null),
+  no("tar -cf a.tar *", { allow: ["tar *"] }, null, "a file named --checkpoint-action=exec=… would become an option"), ok("tar -cf a.tar ./*", { allow: ["tar *"] }),
+  no("sort --compress-program=sh f", { allow: ["sort *"] }, null), no("ssh -o ProxyCommand='touch p' h", { allow: ["ssh *"] }, null),
+  no("strace -o /dev/null rm -rf d", denyRmRf, "rm -rf d"), no("ltrace rm -rf d", denyRmRf, "rm -rf d"), no("unshare -r rm -rf d", denyRmRf, "rm -rf d"),
+  no("strace -o /dev/null rm -rf d", { allow: ["strace *"] }, "rm -rf d", "the traced command must be allowed too"),
+  no("tmux new -d 'touch p'", allowAll, null, "a command tmux runs later cannot be checked"), no("nsenter -t 1 touch p", allowAll, null),
+  ok("tmux ls", { allow: ["tmux *"] }),
 
   // Deny rules with allow lists, multi-rule lists.
   ok("npm run build && npm test", { allow: ["npm run *", "npm test"], deny: ["npm publish*"] }),
