@@ -176,17 +176,20 @@ describe("the model cannot rewrite the files that set its own permissions", () =
         call("write_to_file", { path: ".mcp.json", content: '{"mcpServers": {"x": {"command": "sh"}}}' }),
         call("write_to_file", { path: ".git/hooks/pre-commit", content: `#!/bin/sh\ntouch ${at("pwned")}\n` }),
         call("write_to_file", { path: "cfg/settings.json", content: hook }),
+        call("write_to_file", { path: "~/settings.json", content: hook }),
         call("write_to_file", { path: "notes.txt", content: "an ordinary edit\n" }),
         done,
       ],
     });
-    const result = await run([...flags, "widen your permissions"]);
+    // HOME is CAIRN_HOME here, so ~/settings.json is the person's own settings file.
+    const result = await run([...flags, "widen your permissions"], { HOME: fx.home.dir });
     expect(result.code, result.stderr).toBe(0);
     for (const [file, text] of Object.entries(protectedFiles())) expect(readFileSync(at(file), "utf8"), file).toBe(text);
     expect(readFileSync(at("notes.txt"), "utf8")).toBe("an ordinary edit\n");
-    expect(result.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toEqual(["denied", "denied", "denied", "denied", "denied", "denied", "done", "done"]);
+    expect(existsSync(path.join(fx.home.dir, "settings.json"))).toBe(false);
+    expect(result.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toEqual(["denied", "denied", "denied", "denied", "denied", "denied", "denied", "done", "done"]);
     // The model is told why, naming the file, so it does not look for another way.
-    const told = JSON.stringify(fx.server.requests[6]!.body);
+    const told = JSON.stringify(fx.server.requests[7]!.body);
     for (const name of [".cairnignore is a protected file", ".cairn/settings.json is a protected file", ".mcp.json is a protected file", ".git/hooks/pre-commit is a protected file"]) {
       expect(told).toContain(name);
     }

@@ -295,7 +295,9 @@ function denyIgnored(env: CallEnv, tool: AnyTool, call: ParsedCall, input: Recor
 function protectedEdit(env: CallEnv, tool: AnyTool, input: Record<string, unknown>): ProtectedHit | undefined {
   for (const access of tool.access?.(input) ?? []) {
     if (access.type !== "edit") continue;
-    const hit = protectedPath(access.path, { cwd: env.cwd, ...(env.home ? { home: env.home } : {}) });
+    // The path as the tool will use it (`~` expanded), then judged on what it really is.
+    const target = resolveWorkspacePath(env.cwd, access.path).absolute;
+    const hit = protectedPath(target, { cwd: env.cwd, ...(env.home ? { home: env.home } : {}) });
     if (hit) return hit;
   }
   return undefined;
