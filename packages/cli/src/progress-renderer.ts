@@ -24,6 +24,8 @@ export class ProgressRenderer {
   private atLineStart = true;
   /** Replies of which some text was written, so a discarded one is only called out if it was seen. */
   private readonly shownReplies = new Set<string>();
+  /** The last error shown, so the result line does not say it a second time. */
+  private shownError: string | undefined;
   private readonly output: CommandOutputFeed;
 
   constructor(
@@ -89,6 +91,7 @@ export class ProgressRenderer {
       }
       case "error":
         this.line(`✗ ${event.message}`);
+        this.shownError = event.message;
         return;
       case "question":
         this.line(`? ${event.question}${event.options.length > 0 ? `\n  options: ${event.options.join(" | ")}` : ""}`);
@@ -98,6 +101,7 @@ export class ProgressRenderer {
         const summary = `${event.num_turns} turn${event.num_turns === 1 ? "" : "s"}, ${event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens} in / ${event.usage.output_tokens} out tokens, ${dollars(event.total_cost_usd)}`;
         if (event.subtype === "success") this.line(`✓ completed (${summary})`);
         else if (event.subtype === "needs_input") this.line(`? waiting for ${event.plan ? "your approval of the plan" : "an answer"} (${summary})`);
+        else if (this.shownError !== undefined && event.result.includes(this.shownError)) this.line(`· stopped (${summary})`);
         else this.line(`✗ ${event.result} (${summary})`);
         return;
       }

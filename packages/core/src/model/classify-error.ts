@@ -47,7 +47,9 @@ function looksLikeHtml(body: string): boolean {
 function httpDetail(error: APICallError): string {
   const body = error.responseBody ?? "";
   if (looksLikeHtml(body)) return oneLine(`${error.message} (an HTML page)`);
-  const extra = body && !error.message.includes(body.slice(0, 80)) ? ` ${body.slice(0, 300)}` : "";
+  // The SDK's message is usually taken from the body; the body is added only when it says more.
+  const saidAlready = body.includes(JSON.stringify(error.message).slice(1, -1)) || error.message.includes(body.slice(0, 80));
+  const extra = body && !saidAlready ? ` ${body.slice(0, 300)}` : "";
   return oneLine(`${error.message}${extra}`);
 }
 
