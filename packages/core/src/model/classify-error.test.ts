@@ -102,7 +102,7 @@ describe("classifyModelError with the endpoint", () => {
   it("keeps retrying a refused connection to a remote host, which may come back", () => {
     const error = classifyModelError(refused("203.0.113.5:443"), false, undefined, { ...anthropic, url: "https://models.example.com/v1" });
     expect(error.kind).toBe("network");
-    expect(error.message).toContain("Cannot connect to https://models.example.com/v1");
+    expect(error.message).toBe("Cannot connect to https://models.example.com/v1: connect ECONNREFUSED 203.0.113.5:443; check the network connection and --base-url.");
   });
 
   it("names the host that does not resolve and does not retry", () => {

@@ -90,7 +90,9 @@ function httpError(error: APICallError, status: number, endpoint: Endpoint | und
 
 /** A connection that failed: a local server that is not running and a name that does not resolve fail at once. */
 function connectionError(error: unknown, code: string | undefined, streamStarted: boolean, endpoint: Endpoint | undefined): ModelError {
-  const reason = oneLine(`${describe(error)}${code && !describe(error).includes(code) ? ` (${code})` : ""}`);
+  // The SDK's own "Cannot connect to API:" prefix would repeat what the message says.
+  const said = describe(error).replace(/^Cannot connect to API:\s*/i, "");
+  const reason = oneLine(`${said}${code && !said.includes(code) ? ` (${code})` : ""}`);
   if (!streamStarted && code === "ECONNREFUSED" && endpoint && isLocalUrl(endpoint.url)) {
     return new ModelError("unreachable", localServerHint(endpoint), { cause: error });
   }
