@@ -59,7 +59,8 @@ describe("cairn mcp", () => {
 describe("MCP tools through cairn run", () => {
   it("the model loads a server's tools, calls one through use_mcp_tool, then natively as mcp__server__tool", async () => {
     const { startScriptedModelServer } = await import("../support/scripted-model-server.js");
-    const memoryFile = path.join(home.dir, "memory.jsonl");
+    // In the workspace: stdio servers run in the sandbox, where CAIRN_HOME is hidden and the rest of the disk read-only.
+    const memoryFile = path.join(workspace.dir, "memory.jsonl");
     writeFileSync(
       path.join(home.dir, "mcp_settings.json"),
       JSON.stringify({ mcpServers: { mem: { command: process.execPath, args: [serverEntry.memory()], env: { MEMORY_FILE_PATH: memoryFile } } } }),
