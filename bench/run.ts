@@ -26,6 +26,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   checkpoints: () => import("./checkpoints.js"),
   prompt: () => import("./prompt.js"),
   tui: () => import("./tui.js"),
+  startup: () => import("./startup.js"),
 };
 
 function cell(value: string | undefined): string {
