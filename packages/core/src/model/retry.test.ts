@@ -22,7 +22,7 @@ describe("retryDelayMs", () => {
   });
 
   it("never retries errors a retry cannot fix", () => {
-    for (const kind of ["auth", "bad_request", "context_window", "aborted"] as const) {
+    for (const kind of ["auth", "not_found", "bad_request", "bad_response", "unreachable", "context_window", "aborted"] as const) {
       expect(retryDelayMs(new ModelError(kind, kind), 1, policy)).toBeUndefined();
     }
     expect(retryDelayMs(new Error("plain"), 1, policy)).toBeUndefined();
@@ -31,6 +31,7 @@ describe("retryDelayMs", () => {
   it("retries network failures and cut streams", () => {
     expect(retryDelayMs(new ModelError("network", "ECONNRESET"), 1, policy, noJitter)).toBe(1000);
     expect(retryDelayMs(new ModelError("stream_cut", "cut"), 1, policy, noJitter)).toBe(1000);
+    expect(retryDelayMs(new ModelError("timeout", "no response for 120 s"), 1, policy, noJitter)).toBe(1000);
   });
 });
 
