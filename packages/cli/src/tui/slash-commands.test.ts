@@ -91,13 +91,28 @@ describe("slash commands", () => {
     await ui.send("/checkpoints");
     await ui.saw("task start");
     expect(ui.frame()).toContain("turn 1: write_to_file");
+    // The person's own file, made after the task: the restore lists it and asks before touching it.
+    writeFileSync(path.join(workspace, "AGENTS.md"), "the person's rules");
     await ui.send("/checkpoints restore 1");
     await ui.saw("Files and conversation");
     ui.key("1");
+    await ui.saw("1 file the agent never touched since checkpoint 1");
+    expect(ui.frame()).toContain("AGENTS.md  would be removed");
+    await ui.saw("Keep them as they are");
+    ui.key("1");
     await ui.saw("Conversation cut back to checkpoint 1");
     expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("original");
+    expect(readFileSync(path.join(workspace, "AGENTS.md"), "utf8")).toBe("the person's rules");
     expect(session!.opened!.task.snapshot().messages).toHaveLength(1);
-    expect(ui.frame()).toContain("1 checkpoint");
+    // Nothing dropped from the list: the three, "before restore" (the way back) and the restored state.
+    expect(ui.frame()).toContain("Undo: /checkpoints restore 4 (files only)");
+    expect(ui.frame()).toContain("5 checkpoints");
+    await ui.send("/checkpoints restore 4");
+    await ui.saw("Files only");
+    ui.key("2");
+    await ui.saw("Files restored to checkpoint 4");
+    expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("changed");
+    expect(readFileSync(path.join(workspace, "AGENTS.md"), "utf8")).toBe("the person's rules");
   });
 
   it("/history offers stored tasks and reopens the one picked", async () => {

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { builtinSlashCommands, listTasks, type CheckpointRecord } from "@cairn/core";
+import { builtinSlashCommands, listTasks, previewTaskRestore, restoreTaskFiles, type CheckpointRecord } from "@cairn/core";
 import type { SessionController } from "./session-controller.js";
 
 export type SlashCommand = { name: string; args: string; description: string };
@@ -184,18 +184,61 @@ async function checkpoints(session: SessionController, args: string[]): Promise<
       undefined,
     );
     if (!what) return;
+    const messages = opened.task.snapshot().messages;
+    if (what !== "files" && target.messageIndex > messages.length) {
+      return info([`The conversation is already shorter than at checkpoint ${number}; restore only its files ("Files only").`]);
+    }
     if (what === "both" || what === "files") {
-      const restored = await session.busy("restore", () => repo.restore(target.hash));
-      if (!restored) return;
-      view.add({ kind: "notice", level: "info", text: `Files restored to checkpoint ${number}: ${restored.restored} written back, ${restored.removed} removed.` });
+      const preview = await session.busy("restore", () => previewTaskRestore(repo, records, target));
+      if (!preview) return;
+      let untouched: "keep" | "restore" = "keep";
+      if (preview.untouched.length > 0) {
+        const verbs = { remove: "would be removed", overwrite: "would be overwritten", recreate: "would come back" } as const;
+        const lines = preview.untouched.slice(0, 20).map((f) => `${f.path}  ${verbs[f.change]}`);
+        if (preview.untouched.length > 20) lines.push(`… and ${preview.untouched.length - 20} more`);
+        view.add({ kind: "info", title: `${preview.untouched.length} file${preview.untouched.length === 1 ? "" : "s"} the agent never touched since checkpoint ${number}`, lines });
+        const answer = await view.ask<string | undefined>(
+          (resolve) => ({
+            kind: "choice",
+            title: "Files the agent never touched (listed above)",
+            options: [
+              { label: "Keep them as they are", value: "keep", hint: "undo only the agent's changes" },
+              { label: "Restore them too", value: "restore", hint: "recoverable from the 'before restore' checkpoint" },
+              { label: "Cancel", value: "" },
+            ],
+            resolve,
+          }),
+          undefined,
+        );
+        if (answer !== "keep" && answer !== "restore") return;
+        untouched = answer;
+      }
+      const outcome = await session.busy("restore", () =>
+        restoreTaskFiles({
+          checkpoints: repo,
+          records,
+          target,
+          untouched,
+          messageIndex: messages.length,
+          messageIndexAfter: what === "both" ? target.messageIndex : messages.length,
+          record: (record) => opened.store.checkpoint(record),
+        }),
+      );
+      if (!outcome) return;
+      view.status.checkpoints = opened.store.metadata().checkpoints.length;
+      const kept = outcome.untouched.length > 0 && !outcome.untouchedRestored ? `; kept ${outcome.untouched.length} file${outcome.untouched.length === 1 ? "" : "s"} the agent never touched` : "";
+      const leftAlone = outcome.leftAlone.length > 0 ? `; left ${outcome.leftAlone.length} ignored path${outcome.leftAlone.length === 1 ? "" : "s"} alone` : "";
+      view.add({
+        kind: "notice",
+        level: "info",
+        text: `Files restored to checkpoint ${number}: ${outcome.restored} written back, ${outcome.removed} removed${kept}${leftAlone}. Undo: /checkpoints restore ${outcome.beforeNumber} (files only)`,
+      });
     }
     if (what === "both" || what === "task") {
-      const messages = opened.task.snapshot().messages.slice(0, target.messageIndex);
-      opened.task.restore(messages);
-      const kept = records.filter((r) => r.messageIndex <= target.messageIndex);
-      opened.store.update({ checkpoints: kept });
-      view.status.checkpoints = kept.length;
-      view.add({ kind: "notice", level: "info", text: `Conversation cut back to checkpoint ${number} (${messages.length} messages kept).` });
+      const kept = messages.slice(0, target.messageIndex);
+      opened.task.restore(kept);
+      // Every checkpoint stays listed: the later ones are still the way forward for the files.
+      view.add({ kind: "notice", level: "info", text: `Conversation cut back to checkpoint ${number} (${kept.length} messages kept).` });
     }
     return;
   }
