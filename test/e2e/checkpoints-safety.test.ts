@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
-import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { cleanEnv, runCairn, startCairn, tempDir } from "../support/cairn-cli.js";
 
 const fx = useE2eFixture();
 
@@ -302,4 +302,29 @@ describe("a damaged checkpoint store", () => {
       expect(run.stderr.split("\n").filter((line) => /checkpoint/i.test(line))).toHaveLength(1);
     }, 90_000);
   }
+
+  it("that breaks while a task runs: one warning, and the task goes on without checkpoints", async () => {
+    fx.server = await startScriptedModelServer({
+      turns: [
+        { ...call("write_to_file", { path: "a.txt", content: "a\n" }), delayMs: 1_500 },
+        call("write_to_file", { path: "b.txt", content: "b\n" }),
+        call("write_to_file", { path: "c.txt", content: "c\n" }),
+        done,
+      ],
+    });
+    const cairn = startCairn(
+      ["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--auto-approve", "edit", "--json", "write three files"],
+      { env: env() },
+    );
+    await cairn.waitForLine((line) => line.includes('"type":"checkpoint"'));
+    const store = storeOf();
+    writeFileSync(path.join(store, "HEAD"), "garbage\n");
+    expect(await cairn.exited, cairn.output().stderr).toBe(0);
+    for (const name of ["a", "b", "c"]) expect(read(`${name}.txt`)).toBe(`${name}\n`);
+    const { stdout, stderr } = cairn.output();
+    const warnings = stdout.split("\n").filter((line) => line.includes("Checkpoint not made"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`the checkpoint store at ${store} is damaged`);
+    expect(stderr).not.toContain("    at ");
+  }, 90_000);
 });

@@ -64,6 +64,7 @@ export class Task {
   private lastCheckpoint: string | undefined;
   /** The checkpoint being written; tools of the next step wait for it, the model request does not. */
   private checkpointing: Promise<void> = Promise.resolve();
+  private lastCheckpointFailure: string | undefined;
   private readonly scratchDir: string;
   private terminal: Terminal;
   /** The journal could not be written (a full disk): the run stops cleanly and says where. */
@@ -374,7 +375,11 @@ export class Task {
         this.options.journal?.checkpoint?.(record);
         emit({ type: "checkpoint", hash: made.hash, message_index: messageIndex, label, changed_files: made.changedFiles });
       } catch (error) {
-        emit({ type: "system", subtype: "notice", level: "warning", message: `Checkpoint not made (${(error as Error).message.split("\n")[0]}); the task goes on.` });
+        // A store that broke mid-task fails every later checkpoint the same way: say it once.
+        const reason = (error as Error).message.split("\n")[0];
+        if (reason === this.lastCheckpointFailure) return;
+        this.lastCheckpointFailure = reason;
+        emit({ type: "system", subtype: "notice", level: "warning", message: `Checkpoint not made (${reason}); the task goes on.` });
       }
     });
   }
