@@ -23,6 +23,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   outline: () => import("./outline.js"),
   replace: () => import("./replace.js"),
   terminal: () => import("./terminal.js"),
+  sandbox: () => import("./sandbox.js"),
   checkpoints: () => import("./checkpoints.js"),
   prompt: () => import("./prompt.js"),
   tui: () => import("./tui.js"),

@@ -19,9 +19,10 @@ const PROTECTED = [".cairnignore", ".clineignore", ".cairn", ".mcp.json", ".git/
  * it exits, then waits while anything it started still runs. bubblewrap ends the PID namespace,
  * and so every process in it, when its first process exits; this keeps background processes
  * (a dev server started with &) alive as they are without the sandbox, until the command's
- * group is ended. fd 3 is closed for the command itself, so it cannot forge its status.
+ * group is ended. fd 3 is closed for the command itself, so it cannot forge its status; its
+ * stderr joins stdout (one pipe keeps the order of what it wrote, as the terminal wants).
  */
-const STATUS_WRAPPER = `"$@" 3>&-; code=$?; echo "$code" >&3; exec 3>&- >/dev/null 2>&1 </dev/null
+const STATUS_WRAPPER = `"$@" 2>&1 3>&-; code=$?; echo "$code" >&3; exec 3>&- >/dev/null 2>&1 </dev/null
 while :; do
   others=
   for p in /proc/[0-9]*; do case \${p#/proc/} in 1|$$) ;; *) others=1; break ;; esac; done
@@ -57,7 +58,7 @@ export class CommandSandbox {
 
   /**
    * `file args` to run inside the sandbox, with the masks as the workspace is now. With
-   * `reportStatus`, the command runs under a small shell that reports its exit on fd 3 (the
+   * `reportStatus`, the command runs, stderr joined to stdout, under a small shell that reports its exit on fd 3 (the
    * spawner must open fd 3 as a pipe) and keeps the sandbox up while its background processes run.
    */
   wrap(

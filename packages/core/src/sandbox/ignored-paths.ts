@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import ignore from "ignore";
+import ignore, { type Ignore } from "ignore";
 import { ignoreFileNames } from "../policy/ignore-rules.js";
 import type { Mask } from "./bwrap-args.js";
 
@@ -28,7 +28,7 @@ export function ignoredPaths(workspace: string): IgnoredPaths {
     }
   });
   if (rules.every((text) => text.trim() === "")) return { ok: true, masks: [] };
-  const matcher = ignore().add(rules.join("\n"));
+  const matcher = matcherFor(rules.join("\n"));
   const masks: Mask[] = [];
   let seen = 0;
   const walk = (dir: string, relDir: string): string | undefined => {
@@ -44,7 +44,7 @@ export function ignoredPaths(workspace: string): IgnoredPaths {
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
       const full = path.join(dir, entry.name);
       const isDir = entry.isDirectory();
-      if (matcher.ignores(isDir ? `${rel}/` : rel) || (!isDir && matcher.ignores(`${rel}/`))) {
+      if (matcher.ignores(isDir ? `${rel}/` : rel)) {
         const mask = maskFor(full, entry);
         if (mask) masks.push(mask);
         if (masks.length > MAX_MASKS) return `the ignore files match more than ${MAX_MASKS} paths`;
@@ -60,6 +60,17 @@ export function ignoredPaths(workspace: string): IgnoredPaths {
   const problem = walk(workspace, "");
   if (problem) return { ok: false, reason: problem };
   return { ok: true, masks };
+}
+
+/**
+ * The matcher of the last rules seen, kept between commands: it remembers every path it has
+ * answered for, so walking an unchanged tree again costs little more than reading its folders.
+ */
+let cached: { rules: string; matcher: Ignore } | undefined;
+
+function matcherFor(rules: string): Ignore {
+  if (cached?.rules !== rules) cached = { rules, matcher: ignore().add(rules) };
+  return cached.matcher;
 }
 
 function maskFor(full: string, entry: Dirent): Mask | undefined {

@@ -123,7 +123,8 @@ export class ManagedProcess {
     let { file, args } = shellInvocation(options.shell, options.command);
     let env: NodeJS.ProcessEnv = { ...commandEnv(), ...options.env };
     if (options.sandbox) {
-      const wrapped = options.sandbox.wrap(file, args, { cwd: options.cwd, env, reportStatus: true });
+      // The sandbox's status shell joins stderr to stdout itself: no extra sh in between.
+      const wrapped = options.sandbox.wrap(options.shell, ["-c", options.command], { cwd: options.cwd, env, reportStatus: true });
       if (!wrapped.ok) throw new StartError(wrapped.message);
       ({ file, args, env } = wrapped);
     }
