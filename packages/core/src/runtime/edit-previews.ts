@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { StreamingDiffApplier } from "../tools/edit/index.js";
+import { readCheckedSync } from "../tools/files/index.js";
 import type { AgentEvent } from "./events.js";
 
 type Pending = { path: string; diff: string; applier?: StreamingDiffApplier; off?: true };
@@ -53,11 +53,8 @@ export class EditPreviews {
   private original(path: string): string | undefined {
     if (path === "") return undefined;
     const resolved = resolveWorkspacePath(this.cwd, path);
-    if (resolved.external || this.ignore.ignores(resolved.absolute)) return undefined;
-    try {
-      return readFileSync(resolved.absolute, "utf8");
-    } catch {
-      return undefined;
-    }
+    if (resolved.external) return undefined;
+    // Through a descriptor checked on its real path: a link swapped in meanwhile is not followed.
+    return readCheckedSync({ cwd: this.cwd, ignore: this.ignore }, resolved.absolute)?.toString("utf8");
   }
 }

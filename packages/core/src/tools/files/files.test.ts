@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IgnoreRules } from "../../policy/ignore-rules.js";
 import { verifyMatches } from "../search/verify-matches.js";
-import { openChecked, readChecked, writeChecked, type Boundary } from "./index.js";
+import { openChecked, readChecked, readCheckedSync, writeChecked, type Boundary } from "./index.js";
 
 let base: string;
 let ws: string;
@@ -55,6 +55,17 @@ describe("openChecked / readChecked", () => {
     expect(read.ok && read.data.toString()).toBe("spilled\n");
     const opened = await openChecked(withScratch, path.join(scratch, "output.log"), "output.log", "edit");
     expect(opened.ok).toBe(false);
+  });
+
+  it("readCheckedSync reads the same files, and nothing it may not read", () => {
+    symlinkSync("notes.txt", at("ok.txt"));
+    symlinkSync(".env", at("cfg.txt"));
+    symlinkSync(path.join(outside, "victim.txt"), at("out.txt"));
+    expect(readCheckedSync(boundary, at("ok.txt"))?.toString()).toBe("notes\n");
+    expect(readCheckedSync(boundary, at("cfg.txt"))).toBeUndefined();
+    expect(readCheckedSync(boundary, `/proc/self/root${ws}/.env`)).toBeUndefined();
+    expect(readCheckedSync(boundary, at("out.txt"))).toBeUndefined();
+    expect(readCheckedSync(boundary, at("missing.txt"))).toBeUndefined();
   });
 
   it("throws file system errors for the caller to word", async () => {

@@ -1,4 +1,4 @@
-export { openChecked, readChecked, type OpenedFile } from "./open-checked.js";
-export { openedPath } from "./opened-path.js";
+export { openChecked, readChecked, readCheckedSync, type OpenedFile } from "./open-checked.js";
+export { openedPath, openedPathSync } from "./opened-path.js";
 export { refusalFor, type Boundary, type FileUse, type Refusal } from "./path-check.js";
 export { writeChecked, type WriteOptions } from "./write-checked.js";

@@ -1,7 +1,7 @@
-import { constants, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { realPath } from "../../policy/workspace.js";
-import { openedPath } from "./opened-path.js";
+import { openedPath, openedPathSync } from "./opened-path.js";
 import { refusal, refusalFor, type Boundary, type FileUse, type Refusal } from "./path-check.js";
 
 export type OpenedFile = {
@@ -63,6 +63,31 @@ export async function readChecked(boundary: Boundary, absolute: string, shown: s
     return { ok: true, data: await opened.handle.readFile(), real: opened.real, stats: opened.stats };
   } finally {
     await opened.handle.close();
+  }
+}
+
+/**
+ * `readChecked` synchronously, for a caller that cannot wait (a preview built while a call
+ * streams in). Undefined for anything it may not read or cannot read; it never throws.
+ */
+export function readCheckedSync(boundary: Boundary, absolute: string): Buffer | undefined {
+  const real = realPath(absolute);
+  if (real === undefined || refusalFor(boundary, absolute, real, absolute, "read") !== undefined) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(real, READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const opened = openedPathSync(fd, real);
+    if (opened === undefined || refusalFor(boundary, absolute, opened, absolute, "read") !== undefined) return undefined;
+    if (!fstatSync(fd).isFile()) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

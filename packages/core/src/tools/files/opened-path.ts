@@ -1,3 +1,4 @@
+import { fstatSync, readlinkSync, statSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { readlink, stat } from "node:fs/promises";
 
@@ -18,6 +19,20 @@ export async function openedPath(handle: FileHandle, expected: string): Promise<
     // no /proc here: fall back to comparing identities below
   }
   const [opened, named] = await Promise.all([handle.stat(), stat(expected).catch(() => undefined)]);
+  if (named === undefined) return undefined;
+  return opened.dev === named.dev && opened.ino === named.ino ? expected : undefined;
+}
+
+/** `openedPath` for a plain descriptor, synchronously (for callers that cannot wait). */
+export function openedPathSync(fd: number, expected: string): string | undefined {
+  try {
+    const linked = readlinkSync(`/proc/self/fd/${fd}`);
+    if (linked.startsWith("/")) return linked.endsWith(DELETED_SUFFIX) ? linked.slice(0, -DELETED_SUFFIX.length) : linked;
+  } catch {
+    // no /proc here: fall back to comparing identities below
+  }
+  const opened = fstatSync(fd);
+  const named = statSync(expected, { throwIfNoEntry: false });
   if (named === undefined) return undefined;
   return opened.dev === named.dev && opened.ino === named.ino ? expected : undefined;
 }
