@@ -52,7 +52,7 @@ function writeSettings(hooks: Record<string, unknown>): void {
 const explainTurns = () => [call("read_file", { path: "README.md" }), call("use_mcp_tool", { server_name: "helper", tool_name: "x", arguments: {} }), done];
 
 describe("a cloned repository's config stays inert until the person trusts it", () => {
-  it("skips hooks and MCP servers with a notice, runs them once trusted, and skips them again after a change", async () => {
+  it("skips hooks and MCP servers with a notice, runs them once trusted, and skips them again after a change", { timeout: 180_000 }, async () => {
     cloneHostileRepo();
     fx.server = await startScriptedModelServer({ turns: [...explainTurns(), ...explainTurns(), ...explainTurns(), ...explainTurns()] });
 
@@ -112,7 +112,7 @@ describe("a cloned repository's config stays inert until the person trusts it", 
 });
 
 describe("a trusted hook's allow skips asking, but not deny rules, the boundary or protected files", () => {
-  it("approves an ordinary command that would be asked, and nothing beyond it", async () => {
+  it("approves an ordinary command that would be asked, and nothing beyond it", { timeout: 90_000 }, async () => {
     const outside = tempDir("outside");
     try {
       mkdirSync(at(".cairn"), { recursive: true });
@@ -162,7 +162,7 @@ describe("the model cannot rewrite the files that set its own permissions", () =
   it.each([
     ["--auto-approve read,edit", ["--auto-approve", "read,edit"]],
     ["--yolo", ["--yolo"]],
-  ])("with %s: writes and edits to .cairnignore, .cairn/, .mcp.json, .git/ and through a symlink are denied and explained", async (_name, flags) => {
+  ])("with %s: writes and edits to .cairnignore, .cairn/, .mcp.json, .git/ and through a symlink are denied and explained", { timeout: 90_000 }, async (_name, flags) => {
     execFileSync("git", ["init", "-q", ws()]);
     mkdirSync(at(".cairn"), { recursive: true });
     for (const [file, text] of Object.entries(protectedFiles())) writeFileSync(at(file), text);
@@ -203,7 +203,7 @@ describe("the model cannot rewrite the files that set its own permissions", () =
 });
 
 describe("task ids cannot lead cairn outside CAIRN_HOME", () => {
-  it("refuses a crafted metadata id and a bad id in one line, leaves the victim in place, and still deletes a real task", async () => {
+  it("refuses a crafted metadata id and a bad id in one line, leaves the victim in place, and still deletes a real task", { timeout: 180_000 }, async () => {
     fx.server = await startScriptedModelServer({ turns: [done, done] });
     const first = await run(["one"]);
     const second = await run(["two"]);
