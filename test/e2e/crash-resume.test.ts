@@ -24,7 +24,8 @@ describe("kill -9, then cairn resume", () => {
     const slowTail = "Now I keep talking for a while before the next step. ".repeat(40);
     fx.server = await startScriptedModelServer({
       turns: [
-        { content: [{ type: "text", text: `${xmlCall("write_to_file", { path: "a.txt", content: "first" })}\n${slowTail}` }], chunkSize: 10, chunkDelayMs: 20 },
+        // A block with file text runs once the next block starts (or the reply ends), when nothing after it can show it was cut short.
+        { content: [{ type: "text", text: `${xmlCall("write_to_file", { path: "a.txt", content: "first" })}\n${xmlCall("read_file", { path: "a.txt" })}\n${slowTail}` }], chunkSize: 10, chunkDelayMs: 20 },
         { content: [{ type: "text", text: xmlCall("write_to_file", { path: "b.txt", content: "second" }) }] },
         { content: [{ type: "text", text: xmlCall("attempt_completion", { result: "both written" }) }] },
       ],
