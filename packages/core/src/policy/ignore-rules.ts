@@ -56,6 +56,7 @@ export class IgnoreRules {
    * forms are both outside the workspace are never matched here.
    */
   ignores(absolutePath: string): boolean {
+    if (this.current() === undefined) return false; // no rules: no need to resolve anything
     if (this.ignoresAsWritten(absolutePath)) return true;
     const real = realPath(absolutePath);
     // A link loop names no file, so nothing can be read through it.
