@@ -115,7 +115,8 @@ describe("streaming tool execution", () => {
     const tail = Array.from({ length: 20 }, (_, i) => `More words ${i}. `).join("");
     server = await startScriptedModelServer({
       turns: [
-        { content: [{ type: "text", text: `${xmlCall("write_to_file", { path: "early.txt", content: "early" })}\n${tail}` }], chunkSize: 8, chunkDelayMs: 15 },
+        // A block with file text runs when the next block starts (nothing after it can show it was cut short then); one without, at once.
+        { content: [{ type: "text", text: `${xmlCall("write_to_file", { path: "early.txt", content: "early" })}\n${xmlCall("read_file", { path: "early.txt" })}\n${tail}` }], chunkSize: 8, chunkDelayMs: 15 },
         { content: [{ type: "text", text: xmlCall("attempt_completion", { result: "ok" }) }] },
       ],
     });
@@ -125,6 +126,9 @@ describe("streaming tool execution", () => {
     const lastDeltaOfTurn1 = run.events.findIndex((e) => e.type === "assistant") - 1;
     expect(resultAt).toBeGreaterThan(0);
     expect(resultAt).toBeLessThan(lastDeltaOfTurn1);
+    const readAt = run.events.findIndex((e) => e.type === "tool_result" && e.name === "read_file");
+    expect(readAt).toBeGreaterThan(resultAt);
+    expect(readAt).toBeLessThan(lastDeltaOfTurn1);
     expect(run.events.slice(resultAt, lastDeltaOfTurn1).some((e) => e.type === "text_delta")).toBe(true);
   });
 });
