@@ -1,8 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BrowserSession, type ActionResult, type PageView } from "./browser-session.js";
+import type { FileGate } from "./file-requests.js";
 import { browserFor, closeBrowserFor, useBrowser } from "./session-registry.js";
 
 const pages: Record<string, string> = {
@@ -163,6 +167,48 @@ describe("BrowserSession", () => {
     expect(await fresh.dispose()).toBe(false);
     await expect.poll(() => chromiumChildren(), { timeout: 10_000 }).toEqual([session.pid]);
     expect(fresh.isRunning).toBe(false);
+  });
+});
+
+describe("file: urls", () => {
+  it("go through the gate for the page and everything it loads; the gate's bytes are what the page gets", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-file-gate-"));
+    try {
+      writeFileSync(path.join(dir, "page.html"), '<title>Local</title><iframe src="secret.txt"></iframe><script src="app.js"></script><p id="p">on disk</p>');
+      writeFileSync(path.join(dir, "app.js"), "console.log('app ran')");
+      writeFileSync(path.join(dir, "secret.txt"), "DISK-SECRET");
+      const asked: string[] = [];
+      const gate: FileGate = async (url) => {
+        asked.push(path.basename(new URL(url).pathname));
+        if (url.endsWith("secret.txt")) return { type: "refused", reason: "blocked by the test" };
+        const file = new URL(url).pathname;
+        const body = readFileSync(file, "utf8").replace("on disk", "served by the gate");
+        return { type: "file", body: Buffer.from(body), path: file };
+      };
+      const page = view(await session.launch(pathToFileURL(path.join(dir, "page.html")).href, { fileGate: gate, withText: true }));
+      expect(page.title).toBe("Local");
+      expect(page.text).toContain("served by the gate");
+      expect(page.logs).toContain("[log] app ran");
+      expect(page.logs.some((line) => line.startsWith("[blocked] file://") && line.endsWith("secret.txt: blocked by the test"))).toBe(true);
+      expect(asked.sort()).toEqual(["app.js", "page.html", "secret.txt"]);
+      const direct = await session.launch(pathToFileURL(path.join(dir, "secret.txt")).href, { fileGate: gate, withText: true });
+      expect(JSON.stringify(direct)).not.toContain("DISK-SECRET");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("are refused without a gate", async () => {
+    const bare = new BrowserSession({ timing: { idleMs: 200, settleTimeoutMs: 2000 } });
+    const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-file-gate-"));
+    try {
+      writeFileSync(path.join(dir, "plain.txt"), "PLAIN-CONTENT");
+      const result = await bare.launch(pathToFileURL(path.join(dir, "plain.txt")).href, { withText: true });
+      expect(JSON.stringify(result)).not.toContain("PLAIN-CONTENT");
+    } finally {
+      await bare.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
