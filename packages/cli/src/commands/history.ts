@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { cairnHome, listTasks, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core";
+import { cairnHome, listTasks, DamagedTaskError, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 
@@ -32,6 +32,17 @@ function openStore(home: string, id: string | undefined, command: string): TaskS
   } catch (error) {
     if (error instanceof TaskNotFoundError) throw new UsageError(error.message);
     throw error;
+  }
+}
+
+/** The id of the task `id` names when its folder is there but its metadata.json is damaged. */
+function damagedTask(home: string, id: string | undefined): string | undefined {
+  if (!id) return undefined;
+  try {
+    TaskStore.open(home, id);
+    return undefined;
+  } catch (error) {
+    return error instanceof DamagedTaskError ? error.id : undefined;
   }
 }
 
@@ -85,6 +96,14 @@ export function showCommand(argv: string[], io: Io): number {
 export function deleteCommand(argv: string[], io: Io): number {
   const { positionals } = parse(argv, {});
   const home = cairnHome(io.env);
+  const damaged = damagedTask(home, positionals[0]);
+  if (damaged) {
+    // Its metadata cannot be read, so nothing says it is running: the folder goes as it is.
+    TaskStore.removeFolder(home, damaged);
+    removeFromHistoryIndex(home, damaged);
+    io.stdout(`Deleted task ${damaged} (its metadata was damaged).\n`);
+    return 0;
+  }
   const store = openStore(home, positionals[0], "delete");
   const meta = store.metadata();
   if (shownStatus(meta) === "running") throw new UsageError(`Task ${meta.id} is running (process ${meta.pid}); stop it before deleting it.`);

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomicSync } from "./atomic-write.js";
+import { z } from "zod";
+import { DamagedMetadataError, historyEntrySchema, readTaskMetadata } from "./task-metadata.js";
 import type { TaskMetadata } from "./task-store.js";
 
 export type HistoryEntry = Pick<
@@ -17,8 +19,9 @@ function entryOf(meta: TaskMetadata): HistoryEntry {
 
 function readIndex(home: string): HistoryEntry[] | undefined {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(indexFile(home), "utf8"));
-    return Array.isArray(parsed) ? (parsed as HistoryEntry[]) : undefined;
+    const parsed = z.array(historyEntrySchema).safeParse(JSON.parse(readFileSync(indexFile(home), "utf8")));
+    // A damaged index is only a cache: undefined makes the caller rebuild it from the task folders.
+    return parsed.success ? (parsed.data as HistoryEntry[]) : undefined;
   } catch {
     return undefined;
   }
@@ -34,7 +37,7 @@ function scanTasks(home: string, only?: (id: string) => boolean): { entries: His
     if (!name.isDirectory() || (only && !only(name.name))) continue;
     const file = path.join(dir, name.name, "metadata.json");
     try {
-      const meta = JSON.parse(readFileSync(file, "utf8")) as TaskMetadata;
+      const meta = readTaskMetadata(file);
       // The folder is the task; a metadata.json naming another id was edited and is not listed under it.
       if (meta.id !== name.name) {
         warnings.push(`Skipped task ${name.name}: ${file} names another id (${JSON.stringify(meta.id)}); it was edited or damaged.`);
@@ -42,7 +45,8 @@ function scanTasks(home: string, only?: (id: string) => boolean): { entries: His
       }
       entries.push(entryOf(meta));
     } catch (error) {
-      warnings.push(`Skipped task ${name.name}: ${file} is damaged or missing (${(error as Error).message.split("\n")[0]}).`);
+      const problem = error instanceof DamagedMetadataError ? error.message : `${file} is missing or unreadable (${(error as Error).message.split("\n")[0]})`;
+      warnings.push(`Skipped task ${name.name}: ${problem}; cairn delete ${name.name} removes it.`);
     }
   }
   return { entries, warnings };

@@ -9,6 +9,7 @@ import type { PendingResult } from "../runtime/resume.js";
 import type { ToolResult } from "../tools/tool.js";
 import { appendWholeSync, writeFileAtomicSync } from "./atomic-write.js";
 import { updateHistoryIndex } from "./history.js";
+import { DamagedMetadataError, readTaskMetadata } from "./task-metadata.js";
 
 export type CheckpointRecord = { hash: string; messageIndex: number; label: string; createdAt: string };
 
@@ -44,6 +45,17 @@ const skippedEvents = new Set<AgentEvent["type"]>(["text_delta", "reasoning_delt
 
 export class TaskNotFoundError extends Error {
   override name = "TaskNotFoundError";
+}
+
+/** The task's folder exists but its metadata.json cannot be used; `id` names the folder. */
+export class DamagedTaskError extends TaskNotFoundError {
+  override name = "DamagedTaskError";
+  constructor(
+    readonly id: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -119,13 +131,13 @@ export class TaskStore implements TaskJournal {
     const file = path.join(tasksDir, id, "metadata.json");
     let meta: TaskMetadata;
     try {
-      meta = JSON.parse(readFileSync(file, "utf8")) as TaskMetadata;
+      meta = readTaskMetadata(file);
     } catch (error) {
-      throw new TaskNotFoundError(`The task file ${file} is damaged (${(error as Error).message}); the task cannot be opened. Other tasks are unaffected.`);
+      if (!(error instanceof DamagedMetadataError)) throw error;
+      throw new DamagedTaskError(id, `The task file ${error.message}; the task cannot be opened (other tasks are unaffected). Delete it with cairn delete ${id}, or restore the file from a backup.`);
     }
-    if (typeof meta !== "object" || meta === null || meta.id !== id) {
-      const named = typeof meta === "object" && meta !== null ? JSON.stringify(meta.id) : "nothing";
-      throw new TaskNotFoundError(`The task file ${file} names the task ${named}, not "${id}"; it was edited or damaged, so the task cannot be opened. Other tasks are unaffected.`);
+    if (meta.id !== id) {
+      throw new TaskNotFoundError(`The task file ${file} names the task ${JSON.stringify(meta.id)}, not "${id}"; it was edited or damaged, so the task cannot be opened. Other tasks are unaffected.`);
     }
     return new TaskStore(home, meta);
   }
@@ -231,12 +243,23 @@ export class TaskStore implements TaskJournal {
    * CAIRN_HOME/tasks, checked on real paths just before the removal.
    */
   delete(): void {
-    const tasksDir = realpathSync.native(path.join(this.home, "tasks"));
-    const stat = lstatSync(this.dir, { throwIfNoEntry: false });
+    TaskStore.removeFolder(this.home, this.meta.id);
+  }
+
+  /**
+   * Removes the folder of task `id` without reading its metadata (so a task whose metadata.json is
+   * damaged can still be removed): a real folder directly under CAIRN_HOME/tasks, checked on real
+   * paths just before the removal.
+   */
+  static removeFolder(home: string, id: string): void {
+    if (!isValidTaskId(id)) throw new TaskNotFoundError(`"${id}" is not a task id (ids are letters, digits, '-' and '_'); see cairn history.`);
+    const dir = path.join(home, "tasks", id);
+    const stat = lstatSync(dir, { throwIfNoEntry: false });
     if (!stat) return;
-    const real = realpathSync.native(this.dir);
-    if (!stat.isDirectory() || path.dirname(real) !== tasksDir || path.basename(real) !== this.meta.id) {
-      throw new TaskNotFoundError(`${this.dir} is not a task folder Cairn made (a link, or outside ${tasksDir}); it was left in place. Remove it by hand if you mean to.`);
+    const tasksDir = realpathSync.native(path.join(home, "tasks"));
+    const real = realpathSync.native(dir);
+    if (!stat.isDirectory() || path.dirname(real) !== tasksDir || path.basename(real) !== id) {
+      throw new TaskNotFoundError(`${dir} is not a task folder Cairn made (a link, or outside ${tasksDir}); it was left in place. Remove it by hand if you mean to.`);
     }
     rmSync(real, { recursive: true, force: true });
   }
