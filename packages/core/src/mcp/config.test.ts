@@ -23,6 +23,28 @@ const read = (file: string, env: Record<string, string | undefined> = {}) => rea
 const byName = (servers: ServerConfig[], name: string) => servers.find((s) => s.name === name);
 
 describe("MCP config files", () => {
+  it("stops on a misspelt key in mcp_settings.json, naming the nearest known key; a project's .mcp.json only loses that server", async () => {
+    const file = globalConfigFile(home);
+    await writeJson(file, { mcpServers: { mem: { command: "node", disabledTool: ["write"] } } });
+    expect(() => read(file)).toThrow(McpConfigError);
+    expect(() => read(file)).toThrow(/MCP server "mem" in .*: unknown key "disabledTool" \(did you mean "disabledTools"\?\)/);
+    await writeJson(file, { mcpServer: {} });
+    expect(() => read(file)).toThrow(/unknown key "mcpServer" \(did you mean "mcpServers"\?\)/);
+    const project = projectConfigFile(ws);
+    await writeJson(project, { mcpServers: { a: { command: "node", autoAprove: ["x"] }, b: { command: "node" } } });
+    const { servers, problems } = readConfigFile(project, "project", { env: {}, cwd: ws });
+    expect(servers.map((s) => s.name)).toEqual(["b"]);
+    expect(problems[0]!.message).toMatch(/unknown key "autoAprove" \(did you mean "autoApprove"\?\)/);
+  });
+
+  it("accepts a byte order mark and names the line and column of a JSON error", async () => {
+    const file = globalConfigFile(home);
+    await writeFile(file, '\uFEFF{"mcpServers": {"a": {"command": "node"}}}');
+    expect(read(file).servers.map((s) => s.name)).toEqual(["a"]);
+    await writeFile(file, '{"mcpServers": {\n  "a": {"command": "node",}\n}}');
+    expect(() => read(file)).toThrow(/line 2, column 27/);
+  });
+
   it("reads Claude Code's and Cline's shapes: stdio, sse, http spellings, autoApprove, disabled, timeout", async () => {
     const file = globalConfigFile(home);
     await writeJson(file, {

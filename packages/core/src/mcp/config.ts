@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { ConfigFileError, parseJsonConfig, readConfigText, unknownKeyProblem } from "../storage/config-file.js";
 import path from "node:path";
 
 /** Where a server is configured: CAIRN_HOME/mcp_settings.json, or the workspace's .mcp.json. */
@@ -82,14 +82,15 @@ export function readConfigFile(
   source: ServerSource,
   options: { env: Record<string, string | undefined>; cwd: string },
 ): ConfigFile {
-  if (!existsSync(file)) return { servers: [], problems: [], text: "" };
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(file, "utf8");
+    text = readConfigText(file);
   } catch (error) {
-    throw new McpConfigError(`Cannot read ${file}: ${(error as Error).message}`);
+    if (error instanceof ConfigFileError) throw new McpConfigError(error.message);
+    throw error;
   }
-  const entries = serverEntries(file, text);
+  if (text === undefined) return { servers: [], problems: [], text: "" };
+  const entries = serverEntries(file, text, { strict: source === "global" });
   const servers: ServerConfig[] = [];
   const problems: ServerConfigProblem[] = [];
   for (const [name, raw] of Object.entries(entries)) {
@@ -97,6 +98,7 @@ export function readConfigFile(
       servers.push(parseServerEntry(name, raw, { source, file, env: options.env, cwd: options.cwd }));
     } catch (error) {
       if (!(error instanceof EntryError)) throw error;
+      if (error instanceof UnknownEntryKeyError && source === "global") throw new McpConfigError(`MCP server "${name}" in ${file}: ${error.message} Fix the file or move it aside.`);
       problems.push({ name, source, file, message: `MCP server "${name}" in ${file}: ${error.message}`, detail: error.message });
     }
   }
@@ -104,15 +106,19 @@ export function readConfigFile(
 }
 
 /** The `mcpServers` object of a file's text; an McpConfigError says what is wrong with it. */
-export function serverEntries(file: string, text: string): Record<string, unknown> {
-  if (text.trim() === "") return {};
+export function serverEntries(file: string, text: string, options: { strict?: boolean } = {}): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonConfig(file, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
-    throw new McpConfigError(`${file} is not valid JSON (${(error as Error).message}). Fix it or remove it.`);
+    if (error instanceof ConfigFileError) throw new McpConfigError(error.message);
+    throw error;
   }
+  if (parsed === undefined) return {};
   if (!isPlainObject(parsed)) throw new McpConfigError(`${file} must hold a JSON object like {"mcpServers": {...}}.`);
+  // Cairn's own file holds only servers; a project's .mcp.json may carry other tools' keys.
+  const unknownTop = options.strict ? Object.keys(parsed).find((key) => key !== "mcpServers") : undefined;
+  if (unknownTop !== undefined) throw new McpConfigError(`${file}: ${unknownKeyProblem(unknownTop, ["mcpServers"])}; the file holds {"mcpServers": {...}}. Fix the file or move it aside.`);
   const servers = parsed.mcpServers;
   if (servers === undefined) return {};
   if (!isPlainObject(servers)) throw new McpConfigError(`${file}: "mcpServers" must be an object mapping server names to their settings.`);
@@ -121,11 +127,20 @@ export function serverEntries(file: string, text: string): Record<string, unknow
 
 class EntryError extends Error {}
 
+/** An entry with a key Cairn does not know: in Cairn's own mcp_settings.json this stops the run. */
+class UnknownEntryKeyError extends EntryError {}
+
+/** The keys of a server entry, from Claude Code's, Cline's and Roo's shapes, plus Cairn's `sandbox`. */
+const entryKeys = ["type", "transportType", "command", "args", "env", "cwd", "url", "httpUrl", "headers", "disabled", "autoApprove", "alwaysAllow", "disabledTools", "timeout", "sandbox"];
+
 type EntryOptions = { source: ServerSource; file: string; env: Record<string, string | undefined>; cwd: string };
 
 function parseServerEntry(name: string, raw: unknown, options: EntryOptions): ServerConfig {
   if (!isPlainObject(raw)) throw new EntryError("its settings must be an object with a command (stdio) or a url (remote).");
   if (!/^[\w.-]+$/.test(name)) throw new EntryError("use only letters, digits, '_', '-' and '.' in server names.");
+  const unknownKey = Object.keys(raw).find((key) => !entryKeys.includes(key));
+  // A misspelt key (disabledTool, autoAprove) would otherwise change what the server may do unseen.
+  if (unknownKey !== undefined) throw new UnknownEntryKeyError(`${unknownKeyProblem(unknownKey, entryKeys)}; the keys a server takes are ${entryKeys.join(", ")}.`);
   const expand = (value: string, field: string) => expandVars(value, options.env, field);
   const common: Common = {
     name,

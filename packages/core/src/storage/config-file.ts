@@ -11,6 +11,12 @@ export class ConfigFileError extends Error {
  * mark, and reports a syntax error with its line and column.
  */
 export function readJsonConfig(file: string): unknown {
+  const text = readConfigText(file);
+  return text === undefined ? undefined : parseJsonConfig(file, text);
+}
+
+/** The text of a configuration file (BOM removed), or undefined when it does not exist. */
+export function readConfigText(file: string): string | undefined {
   let kind: "file" | "other";
   try {
     kind = statSync(file).isFile() ? "file" : "other";
@@ -25,7 +31,11 @@ export function readJsonConfig(file: string): unknown {
   } catch (error) {
     throw new ConfigFileError(`Cannot read ${file}: ${(error as Error).message.split("\n")[0]}.`);
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** The JSON in `text` (undefined when blank); a syntax error names its line and column. */
+export function parseJsonConfig(file: string, text: string): unknown {
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
