@@ -1,16 +1,22 @@
 import { createRequire } from "node:module";
-import { checkpointsCommand } from "./commands/checkpoints.js";
-import { interactiveCommand } from "./commands/interactive.js";
-import { mcpCommand } from "./commands/mcp.js";
-import { deleteCommand, historyCommand, showCommand } from "./commands/history.js";
-import { resumeCommand } from "./commands/resume.js";
-import { rulesCommand } from "./commands/rules.js";
-import { runCommand } from "./commands/run.js";
-import { trustCommand } from "./commands/trust.js";
 import { failureLine, writeFailureLog } from "./failure-log.js";
 import { exitCodes, type Io } from "./headless.js";
-import { parseRunArgs, runHelp, type RunArgs } from "./run-args.js";
+import type { RunArgs } from "./run-args.js";
 import { UsageError } from "./usage-error.js";
+
+// Each command is loaded when it runs, so `cairn --version` does not pay for the agent, the
+// terminal UI or the MCP SDK (issue 13: start only what a command needs).
+const runArgs = () => import("./run-args.js");
+const commands = {
+  checkpoints: () => import("./commands/checkpoints.js"),
+  interactive: () => import("./commands/interactive.js"),
+  mcp: () => import("./commands/mcp.js"),
+  history: () => import("./commands/history.js"),
+  resume: () => import("./commands/resume.js"),
+  rules: () => import("./commands/rules.js"),
+  run: () => import("./commands/run.js"),
+  trust: () => import("./commands/trust.js"),
+};
 
 const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
 
@@ -43,7 +49,10 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   const [command, ...rest] = argv;
   const atTerminal = process.stdin.isTTY === true && process.stdout.isTTY === true;
   try {
-    if (command === undefined && atTerminal) return await interactiveCommand(parseRunArgs([], process.cwd()) as RunArgs, io);
+    if (command === undefined && atTerminal) {
+      const { parseRunArgs } = await runArgs();
+      return await (await commands.interactive()).interactiveCommand(parseRunArgs([], process.cwd()) as RunArgs, io);
+    }
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
       io.stdout(`${help}\n`);
       return command === undefined ? exitCodes.usage : 0;
@@ -53,6 +62,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       return 0;
     }
     if (command === "run") {
+      const { parseRunArgs, runHelp } = await runArgs();
       const args = parseRunArgs(rest, process.cwd());
       if (args === "help") {
         io.stdout(`${runHelp}\n`);
@@ -60,32 +70,34 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       }
       if (args.task === "") args.task = await readStdin();
       if (args.task === "") throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
-      return await runCommand(args, io);
+      return await (await commands.run()).runCommand(args, io);
     }
     if (command === "resume") {
+      const { parseRunArgs, runHelp } = await runArgs();
       const args = parseRunArgs(rest, process.cwd());
       if (args === "help") {
         io.stdout(`Usage: cairn resume <id> [message] [options]\n\n${runHelp.split("\n").slice(3).join("\n")}\n`);
         return 0;
       }
-      return await resumeCommand(args, io);
+      return await (await commands.resume()).resumeCommand(args, io);
     }
-    if (command === "history") return historyCommand(rest, io);
-    if (command === "show") return showCommand(rest, io);
-    if (command === "delete") return deleteCommand(rest, io);
-    if (command === "rules") return rulesCommand(rest, io);
-    if (command === "checkpoints") return await checkpointsCommand(rest, io);
-    if (command === "mcp") return await mcpCommand(rest, io);
-    if (command === "trust") return trustCommand(rest, io);
+    if (command === "history") return (await commands.history()).historyCommand(rest, io);
+    if (command === "show") return (await commands.history()).showCommand(rest, io);
+    if (command === "delete") return (await commands.history()).deleteCommand(rest, io);
+    if (command === "rules") return (await commands.rules()).rulesCommand(rest, io);
+    if (command === "checkpoints") return await (await commands.checkpoints()).checkpointsCommand(rest, io);
+    if (command === "mcp") return await (await commands.mcp()).mcpCommand(rest, io);
+    if (command === "trust") return (await commands.trust()).trustCommand(rest, io);
     // At a terminal, anything else is a task (or options) for an interactive session; a single
     // lowercase word is more likely a mistyped command than a task.
     if (atTerminal && !(argv.length === 1 && /^[a-z-]+$/.test(command))) {
+      const { parseRunArgs, runHelp } = await runArgs();
       const args = parseRunArgs(argv, process.cwd());
       if (args === "help") {
         io.stdout(`${runHelp}\n`);
         return 0;
       }
-      return await interactiveCommand(args, io);
+      return await (await commands.interactive()).interactiveCommand(args, io);
     }
     throw new UsageError(`Unknown command "${command}". Run cairn --help; to start a task, quote it: cairn "describe the task".`);
   } catch (error) {

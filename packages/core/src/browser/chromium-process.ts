@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import puppeteer, { type Browser } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
 import { findChromium } from "./find-chromium.js";
 import { withinTime } from "./waiting.js";
 
@@ -60,6 +60,8 @@ export async function startChromium(launch: ChromiumLaunch): Promise<StartedChro
   if (!found.found) return { ok: false, message: found.message };
   const profileDir = await mkdtemp(path.join(os.tmpdir(), "cairn-chromium-"));
   try {
+    // Puppeteer is a few hundred modules: loaded when a browser first starts, not with the agent.
+    const { default: puppeteer } = await import("puppeteer-core");
     const browser = await puppeteer.launch({
       executablePath: found.path,
       headless: true,

@@ -1,13 +1,12 @@
 import { createRequire } from "node:module";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, type Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
 import type { CommandSandbox } from "../sandbox/index.js";
 import type { ServerConfig } from "./config.js";
+import { isMcpError, loadedMcpSdk, loadMcpSdk, type McpSdk } from "./sdk.js";
 import type { McpToolInfo } from "./tool-cache.js";
 
 /** A server's life as the hub reports it; `failed` with `retryAt` is restarting, without it has given up. */
@@ -96,7 +95,7 @@ export class McpConnection {
       return await run(client, { timeout: this.config.timeoutMs, ...(signal ? { signal } : {}) });
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (isMcpError(error, "RequestTimeout")) {
         const alive = await this.answersPing(client);
         const after = alive
           ? "The call was cancelled; the server is still running."
@@ -146,15 +145,16 @@ export class McpConnection {
   }
 
   private async open(): Promise<Client> {
-    let client = this.newClient();
+    const sdk = await loadMcpSdk();
+    let client = this.newClient(sdk);
     try {
-      await client.connect(this.newTransport(this.config.transport), { timeout: this.config.timeoutMs });
+      await client.connect(this.newTransport(sdk, this.config.transport), { timeout: this.config.timeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
       if (this.config.transport !== "http" || !this.config.fallbackToSse || !refusedByHttpStatus(error)) throw error;
       // A bare `url` that answers streamable HTTP with 4xx may be an older server that speaks only SSE.
-      client = this.newClient();
-      await client.connect(this.newTransport("sse"), { timeout: this.config.timeoutMs }).catch(async () => {
+      client = this.newClient(sdk);
+      await client.connect(this.newTransport(sdk, "sse"), { timeout: this.config.timeoutMs }).catch(async () => {
         await client.close().catch(() => undefined);
         throw error;
       });
@@ -177,8 +177,8 @@ export class McpConnection {
     return client;
   }
 
-  private newClient(): Client {
-    const client = new Client(
+  private newClient(sdk: McpSdk): Client {
+    const client = new sdk.Client(
       { name: "cairn", version: clientVersion },
       {
         capabilities: {},
@@ -197,11 +197,11 @@ export class McpConnection {
     return client;
   }
 
-  private newTransport(kind: "stdio" | "sse" | "http"): Transport {
+  private newTransport(sdk: McpSdk, kind: "stdio" | "sse" | "http"): Transport {
     const config = this.config;
     if (config.transport === "stdio") {
       const inherited = Object.fromEntries(
-        DEFAULT_INHERITED_ENV_VARS.flatMap((key) => {
+        sdk.DEFAULT_INHERITED_ENV_VARS.flatMap((key) => {
           const value = this.options.env[key];
           return value === undefined ? [] : [[key, value]];
         }),
@@ -214,7 +214,7 @@ export class McpConnection {
         if (!wrapped.ok) throw new Error(wrapped.message.replace(/^Not run: /, ""));
         launch = { command: wrapped.file, args: wrapped.args, env: wrapped.env as Record<string, string> };
       }
-      const transport = new StdioClientTransport({ ...launch, cwd: config.cwd, stderr: "pipe" });
+      const transport = new sdk.StdioClientTransport({ ...launch, cwd: config.cwd, stderr: "pipe" });
       this.stderrTail = "";
       transport.stderr?.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
@@ -224,7 +224,7 @@ export class McpConnection {
     }
     const requestInit = { headers: config.headers };
     const url = new URL(config.url);
-    return kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+    return kind === "sse" ? new sdk.SSEClientTransport(url, { requestInit }) : new sdk.StreamableHTTPClientTransport(url, { requestInit });
   }
 
   private setTools(tools: SdkTool[]): void {
@@ -354,14 +354,16 @@ async function listAllTools(client: Client, timeout: number): Promise<SdkTool[]>
 }
 
 function refusedByHttpStatus(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+  const sdk = loadedMcpSdk();
+  return sdk !== undefined && error instanceof sdk.StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
 }
 
 /** Transport trouble (the process or socket is gone), as opposed to an error the server answered with. */
 function isConnectionError(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (isMcpError(error)) return isMcpError(error, "ConnectionClosed");
   if (!(error instanceof Error)) return false;
-  if (error instanceof StreamableHTTPError || error instanceof SseError) return true;
+  const sdk = loadedMcpSdk();
+  if (sdk && (error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError)) return true;
   const code = (error as NodeJS.ErrnoException).code ?? (error.cause as NodeJS.ErrnoException | undefined)?.code;
   if (code && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|UND_ERR_SOCKET)$/.test(code)) return true;
   return /not connected|fetch failed|socket hang up/i.test(error.message);
@@ -370,7 +372,7 @@ function isConnectionError(error: unknown): boolean {
 /** An error on one line of reasonable length (servers answer with whole HTML pages). */
 export function errorText(error: unknown): string {
   let text: string;
-  if (error instanceof McpError) text = error.message.replace(/^MCP error -?\d+: /, "");
+  if (isMcpError(error)) text = error.message.replace(/^MCP error -?\d+: /, "");
   else if (error instanceof Error) text = `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}`;
   else text = String(error);
   const line = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();

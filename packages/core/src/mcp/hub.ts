@@ -2,7 +2,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { McpError, type CallToolResult, type ReadResourceResult, type Resource, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { loadMcpConfig, type ServerConfig, type ServerSource, type TransportKind } from "./config.js";
 import { DEFAULT_RESTART_DELAYS_MS, McpConnection, McpHubError, untilAborted, type ServerState } from "./connection.js";
 import { describeServers, summaryLine } from "./describe.js";
@@ -10,6 +10,7 @@ import { isTrusted, trustRecord } from "../trust/trust-store.js";
 import type { UntrustedConfig } from "../trust/untrusted.js";
 import { approveProjectServer, configHash, isProjectServerApproved, projectFileDigest } from "./project-approval.js";
 import { checkArguments } from "./schema-check.js";
+import { isMcpError } from "./sdk.js";
 import { ToolCache, type McpToolInfo } from "./tool-cache.js";
 import type { CommandSandbox } from "../sandbox/index.js";
 
@@ -183,7 +184,7 @@ export class McpHub {
       const list = tools.map((t) => t.name).join(", ") || "(none)";
       throw new McpHubError(`MCP server ${name} has no tool named "${tool}". Its tools: ${list}.`);
     }
-    const check = checkArguments(found.inputSchema, args);
+    const check = await checkArguments(found.inputSchema, args);
     if (!check.ok) {
       throw new McpHubError(
         `Invalid arguments for tool ${tool} of MCP server ${name} (the call was not sent):\n${check.problems.map((p) => `- ${p}`).join("\n")}\nIts input schema: ${JSON.stringify(withoutMetaSchema(found.inputSchema))}\nCall it again with arguments that match the schema.`,
@@ -293,7 +294,7 @@ export class McpHub {
       return await entry.connection.request(what, run, signal);
     } catch (error) {
       // The server's own words, whole: a validation message or a traceback can be what the model needs.
-      if (error instanceof McpError) throw new McpHubError(`MCP server ${entry.config.name} returned an error for ${what}: ${error.message.replace(/^MCP error -?\d+: /, "")}`);
+      if (isMcpError(error)) throw new McpHubError(`MCP server ${entry.config.name} returned an error for ${what}: ${error.message.replace(/^MCP error -?\d+: /, "")}`);
       throw error;
     }
   }

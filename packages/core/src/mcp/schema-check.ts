@@ -1,22 +1,25 @@
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 
 /** What the model learns when its arguments do not fit a tool's input schema. */
 export type SchemaCheck = { ok: true } | { ok: false; problems: string[] };
 
-// Ajv (via the SDK, which already depends on it) with allErrors, so the model sees every problem at once.
-const provider = new AjvJsonSchemaValidator();
+// Ajv (via the SDK, which already depends on it) with allErrors, so the model sees every problem at
+// once; loaded with the first check, as the SDK is with the first connection.
+let provider: Promise<AjvJsonSchemaValidator> | undefined;
 const compiled = new WeakMap<object, JsonSchemaValidator<unknown> | null>();
 
 /**
  * Checks arguments against an MCP tool's `inputSchema` before the call reaches the server.
  * A schema Ajv cannot compile is not held against the model: the server gets the call and judges.
  */
-export function checkArguments(schema: Record<string, unknown>, args: unknown): SchemaCheck {
+export async function checkArguments(schema: Record<string, unknown>, args: unknown): Promise<SchemaCheck> {
   let validate = compiled.get(schema);
   if (validate === undefined) {
+    provider ??= import("@modelcontextprotocol/sdk/validation/ajv").then((ajv) => new ajv.AjvJsonSchemaValidator());
+    const validator = await provider;
     try {
-      validate = provider.getValidator<unknown>(schema as JsonSchemaType);
+      validate = validator.getValidator<unknown>(schema as JsonSchemaType);
     } catch {
       validate = null;
     }

@@ -1,11 +1,9 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { AiSdkModel } from "./ai-sdk-model.js";
 import { modelInfo } from "./catalog.js";
 import { baseUrlProblem, officialApiUrls, type Endpoint } from "./endpoint.js";
 import { defaultRequestTimeoutSeconds, guardedFetch } from "./guarded-fetch.js";
+import { LazyLanguageModel } from "./lazy-language-model.js";
 import type { Model, ModelInfo, ProviderId } from "./types.js";
 
 type ProviderDefaults = {
@@ -91,25 +89,28 @@ export function createModel(config: ModelConfig): Model {
     keyEnv: [...defaults.keyEnv, "CAIRN_API_KEY"],
   };
   const fetch = guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000 });
-  const model = (languageModel: LanguageModelV3) => new AiSdkModel(config.provider, config.model, info, languageModel, endpoint);
-  switch (config.provider) {
-    case "anthropic": {
-      const provider = createAnthropic({ apiKey, fetch, ...(apiUrl ? { baseURL: apiUrl } : {}) });
-      return model(provider(config.model));
+  const load = async (): Promise<LanguageModelV3> => {
+    switch (config.provider) {
+      case "anthropic": {
+        const { createAnthropic } = await import("@ai-sdk/anthropic");
+        return createAnthropic({ apiKey, fetch, ...(apiUrl ? { baseURL: apiUrl } : {}) })(config.model);
+      }
+      case "openai": {
+        const { createOpenAI } = await import("@ai-sdk/openai");
+        return createOpenAI({ apiKey, fetch, ...(apiUrl ? { baseURL: apiUrl } : {}) }).chat(config.model);
+      }
+      default: {
+        const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+        const provider = createOpenAICompatible({
+          name: config.provider,
+          baseURL: apiUrl!,
+          fetch,
+          ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+          includeUsage: true,
+        });
+        return provider.chatModel(config.model);
+      }
     }
-    case "openai": {
-      const provider = createOpenAI({ apiKey, fetch, ...(apiUrl ? { baseURL: apiUrl } : {}) });
-      return model(provider.chat(config.model));
-    }
-    default: {
-      const provider = createOpenAICompatible({
-        name: config.provider,
-        baseURL: apiUrl!,
-        fetch,
-        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-        includeUsage: true,
-      });
-      return model(provider.chatModel(config.model));
-    }
-  }
+  };
+  return new AiSdkModel(config.provider, config.model, info, new LazyLanguageModel(config.provider, config.model, load), endpoint);
 }

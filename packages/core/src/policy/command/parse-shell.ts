@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Language, Parser, type Node, type Tree } from "web-tree-sitter";
+import type { Node, Parser, Tree } from "web-tree-sitter";
 
 // Resolved from this module, so the same code finds the wasm files from src, from dist and from
 // an installed @cairn/core. (tools/code-outline has its own loader; web-tree-sitter caches its
@@ -38,6 +38,7 @@ export function loadShellParser(): Promise<ShellParser> {
 }
 
 async function load(): Promise<ShellParser> {
+  const { Language, Parser } = await import("web-tree-sitter"); // with the first command, not with the agent
   await Parser.init({ locateFile: () => require.resolve("web-tree-sitter/web-tree-sitter.wasm") });
   const language = await Language.load(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
   const parser = new Parser();

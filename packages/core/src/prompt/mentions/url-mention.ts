@@ -1,4 +1,5 @@
-import TurndownService from "turndown";
+import { createRequire } from "node:module";
+import type TurndownService from "turndown";
 import { attr, type Expansion, formatBytes, headBytes, type MentionLimits, refused } from "./limits.js";
 import { decodeText, readCapped } from "./http-body.js";
 
@@ -76,9 +77,14 @@ function titleOf(html: string): string | undefined {
   return clean === "" ? undefined : clean;
 }
 
+let Turndown: typeof TurndownService | undefined;
+
 /** Page text as Markdown: no scripts, styles, navigation, forms or embedded media. */
 export function htmlToMarkdown(html: string): string {
-  const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+  // Turndown and its DOM (domino) are CommonJS, so they can be required here, on first use, and the
+  // function stays synchronous; they are not loaded with the agent.
+  Turndown ??= createRequire(import.meta.url)("turndown") as typeof TurndownService;
+  const turndown = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
   turndown.remove(["script", "style", "nav", "noscript", "template", "iframe", "svg", "canvas", "head", "title", "form", "button", "select"] as TurndownService.Filter);
   const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
   return turndown

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Language, Parser, Query } from "web-tree-sitter";
+import type { Parser, Query } from "web-tree-sitter";
 import type { LanguageSpec } from "./language-spec.js";
 
 /** A language ready to use: one parser and the compiled definitions query, kept for the life of the process. */
@@ -12,10 +12,13 @@ const require = createRequire(import.meta.url);
 let runtime: Promise<void> | undefined;
 const loaded = new Map<string, Promise<LoadedLanguage>>();
 
+// The runtime module loads with the first outline, not with the agent.
+const treeSitter = () => import("web-tree-sitter");
+
 function initRuntime(): Promise<void> {
-  runtime ??= Parser.init({
+  runtime ??= treeSitter().then(({ Parser }) => Parser.init({
     locateFile: () => require.resolve("web-tree-sitter/web-tree-sitter.wasm"),
-  }).catch((error: unknown) => {
+  })).catch((error: unknown) => {
     runtime = undefined; // let a later call try again
     throw error;
   });
@@ -37,6 +40,7 @@ export function loadLanguage(spec: LanguageSpec): Promise<LoadedLanguage> {
 
 async function load(spec: LanguageSpec): Promise<LoadedLanguage> {
   await initRuntime();
+  const { Language, Parser, Query } = await treeSitter();
   const language = await Language.load(require.resolve(spec.grammar));
   const parser = new Parser();
   parser.setLanguage(language);
