@@ -126,7 +126,7 @@ describe("the tools through cairn run", () => {
   it("a command that never ends goes to the background, its later output reaches the model, and it is killed at the end", async () => {
     const pidFile = path.join(fx.workspace.dir, "server.pid");
     // Prints, goes quiet (so the call returns after the quiet period), then prints again later.
-    const serverScript = `echo $$ > ${pidFile}; echo listening; sleep 6; i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done`;
+    const serverScript = `echo $$ > ${pidFile}; echo listening; sleep 6; for i in $(seq 1 1000); do echo tick $i; sleep 1; done`;
     fx.server = await startScriptedModelServer({
       turns: [
         call("execute_command", { command: serverScript, requires_approval: false }),
