@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cairnHome } from "@cairn/core";
+import { cairnHome } from "@cairn/core/cairn-home"; // not the whole agent: this loads with every command
 
 /**
  * Where the full details of a failure go, so that a person sees one line and a developer still

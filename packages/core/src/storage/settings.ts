@@ -1,4 +1,3 @@
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { ConfigFileError, readJsonConfig, unknownKeyProblem } from "./config-file.js";
@@ -69,11 +68,7 @@ export const settingsSchema = z.strictObject({
 
 export type Settings = z.infer<typeof settingsSchema>;
 
-/** Where Cairn keeps its data: CAIRN_HOME, else ~/.cairn. */
-export function cairnHome(env: Record<string, string | undefined> = process.env): string {
-  const fromEnv = env.CAIRN_HOME?.trim();
-  return fromEnv ? path.resolve(fromEnv) : path.join(os.homedir(), ".cairn");
-}
+export { cairnHome } from "./cairn-home.js";
 
 /** A settings file a person must fix; the message says which file and what is wrong, on one line. */
 export class SettingsError extends Error {

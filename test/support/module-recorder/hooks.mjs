@@ -1,0 +1,15 @@
+// Module hooks for record.mjs: each resolved URL is appended to the record file as it resolves,
+// so the record is complete even when the process exits abruptly.
+import { appendFileSync } from "node:fs";
+
+let out;
+
+export function initialize(data) {
+  out = data.out;
+}
+
+export async function resolve(specifier, context, nextResolve) {
+  const result = await nextResolve(specifier, context);
+  if (!result.url.startsWith("node:")) appendFileSync(out, `${result.url}\n`);
+  return result;
+}

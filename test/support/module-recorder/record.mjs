@@ -1,0 +1,18 @@
+/**
+ * Preload that records every module a Node process loads: `node --import <this file>` with
+ * CAIRN_RECORD_MODULES=<file>. ES modules are seen by a resolve hook (module.register), CommonJS
+ * ones by require.cache at exit; the file gets one URL or path per line.
+ */
+import { register } from "node:module";
+import { appendFileSync } from "node:fs";
+import { createRequire } from "node:module";
+
+const out = process.env.CAIRN_RECORD_MODULES;
+if (out) {
+  register("./hooks.mjs", import.meta.url, { data: { out } });
+  const require = createRequire(import.meta.url);
+  process.on("exit", () => {
+    const paths = Object.keys(require.cache);
+    if (paths.length > 0) appendFileSync(out, `${paths.join("\n")}\n`);
+  });
+}
