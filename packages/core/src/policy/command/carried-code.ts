@@ -239,6 +239,7 @@ const programs: Record<string, Check> = {
   gmake: options(["--eval"], "E", "CfIjloWO"),
   man: options(["--pager", "--html", "--browser"], "PH", "CMLmSsEpRT"),
   hg: options(["--config"]),
+  rg: options(["--pre"]),
   ssh,
   scp: ssh,
   sftp: ssh,

@@ -94,7 +94,8 @@ const classes: Record<string, readonly Case[]> = {
     ["split --filter='touch p' f", opaque], ["rsync -e 'touch p' a h:b", opaque], ["rsync --rsh=x a h:b", opaque], ["zip -TT 'touch p' -T a.zip f", opaque],
     ["zip --unzip-command=x -T a.zip f", opaque], ["wget -e 'use_askpass=x' https://example.com", opaque], ["curl -K cfg https://example.com", opaque],
     ["make --eval='x:;touch p' x", opaque], ["man -P 'touch p' ls", opaque], ["ssh -o ProxyCommand='touch p' h", opaque], ["scp -S 'touch p' a h:b", opaque],
-    ["hg --config alias.x=!touch x", opaque],
+    ["hg --config alias.x=!touch x", opaque], ["rg --pre='touch p' foo", opaque], ["rg --pre=./x foo src", opaque], ["rg foo *", /starts with a pattern/],
+    ["rg foo src", "safe"], ["rg --pre-glob '*.gz' foo src", "safe"],
     // Interpreters: their program is opaque.
     ["awk 'BEGIN{system(\"touch p\")}'", /awk's program/], ["awk '{print > \"/tmp/x\"}' f", /awk's program/], ["awk 'BEGIN{\"id\" | getline x}'", /awk's program/],
     ["gawk -f prog.awk f", /from a file/], ["awk -e 'BEGIN{system(\"x\")}'", /awk's program/], ["sed 'e touch p' f", /runs shell commands/],

@@ -40,11 +40,14 @@ export function outsidePath(view: CommandView, context: RiskContext): string | u
 /** Commands whose arguments are text, not files. */
 const textOnly = new Set(["echo", "printf", ":", "true", "false", "test", "[", "type", "which", "command", "help", "export", "declare", "typeset", "local", "readonly", "unset", "alias", "unalias", "set", "shopt", "exit", "return", "let"]);
 
-/** Programs that only read the files they are given: an option smuggled in by a file name cannot make them write or run anything. */
+/**
+ * Programs that only read the files they are given: an option smuggled in by a file name cannot
+ * make them write or run anything. (Not rg: --pre=CMD runs a command; not less or bat: a pager.)
+ */
 const readers = new Set([
-  "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "diff", "du", "stat", "file", "md5sum", "sha1sum", "sha256sum",
-  "sha512sum", "b2sum", "cksum", "nl", "basename", "dirname", "realpath", "readlink", "tac", "strings", "od", "hexdump", "tree", "cmp",
-  "comm", "uniq", "cut", "paste", "column", "fold", "expand", "unexpand", "rev", "wc", "jq", "bat", "less", "more",
+  "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "diff", "du", "stat", "file", "md5sum", "sha1sum", "sha256sum",
+  "sha512sum", "b2sum", "cksum", "nl", "basename", "dirname", "realpath", "readlink", "tac", "strings", "od", "hexdump", "cmp",
+  "comm", "uniq", "cut", "paste", "column", "fold", "expand", "unexpand", "rev", "jq",
 ]);
 
 /** Where a value may hold a path: the word itself, an attached option value, the part after `=`, `@file`, a file: URL. */
