@@ -13,6 +13,7 @@ type Case = readonly [command: string, expected: "safe" | RegExp];
 const opaque = /runs code Cairn cannot check/;
 const outside = /outside the workspace|computed at run time/;
 const unfollowed = /runs commands that Cairn cannot follow/;
+const guarded = /protected file/;
 
 const classes: Record<string, readonly Case[]> = {
   "code through arithmetic and builtins": [
@@ -130,6 +131,17 @@ const classes: Record<string, readonly Case[]> = {
     ["bun install", "safe"], ["bun test", "safe"], ["timeout 60 npm test", "safe"], ["nice -n 5 npm test", "safe"], ["strace -c ls", "safe"],
     ["env NODE_ENV=test npm test", "safe"], ["xargs -n1 echo < list", "safe"], ["tmux ls", "safe"], ["NODE_ENV=test npm test", "safe"],
     ["CI=1 npm test", "safe"], ["LANG=C sort f", "safe"], ["bash -c 'npm test'", "safe"],
+  ],
+  "files that widen the agent's own permissions": [
+    ["echo 'rm -rf ~' > .git/hooks/pre-commit", guarded], ["printf x >> .git/config", guarded], ["echo '' > .cairnignore", guarded],
+    [": > .clineignore", guarded], ["echo '{}' > .mcp.json", guarded], ["echo '{}' > .cairn/settings.json", guarded], ["tee .git/hooks/post-checkout < f", guarded],
+    ["cp hook.sh .git/hooks/pre-push", guarded], ["mv x .cairnignore", guarded], ["install -m 755 h .git/hooks/pre-commit", guarded],
+    ["rm .cairnignore", guarded], ["truncate -s 0 .cairnignore", guarded], ["ln -sf /dev/null .cairnignore", guarded], ["chmod +x .git/hooks/pre-commit", guarded],
+    ["sed -i d .cairnignore", guarded], ["touch .cairn/settings.json", guarded], ["git status > .git/hooks/x", guarded], ["echo x > sub/.git/config", guarded],
+    ["echo x > ./.mcp.json", guarded], ["cat f | tee -a .cairn/settings.json", guarded],
+    // Benign siblings: names that only look alike.
+    ["echo dist >> .gitignore", "safe"], ["cat .gitignore", "safe"], ["echo x > notes.mcp.json.txt", "safe"], ["git status", "safe"],
+    ["git add -A", "safe"], ["git log --oneline", "safe"], ["echo '{}' > config.json", "safe"], ["cat .gitattributes", "safe"],
   ],
 };
 

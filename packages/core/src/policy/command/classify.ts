@@ -2,7 +2,7 @@ import { analyseCommand } from "./analyse.js";
 import { denyForms } from "./forms.js";
 import { compilePattern, mayMatch } from "./glob.js";
 import type { ShellParser } from "./parse-shell.js";
-import { isOutsideWorkspace, leavesWorkspace } from "./paths.js";
+import { isOutsideWorkspace, leavesWorkspace, namesProtectedPath } from "./paths.js";
 import { riskChecks, type CommandView, type RiskContext } from "./risk-checks.js";
 import type { Redirect, Segment } from "./segments.js";
 import { basenameWord, displayWord, staticValue } from "./words.js";
@@ -78,5 +78,7 @@ function redirectOutside(redirect: Redirect, context: RiskContext): string | und
   if (!writeOperators.has(redirect.operator)) return undefined;
   const target = staticValue(redirect.target);
   if (target === undefined) return `redirects output to a path computed at run time (${displayWord(redirect.target)})`;
-  return isOutsideWorkspace(context.cwd, target, context.uncertainCwd) ? `redirects output outside the workspace (${target})` : undefined;
+  if (isOutsideWorkspace(context.cwd, target, context.uncertainCwd)) return `redirects output outside the workspace (${target})`;
+  const guarded = namesProtectedPath(context.cwd, target, context.uncertainCwd);
+  return guarded === undefined ? undefined : `redirects output into a protected file (${guarded})`;
 }

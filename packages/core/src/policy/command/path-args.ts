@@ -1,4 +1,4 @@
-import { isOutsideWorkspace, leavesWorkspace } from "./paths.js";
+import { isOutsideWorkspace, leavesWorkspace, namesProtectedPath } from "./paths.js";
 import type { CommandView, RiskContext } from "./risk-checks.js";
 import { staticValue, type Word } from "./words.js";
 
@@ -32,6 +32,8 @@ export function outsidePath(view: CommandView, context: RiskContext): string | u
     }
     for (const candidate of candidates(value)) {
       if (isOutsideWorkspace(context.cwd, candidate, context.uncertainCwd)) return `${name} names a path outside the workspace (${candidate})`;
+      const guarded = namesProtectedPath(context.cwd, candidate, context.uncertainCwd);
+      if (guarded !== undefined) return `${name} names a protected file (${guarded})`;
     }
   }
   return undefined;

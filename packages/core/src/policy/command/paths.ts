@@ -1,4 +1,5 @@
 import path from "node:path";
+import { protectedPath } from "../protected-paths.js";
 import { resolveWorkspacePath } from "../workspace.js";
 
 /** Device files that reading or writing touches nothing of the person's. */
@@ -29,4 +30,15 @@ export function leavesWorkspace(name: string | undefined, args: readonly (string
   if (index < 0) return true; // cd alone goes home
   const target = args[index];
   return target === undefined || target === "-" || isOutsideWorkspace(cwd, target, false);
+}
+
+/**
+ * The protected file (.git/, .cairn/, .mcp.json, ignore files) a path in a command names, if any.
+ * The file tools never auto-approve a write there; a command naming one needs the person too, so
+ * `echo … > .git/hooks/pre-commit` cannot widen what the agent may do.
+ */
+export function namesProtectedPath(cwd: string, written: string, uncertainCwd: boolean): string | undefined {
+  if (written === "" || harmlessDevices.test(written)) return undefined;
+  if (!path.posix.isAbsolute(written) && uncertainCwd) return undefined; // already asked as outside
+  return protectedPath(written, { cwd })?.path;
 }
