@@ -7,6 +7,7 @@ import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop
 import { protectedPath, type ProtectedHit } from "../policy/protected-paths.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { toolResultText } from "../protocol/result-text.js";
+import { gitTracksIgnored } from "./tracked-ignored.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
 import { runTool, validateInput } from "../tools/run-tool.js";
 import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
@@ -222,7 +223,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
         return finish(env, { ...call, input }, { content: `Command denied by the command rules: ${reason}`, isError: true }, "denied");
       }
     }
-    commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands] }, shell);
+    commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands], gitTracksIgnored: gitTracksIgnored(env.cwd, env.ignore) }, shell);
   }
 
   // Whether the call reaches outside the workspace as it is approved: tools hold its paths to this

@@ -1,5 +1,6 @@
 import { analyseCommand } from "./analyse.js";
 import { denyForms } from "./forms.js";
+import { readsGitObjects } from "./git-history.js";
 import { compilePattern, mayMatch } from "./glob.js";
 import type { ShellParser } from "./parse-shell.js";
 import { isOutsideWorkspace, leavesWorkspace, namesProtectedPath } from "./paths.js";
@@ -19,6 +20,11 @@ export type ClassifyOptions = {
   cwd: string;
   /** More commands that need approval, as glob patterns in the syntax of the permission rules. */
   extraPatterns?: readonly string[];
+  /**
+   * The repository tracks files the ignore rules block: git commands that print stored content
+   * (show, log -p, diff, grep, …) could hand them to the model, so they need the person.
+   */
+  gitTracksIgnored?: boolean;
 };
 
 const downloaders = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET"]);
@@ -43,6 +49,10 @@ export function classifyCommand(command: string, options: ClassifyOptions, shell
       const reason = check.check(v, context);
       if (reason !== undefined) reasons.add(reason);
     }
+  }
+  if (options.gitTracksIgnored) {
+    const git = views.find(readsGitObjects);
+    if (git) reasons.add("git can print stored copies of files the ignore rules block (this repository tracks some)");
   }
   for (const redirect of analysis.redirects) {
     const reason = redirectOutside(redirect, context);

@@ -1,0 +1,28 @@
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import type { IgnoreRules } from "../policy/ignore-rules.js";
+
+const cache = new Map<string, { at: number; stamp: string; value: boolean }>();
+/** Commits happen between calls; a short life keeps the answer fresh without a git run per command. */
+const ttlMs = 30_000;
+
+/**
+ * Whether git tracks a file the ignore rules block: then its stored copies (history, the index)
+ * can be printed by git even though the file itself is masked. False outside a repository, when
+ * there are no rules, and when git cannot answer (the sandbox still masks the working tree).
+ */
+export function gitTracksIgnored(cwd: string, ignore: IgnoreRules): boolean {
+  const stamp = ignore.files.join("|");
+  if (stamp === "") return false;
+  const cached = cache.get(cwd);
+  if (cached && cached.stamp === stamp && Date.now() - cached.at < ttlMs) return cached.value;
+  let value = false;
+  try {
+    const listing = execFileSync("git", ["-C", cwd, "ls-files", "-z", "--cached"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000, maxBuffer: 256 * 1024 * 1024 });
+    value = listing.split("\0").some((file) => file !== "" && ignore.ignoresAsWritten(path.join(cwd, file)));
+  } catch {
+    value = false;
+  }
+  cache.set(cwd, { at: Date.now(), stamp, value });
+  return value;
+}
