@@ -3,7 +3,8 @@ import { inputBudget } from "./budget.js";
 import { compactConversation } from "./compact.js";
 import { replaceDuplicateReads } from "./duplicate-reads.js";
 import { shrinkAnsweredCalls } from "./shrink-calls.js";
-import { countMessagesTokens, countTextTokens } from "./token-count.js";
+import { countMessagesTokens, countTextTokens, estimateMessagesTokens } from "./token-count.js";
+import { estimateTextTokens } from "./token-estimate.js";
 import { truncateMiddle } from "./truncate.js";
 
 export type CompactionStrategy = "auto" | "truncate" | "off";
@@ -37,11 +38,23 @@ export type FitInput = {
 };
 
 /**
+ * The share of the budget from which tokens are counted exactly. The estimate is within 10% on
+ * code, English, JSON and CJK text, and the provider's own count of the last request sets a floor,
+ * so below this a conversation cannot be over the budget by the estimate's error.
+ */
+const exactCountsFrom = 0.7;
+
+/**
  * Makes the conversation fit the model's window minus the reply's reserve: first older duplicate
  * reads of the same file become notes, then oversized arguments of answered calls; then the middle is compacted (auto) or dropped (truncate).
  */
 export async function fitContext(input: FitInput): Promise<FitResult> {
   const budget = inputBudget(input.model.info);
+  // Far from the window the estimate decides, and the exact tokenizer is never loaded.
+  const estimate = Math.max(estimateTextTokens(input.fixedText) + estimateMessagesTokens(input.messages), input.reportedTokens ?? 0);
+  if (!input.force && (input.strategy === "off" || estimate <= budget * exactCountsFrom)) {
+    return { messages: input.messages, actions: [], tokensBefore: estimate, tokensAfter: estimate };
+  }
   const fixed = await countTextTokens(input.fixedText);
   const ours = fixed + (await countMessagesTokens(input.messages));
   const tokensBefore = Math.max(ours, input.reportedTokens ?? 0);

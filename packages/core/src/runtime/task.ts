@@ -5,7 +5,7 @@ import path from "node:path";
 import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
 import { compactionSystemPrompt } from "../context/compact.js";
 import { fitContext } from "../context/fit-context.js";
-import { countMessagesTokens } from "../context/token-count.js";
+import { estimateMessagesTokens } from "../context/token-count.js";
 import { permissionMode, type HookNotice, type HookSession } from "../hooks/index.js";
 import { mcpTools, nativeMcpTools } from "../mcp/index.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
@@ -283,7 +283,8 @@ export class Task {
   private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
     const runner = this.options.hookRunner;
     const reported = this.reported && this.reported.messages <= this.messages.length ? this.reported : undefined;
-    const reportedTokens = reported ? reported.tokens + (await countMessagesTokens(this.messages.slice(reported.messages))) : undefined;
+    // The provider's count of the last request, plus an estimate of what was added since.
+    const reportedTokens = reported ? reported.tokens + estimateMessagesTokens(this.messages.slice(reported.messages)) : undefined;
     const fitted = await fitContext({
       ...(reportedTokens !== undefined ? { reportedTokens } : {}),
       ...(runner?.has("PreCompact", force === "compact" ? "manual" : "auto")
