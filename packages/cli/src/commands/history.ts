@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { cairnHome, listTasks, DamagedTaskError, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core";
+// The store alone, not the agent: history, show and delete start in a fraction of the time.
+import { cairnHome, listTasks, DamagedTaskError, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 
