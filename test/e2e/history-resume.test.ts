@@ -59,7 +59,7 @@ describe("stored tasks", () => {
     expect(history.stderr).toContain(`Skipped task ${damaged}`);
     const show = await runCairn(["show", damaged!], { env: env() });
     expect(show.code).toBe(2);
-    expect(show.stderr).toMatch(/is damaged.*Other tasks are unaffected/);
+    expect(show.stderr).toMatch(/is damaged.*other tasks are unaffected/);
   });
 
   it("resume answers a pending question and the task completes in the same conversation", async () => {

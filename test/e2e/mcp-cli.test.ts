@@ -45,7 +45,7 @@ describe("cairn mcp", () => {
     writeFileSync(path.join(home.dir, "mcp_settings.json"), "{oops");
     const run = await mcp("list");
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^cairn: .*mcp_settings\.json is not valid JSON .*\n$/);
+    expect(run.stderr).toMatch(/^cairn: .*mcp_settings\.json is not valid JSON: .* at line 1, column 2\. .*\n$/);
   });
 
   it("exits 1 with the reason when a server cannot start", async () => {

@@ -58,7 +58,8 @@ export function runCairn(args: string[], options: { env: Record<string, string>;
 /** A fresh temp folder (real path), removed by the returned cleanup. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), `cairn-${prefix}-`)));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  // A cairn process that was just told to stop may still be writing its last journal lines.
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }) };
 }
 
 /** A tool call as the xml protocol writes it. */
