@@ -28,6 +28,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   prompt: () => import("./prompt.js"),
   tui: () => import("./tui.js"),
   startup: () => import("./startup.js"),
+  tokens: () => import("./tokens.js"),
 };
 
 function cell(value: string | undefined): string {

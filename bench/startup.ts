@@ -24,10 +24,10 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."
 const cairnBin = path.join(repoRoot, "packages/cli/bin/cairn.js");
 const gnuTime = "/usr/bin/time";
 
-type Measure = { wallMs: number; cpuMs: number; rssMb: number };
+export type Measure = { wallMs: number; cpuMs: number; rssMb: number };
 
 /** Runs a command under GNU time; the figures come from the kernel's accounting of the child. */
-function measured(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Measure> {
+export function measured(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Measure> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-bench-time-"));
   const report = path.join(dir, "time.txt");
   return new Promise((resolve, reject) => {
@@ -60,7 +60,7 @@ function medians(samples: Measure[]): Measure {
 }
 
 /** Alternates the runs of each command, so a busy moment of the machine falls on all of them alike. */
-async function interleaved(commands: Record<string, () => Promise<Measure>>, runs: number): Promise<Record<string, Measure>> {
+export async function interleaved(commands: Record<string, () => Promise<Measure>>, runs: number): Promise<Record<string, Measure>> {
   const samples: Record<string, Measure[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
   for (let i = 0; i < runs; i++) for (const [name, command] of Object.entries(commands)) samples[name]!.push(await command());
   return Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, medians(s)]));
