@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, repoRoot, runCairn, tempDir } from "../support/cairn-cli.js";
@@ -73,5 +73,19 @@ describe("start-up loads only what the command needs", () => {
     expect(loadedHeavy(run.modules)).toEqual(["AI SDK providers"]);
     expect(run.modules.some((m) => m.includes("/node_modules/@ai-sdk/anthropic/"))).toBe(true);
     expect(run.modules.some((m) => m.includes("/node_modules/@ai-sdk/openai/"))).toBe(false);
+  });
+
+  it("loads the exact tokenizer once the conversation nears the model's window", async () => {
+    // A window the system prompt alone fills past 70% of what a request may hold (or overfills: the
+    // conversation is then shrunk as far as it can be and the request goes anyway).
+    writeFileSync(path.join(fixture.home.dir, "settings.json"), JSON.stringify({ models: { "claude-sonnet-4-5": { contextWindow: 3000, maxOutputTokens: 500 } } }));
+    fixture.server = await startScriptedModelServer({
+      turns: [{ content: [{ type: "tool_use", name: "attempt_completion", input: { result: "Done near the window." } }] }],
+    });
+    const run = await recorded(["run", "--provider", "anthropic", "--base-url", fixture.server.url, "--cwd", fixture.workspace.dir, "--json", "Say you are done."], {
+      ANTHROPIC_API_KEY: "k",
+    });
+    expect(run.stdout).toContain("Done near the window.");
+    expect(loadedHeavy(run.modules)).toContain("js-tiktoken");
   });
 });

@@ -28,14 +28,16 @@ let worker: Worker | undefined;
 const pending = new Map<number, Pending>();
 let nextId = 0;
 
+/** A package's module URL, resolved as an import from here (a require resolution where the runner has no import.meta.resolve). */
+function moduleUrl(specifier: string): string {
+  if (typeof import.meta.resolve === "function") return import.meta.resolve(specifier);
+  return pathToFileURL(createRequire(import.meta.url).resolve(specifier)).href;
+}
+
 function start(): Worker {
-  const require = createRequire(import.meta.url);
   const started = new Worker(source, {
     eval: true,
-    workerData: {
-      lite: pathToFileURL(require.resolve("js-tiktoken/lite")).href,
-      ranks: pathToFileURL(require.resolve("js-tiktoken/ranks/o200k_base")).href,
-    },
+    workerData: { lite: moduleUrl("js-tiktoken/lite"), ranks: moduleUrl("js-tiktoken/ranks/o200k_base") },
   });
   started.on("message", ({ id, counts }: { id: number; counts: number[] }) => {
     pending.get(id)?.resolve(counts);
