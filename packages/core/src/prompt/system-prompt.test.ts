@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { nativeProtocol } from "../protocol/native.js";
 import { CommandSandbox } from "../sandbox/index.js";
+import { xmlToolSection } from "../protocol/xml/xml-protocol.js";
+import { offeredTools } from "../tools/brief-tools.js";
 import { allTools } from "../tools/registry.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 
@@ -10,22 +12,32 @@ const sandbox = new CommandSandbox({ bwrap: "/usr/bin/bwrap", mode: "workspace-w
 
 /**
  * What the model sees, per mode and protocol, kept as files: a change to a prompt or a tool's
- * schema shows up as a diff in review.
+ * schema shows up as a diff in review. The prompts are those of a task's first request (rarely
+ * used tools in their one-line brief); the schemas are kept both in full and as first offered.
  */
 describe("what the model sees", () => {
   for (const mode of ["act", "plan"] as const) {
     for (const protocol of ["xml", "native"] as const) {
       it(`system prompt: ${mode} mode, ${protocol} protocol`, async () => {
-        const tools = allTools.filter((t) => t.modes.includes(mode));
+        const tools = offeredTools(allTools.filter((t) => t.modes.includes(mode)), new Set());
         const prompt = buildSystemPrompt({ cwd: "/work/project", mode, protocol, tools, system, sandbox });
         await expect(prompt).toMatchFileSnapshot(`__snapshots__/system-prompt.${mode}.${protocol}.txt`);
       });
     }
   }
 
-  it("native tool schemas", async () => {
+  it("native tool schemas, in full", async () => {
     const specs = nativeProtocol.requestTools(allTools);
     await expect(JSON.stringify(specs, null, 2)).toMatchFileSnapshot("__snapshots__/native-tools.json");
+  });
+
+  it("native tool schemas of the first request", async () => {
+    const specs = nativeProtocol.requestTools(offeredTools(allTools, new Set()));
+    await expect(JSON.stringify(specs, null, 2)).toMatchFileSnapshot("__snapshots__/native-tools.first-request.json");
+  });
+
+  it("xml tool descriptions, in full (as offered once each tool has been called)", async () => {
+    await expect(xmlToolSection(allTools)).toMatchFileSnapshot("__snapshots__/xml-tools.txt");
   });
 
   it("the xml prompt describes every tool with its parameters and an example; native leaves tools out", () => {
@@ -37,5 +49,32 @@ describe("what the model sees", () => {
     }
     expect(xml).toContain("<read_file>");
     expect(native).not.toContain("<read_file>");
+  });
+
+  it("keeps the rules a run depends on: the workspace boundary, the sandbox, the mode and how to finish", () => {
+    for (const protocol of ["xml", "native"] as const) {
+      const act = buildSystemPrompt({ cwd: "/work/project", mode: "act", protocol, tools: offeredTools(allTools, new Set()), system, sandbox });
+      expect(act).toContain("The workspace is /work/project.");
+      expect(act).toContain("Paths outside it need the person's approval");
+      expect(act).toContain(sandbox);
+      expect(act).toContain("ACT mode");
+      expect(act).toContain("attempt_completion");
+      const plan = buildSystemPrompt({ cwd: "/work/project", mode: "plan", protocol, tools: offeredTools(allTools, new Set()), system, sandbox });
+      expect(plan).toContain("PLAN mode");
+      expect(plan).toContain("plan_mode_respond");
+      expect(plan).toContain("not available in this mode");
+    }
+  });
+
+  it("says how one-line tools work only when some are offered that way", () => {
+    const line = "full description once you call it";
+    expect(buildSystemPrompt({ cwd: "/w", mode: "act", protocol: "native", tools: offeredTools(allTools, new Set()), system })).toContain(line);
+    expect(buildSystemPrompt({ cwd: "/w", mode: "act", protocol: "native", tools: allTools, system })).not.toContain(line);
+  });
+
+  it("a command's requires_approval keeps its full explanation in the first request", () => {
+    const spec = nativeProtocol.requestTools(offeredTools(allTools, new Set()))!.find((t) => t.name === "execute_command")!;
+    const requiresApproval = (spec.inputSchema as { properties: Record<string, { description: string }> }).properties.requires_approval!;
+    expect(requiresApproval.description).toContain("installs or removes packages, deletes or overwrites files, changes git history or remotes");
   });
 });

@@ -1,6 +1,7 @@
 import os from "node:os";
 import type { ProtocolName } from "../protocol/types.js";
 import { xmlToolSection } from "../protocol/xml/xml-protocol.js";
+import { isBriefForm } from "../tools/brief-tools.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 
 export type SystemPromptInput = {
@@ -24,7 +25,7 @@ export function systemInfo(): { platform: string; shell: string; home: string } 
 }
 
 const modeText: Record<Mode, string> = {
-  act: "You are in ACT mode: carry the task out with the tools, step by step, and finish with attempt_completion.",
+  act: "You are in ACT mode: carry the task out with the tools, step by step. When it is done, call attempt_completion with a short, final summary of what you did.",
   plan: "You are in PLAN mode: explore with the read-only tools, then present your plan with plan_mode_respond and wait for the person to approve it. Tools that change files or run commands are not available in this mode.",
 };
 
@@ -34,26 +35,21 @@ const modeText: Record<Mode, string> = {
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const sys = input.system ?? systemInfo();
+  const rules = [
+    `The workspace is ${input.cwd}. Give paths relative to it. Paths outside it need the person's approval and may be denied.`,
+    input.sandbox,
+    "Read a file before you edit it, unless you create it. Write complete file contents; never leave placeholders.",
+    "Don't ask what a tool can tell you; ask only when the task is truly ambiguous.",
+    "When a tool fails or is denied, read why and adapt; don't repeat the same call.",
+    "Be brief in prose. Don't end with questions or offers of more help.",
+    input.tools.some(isBriefForm) ? "A tool described in one line gets its full description once you call it: call it directly." : undefined,
+  ];
   const sections = [
-    `You are Cairn, a highly skilled software engineer working as an autonomous coding agent in the person's workspace. You complete the task you are given by using tools, one step at a time, checking the result of each step before the next.`,
+    "You are Cairn, an expert software engineer working as an autonomous coding agent in the person's workspace. Complete the task with tools, one step at a time, checking each result before the next step.",
     input.protocol === "xml" ? xmlToolSection(input.tools) : "",
-    `# Rules
-
-- The workspace is ${input.cwd}. Give paths relative to it. Paths outside it need the person's approval and may be denied.${input.sandbox ? `\n- ${input.sandbox}` : ""}
-- Read a file before you edit it, unless you create it. Write complete file contents; never leave placeholders.
-- Do not ask questions you can answer with a tool. Ask only when the task is truly ambiguous.
-- When a tool fails or is denied, read why and adapt; do not repeat the same call.
-- Be brief in prose. Do not end with questions or offers of more help.
-- When the task is done, call attempt_completion with a short, final summary of what you did.`,
-    `# System
-
-Operating system: ${sys.platform}
-Shell: ${sys.shell}
-Home: ${sys.home}
-Workspace: ${input.cwd}`,
-    `# Mode
-
-${modeText[input.mode]}`,
+    `# Rules\n\n${rules.filter((r) => r !== undefined && r !== "").map((r) => `- ${r}`).join("\n")}`,
+    `# System\n\nOS: ${sys.platform}\nShell: ${sys.shell}\nHome: ${sys.home}`,
+    `# Mode\n\n${modeText[input.mode]}`,
     input.mcp ? input.mcp.trim() : "",
     input.rules ? input.rules.trim() : "",
     input.customInstructions ? `# Instructions from the person\n\n${input.customInstructions.trim()}` : "",

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { AssistantMessage, ModelEvent, ReasoningPart, ToolSpec, UserMessage } from "../model/types.js";
+import { parameterSchema } from "../tools/describe-parameters.js";
 import type { AnyTool } from "../tools/tool.js";
 import { splitDescription } from "./describe-tool.js";
 import { toolResultText } from "./result-text.js";
@@ -7,10 +7,7 @@ import { TextCalls } from "./text-calls.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "./types.js";
 
 export function toolSpec(tool: AnyTool): ToolSpec {
-  if (tool.inputJsonSchema) return { name: tool.name, description: splitDescription(tool).prose, inputSchema: tool.inputJsonSchema };
-  const schema = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<string, unknown>;
-  delete schema.$schema;
-  return { name: tool.name, description: splitDescription(tool).prose, inputSchema: schema };
+  return { name: tool.name, description: splitDescription(tool).prose, inputSchema: parameterSchema(tool) };
 }
 
 function parseArgs(argsText: string): { input: Record<string, unknown>; error?: string } {

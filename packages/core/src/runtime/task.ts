@@ -22,6 +22,7 @@ import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
+import { offeredTools } from "../tools/brief-tools.js";
 import { listFilesTool } from "../tools/list-files.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
@@ -176,6 +177,9 @@ export class Task {
 
   /** MCP servers whose tool schemas the model has asked for. */
   private readonly mcpLoaded = new Set<string>();
+
+  /** Tools the model has called: rarely used ones are offered in full from then on (brief-tools.ts). */
+  private readonly toolsCalled = new Set<string>();
 
   /** SessionStart hooks ran for this Task object. */
   private sessionStarted = false;
@@ -434,6 +438,7 @@ export class Task {
   private noteExecuted(executed: readonly ExecutedCall[]): TaskResult["permission_denials"] {
     const denials: TaskResult["permission_denials"] = [];
     for (const done of executed) {
+      this.toolsCalled.add(done.call.name);
       for (const path of accessedPaths(this.tools.get(done.call.name), done.call.input)) this.activePaths.add(path);
       if (done.call.name === "use_mcp_tool" && done.verdict === "ok" && !done.call.input.tool_name && typeof done.call.input.server_name === "string") {
         this.mcpLoaded.add(done.call.input.server_name);
@@ -471,7 +476,7 @@ export class Task {
       if (protocol.name === "native" && options.mcp) {
         for (const tool of nativeMcpTools(options.mcp, [...this.mcpLoaded])) if (!this.tools.has(tool.name)) this.tools.set(tool.name, tool);
       }
-      return [...this.tools.values()].filter((t) => t.modes.includes(this.mode));
+      return offeredTools([...this.tools.values()].filter((t) => t.modes.includes(this.mode)), this.toolsCalled);
     };
     const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
 

@@ -22,6 +22,7 @@ export function accessMcpResourceTool(hub: McpHub) {
   return defineTool({
     name: "access_mcp_resource",
     description,
+    brief: "Read a resource of an MCP server by its URI (use_mcp_tool with just server_name lists them).",
     parameters,
     kind: "mcp",
     modes: ["act", "plan"],

@@ -2,11 +2,10 @@ import { z } from "zod";
 import { defineTool } from "./tool.js";
 
 const parameters = z.object({
-  response: z.string().min(1).describe("A short progress update for the user."),
+  response: z.string().min(1).describe("A short progress update."),
 });
 
-const description = `Tell the user, in ACT mode, something they should know while you work: a finding, a decision, a change of approach. You keep working afterwards; this does not end the task or wait for an answer.
-Use it rarely, never twice in a row: between updates, act with the other tools. To ask something, use ask_followup_question; when done, use attempt_completion.
+const description = `Tell the user something they should know while you work (a finding, a decision, a change of approach); you keep working. Use it rarely, never twice in a row. To ask, use ask_followup_question; when done, attempt_completion.
 
 Example:
 <act_mode_respond>

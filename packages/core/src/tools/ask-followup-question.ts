@@ -2,18 +2,17 @@ import { z } from "zod";
 import { defineTool } from "./tool.js";
 
 const parameters = z.object({
-  question: z.string().min(1).describe("The question to ask the user: specific, about the one thing you need to know."),
+  question: z.string().min(1).describe("One specific question."),
   options: z
     .array(z.string().min(1))
     .min(2, { error: "Give 2 to 5 options, or leave options out." })
     .max(5, { error: "Give 2 to 5 options, or leave options out." })
     .optional()
-    .describe('2 to 5 answers the user can pick with one click, as a JSON array of strings, e.g. ["Use PostgreSQL", "Use SQLite"].'),
+    .describe('2 to 5 answers to pick from, as a JSON array of strings, e.g. ["Use PostgreSQL", "Use SQLite"].'),
 });
 
-const description = `Ask the user a question when you cannot proceed without information only they have: an ambiguous requirement, a choice between approaches with real trade-offs, a missing credential or detail. Don't ask about things you can find out with your tools (read files, list folders, run commands).
-Optionally offer 2 to 5 short answers to choose from; the user can still answer in their own words. Don't offer options that switch modes or merely say "yes"/"no" to something you should decide yourself.
-Returns the user's answer.
+const description = `Ask the user a question only they can answer: an ambiguous requirement, a choice with real trade-offs, a missing credential or detail. Don't ask what your tools can find out.
+Optionally offer 2 to 5 short answers (the user may still write their own), but no options that switch modes or just say "yes"/"no" to what you should decide. Returns the answer.
 
 Example:
 <ask_followup_question>

@@ -5,15 +5,15 @@ const parameters = z.object({
   result: z
     .string()
     .min(1)
-    .describe("The final result: what you did and what the user should know. Final: no questions, no offers of further help."),
+    .describe("What you did and what the user should know; no questions or offers."),
   command: z
     .string()
     .optional()
-    .describe("A command that shows the result, e.g. `open index.html` or `npm run dev`. Not for echo, cat or tests."),
+    .describe("A command that shows the result, e.g. `open index.html` or `npm run dev`; not echo, cat or tests."),
 });
 
-const description = `Present the result of the task to the user. Use it only when the task is done: every change made, and their success confirmed from the tool results you received (tests or commands you ran, files you read back). Never use it while an earlier tool call's outcome is unknown, and never for a progress update.
-The result must be final: describe what was done (and anything the user must know, such as a step you could not do), without ending in a question or an offer of further help. Optionally give a command that lets the user see the result.
+const description = `Present the result once the task is done: every change made and confirmed by the tool results you received (tests or commands run, files read back). Never while an earlier call's outcome is unknown, never as a progress update.
+The result is final: what was done and anything the user must know (such as a step you could not do), not ending in a question or an offer of more help.
 
 Example:
 <attempt_completion>

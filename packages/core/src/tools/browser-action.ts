@@ -23,13 +23,13 @@ const parameters = z.object({
 
 type Input = z.infer<typeof parameters>;
 
-const description = `Drive a headless Chromium browser to see and use a web page: check a page you built or a local dev server, reproduce a bug in the UI, follow a flow that needs clicks. Each call does one action and returns a screenshot of the page after it (900x600 pixels unless configured otherwise), the console logs and page errors since the previous action, and the current URL.
-- Always start with launch and a url. Then do one action per call and look at each screenshot before choosing the next. End with close when you are done with the browser (it is also closed when the task ends).
-- click: give the coordinate "x,y" of the middle of the element, in pixels of the latest screenshot (0,0 is its top-left corner). Take positions from the screenshot; never guess where something is.
-- type: types the text into the focused element, so click the field first. A line break within the text presses Enter.
-- scroll_down / scroll_up: scroll one screen height.
+const description = `Drive a headless Chromium browser to see and use a web page: check a page you built or a local dev server, reproduce a UI bug, follow a flow that needs clicks. Each call does one action and returns a screenshot of the page after it (900x600 pixels unless configured otherwise), the console logs and page errors since the previous action, and the current URL.
+- Start with launch and a url; then one action per call, looking at each screenshot before the next. End with close (the browser also closes when the task ends).
+- click: the coordinate "x,y" of the middle of the element, in pixels of the latest screenshot (0,0 is its top-left corner). Take positions from the screenshot; never guess.
+- type: types into the focused element, so click the field first; a line break presses Enter.
+- scroll_down / scroll_up: one screen height.
 - launch again to open another url in the same browser; cookies and logins last until close.
-- To read a page's text (documentation, an article, an API response), web_fetch is faster and needs no screenshots.
+- To read a page's text (docs, an article, an API response), web_fetch is faster.
 
 Example:
 <browser_action>
@@ -45,6 +45,7 @@ Example:
 export const browserActionTool = defineTool({
   name: "browser_action",
   description,
+  brief: 'Drive a headless Chromium: launch a url, then click at "x,y" of the screenshot, type, scroll_down, scroll_up, close; each action returns a screenshot and console logs.',
   parameters,
   kind: "browser",
   modes: ["act"],

@@ -6,7 +6,7 @@ import { defineTool, type ToolResult } from "./tool.js";
 const MAX_TIMEOUT_S = 600;
 
 const parameters = z.object({
-  command: z.string().min(1).describe("The shell command to run in the workspace root. Chain steps with &&."),
+  command: z.string().min(1).describe("The shell command."),
   requires_approval: z
     .boolean()
     .describe(
@@ -18,16 +18,16 @@ const parameters = z.object({
     .max(MAX_TIMEOUT_S)
     .optional()
     .describe(
-      `Seconds to wait for the command to finish, up to ${MAX_TIMEOUT_S}, however long it stays silent; after that it moves to the background. Give it for long builds, installs and test runs. Omit it for most commands.`,
+      `Seconds to wait for the end, up to ${MAX_TIMEOUT_S}, however quiet the command is (then it moves to the background). For long builds, installs and tests.`,
     ),
 });
 
-const description = `Run a shell command in the workspace root; get its exit code and output (stdout and stderr in order).
-- No input can be given (stdin is empty, no terminal): use non-interactive flags (--yes, --no-input) or pipe answers in; a command stopped at a prompt is killed and you are told. CI=1, no pager, no colours.
-- Each call is a new shell: \`cd\` does not carry over; chain steps with && (\`cd app && npm test\`).
-- A command that keeps running (dev server, watcher) moves to the background after a few quiet seconds (30 s at most) and keeps running; its later output is shown to you. For long silent builds or tests, give \`timeout\` (seconds) to wait for the end.
+const description = `Run a shell command in the workspace root; returns its exit code and output (stdout and stderr in order).
+- No input can be given (no stdin, no terminal): use non-interactive flags (--yes, --no-input) or pipe answers in; a command waiting at a prompt is killed. CI=1, no pager, no colours.
+- Each call is a new shell: \`cd\` does not carry over; chain with && (\`cd app && npm test\`).
+- A command still running after a few quiet seconds (30 s at most) moves to the background and keeps running; its later output is shown to you. For long silent builds or tests, give timeout.
 - Long output is cut to its first and last lines, with the full log saved to a file you can read.
-- A non-zero exit code is reported, not an error of the tool: read the output.
+- A non-zero exit code is reported, not a tool error: read the output.
 
 Example:
 <execute_command>

@@ -24,9 +24,9 @@ const parameters = z.object({
 
 const languageNames = "TypeScript/TSX, JavaScript (.js .jsx .mjs .cjs), Python, Go, Rust, Java, C, C++, C#, Ruby and PHP";
 
-const description = `List the definitions in source code: classes, interfaces, types, enums, structs, traits, impls, modules/namespaces and functions (and exported constants in JavaScript/TypeScript), with methods indented under their class. Each definition is shown as the first line of its signature with its line number, e.g. "  20│   start(port: number): Promise<void>", grouped by file.
-Give a folder to outline the source files directly in it (not in its subfolders; at most ${maxOutlineFiles} files, alphabetically), or give one source file. Reads ${languageNames}; other files are skipped. Functions defined inside other functions are not listed.
-Use it to get an overview of unfamiliar code and find where things are defined, then read_file the line range you need.
+const description = `List the definitions in source code (classes, interfaces, types, enums, structs, traits, impls, modules and functions, and exported constants in JavaScript/TypeScript; methods indented under their class), each as the first line of its signature with its line number, e.g. "  20│   start(port: number): Promise<void>", grouped by file.
+Give one source file, or a folder to outline the source files directly in it (not its subfolders; at most ${maxOutlineFiles} files, alphabetically). Reads ${languageNames}; other files are skipped. Functions inside functions are not listed.
+Use it for an overview of unfamiliar code, then read_file the lines you need.
 
 Example:
 <list_code_definition_names>
@@ -36,6 +36,7 @@ Example:
 export const listCodeDefinitionNamesTool = defineTool({
   name: "list_code_definition_names",
   description,
+  brief: "Outline a source file, or the source files directly in a folder: its classes, functions, methods and types with line numbers.",
   parameters,
   kind: "read",
   modes: ["act", "plan"],

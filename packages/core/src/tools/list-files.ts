@@ -48,18 +48,18 @@ export const HEAVY_DIRS: ReadonlySet<string> = new Set([
 ]);
 
 const parameters = z.object({
-  path: z.string().describe("Folder to list, relative to the workspace (or absolute)."),
+  path: z.string().describe("Folder, relative to the workspace (or absolute)."),
   recursive: z
     .boolean()
     .optional()
-    .describe("true to list everything below the folder; false or omitted for its direct contents only."),
+    .describe("true for the whole tree below it; omit for its direct entries."),
 });
 
-const description = `List the files and folders in a folder. Folders end with "/"; symlinks show their target after "->". Paths are relative to the workspace, ready to pass to read_file. Output is sorted by path.
-Without recursive: every entry directly in the folder (hidden and git-ignored ones too), up to ${FLAT_LIMIT}.
-With recursive: the whole tree, breadth-first so the top levels come first, up to ${RECURSIVE_LIMIT} entries; entries ignored by .gitignore files are left out, and dependency/build folders (node_modules/, .git/, dist/, build/, target/, .venv/, __pycache__/ ...) and symlinked folders are shown but not expanded (list them directly if you need to look inside). When the cap is hit a note says how many entries were left out; list a subfolder to see them.
-Entries marked 🔒 are blocked by the user's .cairnignore: their names are shown, but they cannot be read, listed or searched.
-Use this to explore the project structure; don't use it to check that a file you just created exists.
+const description = `List a folder. Folders end with "/", symlinks show "-> target"; paths are relative to the workspace, sorted.
+Without recursive: its direct entries, hidden and git-ignored ones too (up to ${FLAT_LIMIT}).
+With recursive: the tree breadth-first (up to ${RECURSIVE_LIMIT} entries), without .gitignore'd entries; dependency/build folders (node_modules/, .git/, dist/, .venv/ ...) and symlinked folders are shown but not expanded. A note says how many entries a cap left out; list a subfolder to see them.
+Entries marked 🔒 are blocked by the user's .cairnignore: they cannot be read, listed or searched.
+Don't use it to check that a file you just created exists.
 
 Example:
 <list_files>

@@ -2,15 +2,14 @@ import { z } from "zod";
 import { defineTool } from "./tool.js";
 
 const parameters = z.object({
-  response: z.string().min(1).describe("What you have found and your plan (or your answer to the user's message), in clear, concise markdown."),
+  response: z.string().min(1).describe("Your findings and plan (or answer), in concise markdown."),
   needs_more_exploration: z
     .boolean()
     .optional()
-    .describe("true when you must read or search more before the plan is ready; you then keep exploring instead of waiting for the user."),
+    .describe("true to go on exploring before the plan is ready, instead of waiting for the user."),
 });
 
-const description = `Respond to the user in PLAN mode: share what you found and the plan you propose, or answer their question. This is the only way to talk to the user in PLAN mode.
-When the plan is ready, the user reviews it: they approve it (and you switch to ACT mode to carry it out) or ask for changes. If you still need to look at files first, set needs_more_exploration to true and go on exploring.
+const description = `Talk to the user in PLAN mode (the only way to): share what you found and the plan you propose, or answer their question. The user then approves the plan (and you switch to ACT mode to carry it out) or asks for changes. To explore more first, set needs_more_exploration to true.
 
 Example:
 <plan_mode_respond>

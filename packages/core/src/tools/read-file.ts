@@ -15,25 +15,25 @@ const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 
 const parameters = z.object({
-  path: z.string().describe("Path of the file, relative to the workspace (or absolute)."),
+  path: z.string().describe("File path, relative to the workspace (or absolute)."),
   start_line: z
     .number()
     .int()
     .min(1)
     .optional()
-    .describe("First line to read, 1-based. Defaults to 1."),
+    .describe("First line, 1-based (default 1)."),
   end_line: z
     .number()
     .int()
     .min(1)
     .optional()
-    .describe("Last line to read, 1-based and inclusive. Defaults to the end of the file."),
-  line_numbers: z.boolean().optional().describe('true to prefix every line with its number ("12 | "), e.g. before an edit.'),
+    .describe("Last line, inclusive (default: the end)."),
+  line_numbers: z.boolean().optional().describe('true to prefix each line with its number ("12 | "), e.g. before an edit.'),
 });
 
-const description = `Read a text file and return its contents exactly as stored (no line numbers, whitespace and line endings kept).
-Files up to ${MAX_LINES} lines and ${MAX_BYTES / 1024} KB come back whole. Longer files come back as their first ${MAX_LINES} lines (or ${MAX_BYTES / 1024} KB) followed by a note such as "[Showing lines 1-${MAX_LINES} of 58211. Use start_line/end_line to read more.]"; read further windows with start_line and end_line (1-based, inclusive).
-PDF and DOCX files come back as their extracted text; images (PNG, JPEG, GIF, WebP) as pictures when the model takes images. Other binary files (archives, compiled files) cannot be read. To find files, use list_files; to read a large file, read only the lines you need.
+const description = `Read a file's content exactly as stored (whitespace and line endings kept).
+Files over ${MAX_LINES} lines or ${MAX_BYTES / 1024} KB come back as their first ${MAX_LINES} lines (or ${MAX_BYTES / 1024} KB) and a note such as "[Showing lines 1-${MAX_LINES} of 58211. Use start_line/end_line to read more.]"; read on with start_line and end_line, only the lines you need.
+PDF and DOCX come back as text; images (PNG, JPEG, GIF, WebP) as pictures when the model takes images; other binary files cannot be read.
 
 Example:
 <read_file>

@@ -10,25 +10,23 @@ import { defineTool, type ToolResult } from "./tool.js";
 const BINARY_SNIFF_BYTES = 8 * 1024;
 
 const parameters = z.object({
-  path: z.string().describe("Path of the file to edit, relative to the workspace (or absolute)."),
+  path: z.string().describe("File path, relative to the workspace (or absolute)."),
   diff: z
     .string()
-    .describe("One or more SEARCH/REPLACE blocks (------- SEARCH / ======= / +++++++ REPLACE), as described above."),
+    .describe("One or more SEARCH/REPLACE blocks."),
 });
 
-const description = `Edit part of an existing file with SEARCH/REPLACE blocks, each replacing an exact section of the file. For a new file or a rewrite of most of one, use write_to_file.
-Each block, markers alone on their lines:
+const description = `Edit part of an existing file with SEARCH/REPLACE blocks (for a new file or a rewrite of most of one, use write_to_file). Each block, markers on their own lines:
 ------- SEARCH
-[exact lines from the current file]
+[exact lines from the file]
 =======
 [the lines to put in their place]
 +++++++ REPLACE
-Rules:
-1. SEARCH must match the file character for character (whitespace, indentation, comments): copy it from the file, never abbreviate it.
-2. Include enough lines for SEARCH to match one place only; a SEARCH matching several places is refused.
-3. Keep blocks small: the changed lines plus a line or two around them. Several changes in a file: several blocks in one call, in file order, not overlapping.
-4. Empty REPLACE deletes. To move code, delete it in one block and insert it in another. To insert, repeat neighbouring lines in SEARCH and REPLACE with the new lines added.
-The edit applies whole or not at all: on failure nothing changes and you are shown the current file around the closest match, to correct the SEARCH.
+1. SEARCH must match the file character for character (whitespace, indentation, comments): copy it, never abbreviate it.
+2. Give SEARCH enough lines to match one place only; a SEARCH matching several places is refused.
+3. Keep blocks small: the changed lines and a line or two around them. Several changes: several blocks in one call, in file order, not overlapping.
+4. Empty REPLACE deletes. To move code, delete it in one block and insert it in another; to insert, repeat neighbouring lines in SEARCH and REPLACE with the new lines added.
+The edit applies whole or not at all; on failure nothing changes and you are shown the file around the closest match.
 
 Example:
 <replace_in_file>

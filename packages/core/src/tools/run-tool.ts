@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { fullDescription } from "./brief-tools.js";
 import type { AnyTool, ToolContext, ToolResult } from "./tool.js";
 
 /** The most text one result may put into the next request. */
@@ -13,7 +14,9 @@ function describeIssues(tool: AnyTool, error: z.ZodError): string {
     return missing ? `- missing required parameter '${where}'` : `- ${where}: ${issue.message}`;
   });
   const expected = Object.keys(tool.parameters.shape).join(", ");
-  return `Invalid parameters for ${tool.name}:\n${lines.join("\n")}\nIts parameters are: ${expected}. Call it again with valid parameters.`;
+  const message = `Invalid parameters for ${tool.name}:\n${lines.join("\n")}\nIts parameters are: ${expected}. Call it again with valid parameters.`;
+  // A rarely used tool may have been called from its one-line brief: give what it lacked.
+  return tool.brief === undefined ? message : `${message}\n\n${fullDescription(tool)}`;
 }
 
 export function validateInput(tool: AnyTool, input: Record<string, unknown>): ValidInput {

@@ -26,16 +26,16 @@ const MAX_LINE_CHARS = 500;
 const MAX_OUTPUT_CHARS = 80_000;
 
 const parameters = z.object({
-  path: z.string().describe('Folder (or file) to search, relative to the workspace (or absolute). "." searches the whole workspace.'),
-  regex: z.string().min(1).describe("Regular expression to look for, in Rust regex syntax. Matched against one line at a time."),
+  path: z.string().describe('Folder or file to search, relative to the workspace; "." for all of it.'),
+  regex: z.string().min(1).describe("Rust regex, matched per line."),
   file_pattern: z
     .string()
     .optional()
-    .describe('Glob limiting which files are searched, e.g. "*.ts" or "*.{ts,tsx}". Omit to search all files.'),
+    .describe('Glob of files to search, e.g. "*.ts" or "*.{ts,tsx}".'),
 });
 
-const description = `Search files under a folder for a regular expression (ripgrep; Rust regex syntax: no look-around or backreferences; (?i) makes it case-insensitive; each line is matched on its own).
-Results are grouped by file (paths relative to the workspace), each match with one line of context and line numbers; ">" marks matching lines. Files ignored by .gitignore or .cairnignore, binaries and dependency/build folders (node_modules/, .git/, dist/ ...) are skipped unless given as the path. At most ${SHOW_LIMIT} matches are shown; narrow a larger search with a more specific regex, path or file_pattern. Then read_file around the lines it gives.
+const description = `Search files for a regular expression (ripgrep, Rust syntax: no look-around or backreferences; (?i) for case-insensitive; matched one line at a time).
+Results are grouped by file, with line numbers and a line of context; ">" marks matches. Skips .gitignore'd and .cairnignore'd files, binaries and dependency/build folders (node_modules/, .git/, dist/ ...) unless given as the path. Shows at most ${SHOW_LIMIT} matches: narrow with the regex, path or file_pattern.
 
 Example:
 <search_files>

@@ -53,6 +53,12 @@ export type Tool<S extends z.ZodObject = z.ZodObject> = {
   name: string;
   /** What the model reads about the tool. */
   description: string;
+  /**
+   * For rarely used tools: one line that stands for the description (with a schema without
+   * descriptions) until the model first calls the tool; from then on it is offered in full. Keeps
+   * the first request small without taking any tool away (see brief-tools.ts).
+   */
+  brief?: string;
   /** Parameters; one schema drives validation, the native JSON schema and the XML prompt. */
   parameters: S;
   /** A JSON schema sent to native function calling instead of the one derived from `parameters` (MCP tools). */

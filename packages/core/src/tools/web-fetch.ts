@@ -34,9 +34,9 @@ const parameters = z.object({
   url: z.string().describe("The address to fetch, starting with http:// or https://."),
 });
 
-const description = `Fetch a web page and return its text as Markdown: headings, links, lists and code blocks kept; scripts, styles and navigation left out; the page's title on top. Plain text, JSON, XML and other text come back as they are; images, PDFs and other binary files are not returned (download those with execute_command and curl instead).
-Use it to read documentation, a README, an issue or an API response. It does not run JavaScript: for pages that build their content in the browser, or that need clicks or a login, use browser_action.
-Pages longer than ${defaultWebFetchLimits.markdownBytes / 1024} KB of text are cut; the whole text is then saved to a file whose path is given, to read further with read_file. Redirects are followed; only http and https addresses work.
+const description = `Fetch a web page and return its text as Markdown (headings, links, lists and code kept; scripts, styles and navigation left out; the title on top). Plain text, JSON and XML come back as they are; images, PDFs and other binary files are not returned (download those with execute_command and curl).
+For documentation, a README, an issue or an API response. It runs no JavaScript: for pages built in the browser, or that need clicks or a login, use browser_action.
+Pages over ${defaultWebFetchLimits.markdownBytes / 1024} KB of text are cut, and the whole text saved to a file (its path is given) to read with read_file. Redirects are followed; only http and https work.
 
 Example:
 <web_fetch>
@@ -49,6 +49,7 @@ export function makeWebFetchTool(overrides: Partial<WebFetchLimits> = {}) {
   return defineTool({
     name: "web_fetch",
     description,
+    brief: "Fetch an http(s) url and return the page as Markdown text (runs no JavaScript).",
     parameters,
     kind: "browser",
     modes: ["act", "plan"],

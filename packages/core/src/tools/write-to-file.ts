@@ -13,15 +13,14 @@ const ECHO_MAX_BYTES = 8 * 1024;
 const MARKDOWN_EXTENSIONS = new Set([".md", ".mdx", ".markdown"]);
 
 const parameters = z.object({
-  path: z.string().describe("Path of the file to write, relative to the workspace (or absolute)."),
+  path: z.string().describe("File path, relative to the workspace (or absolute)."),
   content: z
     .string()
-    .describe("The complete content of the file, exactly as it should be on disk. Never partial, never elided."),
+    .describe("The complete content, exactly as on disk; never partial."),
 });
 
-const description = `Write a file: create it, or replace all of its content. Missing parent folders are created.
-Give the COMPLETE file content, without omissions or placeholders such as "// rest unchanged"; whatever you write is exactly what the file will contain. To change part of an existing file, prefer an edit tool (replace_in_file) over rewriting it.
-Returns whether the file was created or updated and its line count; for small files, the final content as saved.
+const description = `Create a file or replace all of its content (missing folders are created). Give the COMPLETE content, without omissions or placeholders such as "// rest unchanged": the file will hold exactly what you write. To change part of a file, use replace_in_file.
+Returns whether it was created or updated, its line count and, for small files, the content as saved.
 
 Example:
 <write_to_file>

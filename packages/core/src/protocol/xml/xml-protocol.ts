@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { AssistantMessage, ModelEvent, ReasoningPart, UserMessage } from "../../model/types.js";
+import { parameterLines } from "../../tools/describe-parameters.js";
 import type { AnyTool } from "../../tools/tool.js";
 import { coerceXmlParams } from "../coerce.js";
 import { splitDescription } from "../describe-tool.js";
@@ -80,17 +80,6 @@ class XmlTurnParser implements TurnParser {
   }
 }
 
-function paramLines(tool: AnyTool): string {
-  const schema = z.toJSONSchema(tool.parameters, { io: "input" }) as {
-    properties?: Record<string, { description?: string; type?: unknown }>;
-    required?: string[];
-  };
-  const required = new Set(schema.required ?? []);
-  return Object.entries(schema.properties ?? {})
-    .map(([name, prop]) => `- ${name}: (${required.has(name) ? "required" : "optional"}) ${prop.description ?? ""}`.trimEnd())
-    .join("\n");
-}
-
 function firstParamHint(call: ParsedCall): string {
   const first = Object.values(call.input).find((v) => typeof v === "string");
   if (typeof first !== "string" || first.length === 0 || first.length > 80 || first.includes("\n")) return "";
@@ -122,7 +111,7 @@ export function xmlToolSection(tools: readonly AnyTool[]): string {
   const docs = tools
     .map((tool) => {
       const { prose, example } = splitDescription(tool);
-      return `## ${tool.name}\n${prose}\nParameters:\n${paramLines(tool)}${example ? `\nExample:\n${example}` : ""}`;
+      return `## ${tool.name}\n${prose}\nParameters:\n${parameterLines(tool)}${example ? `\nExample:\n${example}` : ""}`;
     })
     .join("\n\n");
   return `# Tool use
