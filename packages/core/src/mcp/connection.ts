@@ -81,6 +81,9 @@ export class McpConnection {
     if (this.state.status === "failed") {
       if (this.state.retryAt === undefined) throw new McpHubError(this.gaveUpMessage(this.state.reason));
       if (!this.waitForRetry) return this.connect();
+      // The retry timer is unref'd so an idle hub never keeps the process alive; a caller waiting
+      // on it must, or Node would exit mid-call with nothing left to run.
+      this.timer?.ref();
       await this.waitForRetry;
       return this.connected();
     }

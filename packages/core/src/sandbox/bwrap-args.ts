@@ -9,6 +9,8 @@ export type BwrapPlan = {
   readOnlyWorkspace: boolean;
   /** Folders writable besides the workspace and /tmp (settings' writablePaths). */
   writable: string[];
+  /** Folders under /tmp the program itself lives in (an MCP server run from a checkout in /tmp): kept visible, read-only, over the private /tmp. */
+  visibleInTmp?: string[];
   /** Inside the workspace but read-only even in workspace-write (ignore files, .cairn, .git/hooks). */
   protectedPaths: Mask[];
   /** CAIRN_HOME and credential folders. */
@@ -30,6 +32,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   if (plan.newSession) args.push("--new-session");
   if (plan.dropCapabilities) args.push("--cap-drop", "ALL");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  for (const dir of plan.visibleInTmp ?? []) args.push("--ro-bind", dir, dir);
   for (const dir of plan.writable) args.push("--bind", dir, dir);
   args.push(plan.readOnlyWorkspace ? "--ro-bind" : "--bind", plan.workspace, plan.workspace);
   for (const p of plan.protectedPaths) {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { SandboxJson } from "../runtime/events.js";
 import { blockedWriteNote } from "./blocked-write.js";
@@ -77,6 +78,7 @@ export class CommandSandbox {
       workspace: this.workspace,
       readOnlyWorkspace: this.mode === "read-only",
       writable: this.config.writablePaths,
+      visibleInTmp: programFoldersInTmp([file, ...args, options.cwd], this.workspace),
       protectedPaths: existingMasks(PROTECTED.map((p) => path.join(this.workspace, p))).filter((m) => contains(this.workspace, m.path)),
       hidden: existingMasks(this.config.hiddenPaths),
       masked: ignored.masks,
@@ -114,4 +116,21 @@ export class CommandSandbox {
     if (tmp === undefined || contains("/tmp", tmp) || (this.mode === "workspace-write" && contains(this.workspace, tmp))) return base;
     return { ...base, TMPDIR: "/tmp" };
   }
+}
+
+/**
+ * The sandbox's /tmp is private, which would hide a program that lives under the real /tmp (a
+ * checkout there with its node_modules, an MCP server's script): the top folder under /tmp of each
+ * absolute, existing path the command names is kept visible, read-only. Masks and hidden paths are
+ * mounted after it, so they still cover what lies inside.
+ */
+export function programFoldersInTmp(paths: readonly string[], workspace: string): string[] {
+  const folders = new Set<string>();
+  for (const candidate of paths) {
+    if (!path.isAbsolute(candidate) || !contains("/tmp", candidate) || candidate === "/tmp" || contains(workspace, candidate)) continue;
+    if (!existsSync(candidate)) continue;
+    const top = path.join("/tmp", path.relative("/tmp", candidate).split(path.sep)[0]!);
+    folders.add(top);
+  }
+  return [...folders];
 }
