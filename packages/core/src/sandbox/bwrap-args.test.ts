@@ -79,3 +79,24 @@ describe("bwrapArgs", () => {
     expect(at(args, "--bind", "/home/p/.npm", "/home/p/.npm")).toBeGreaterThan(at(args, "--ro-bind", "/", "/"));
   });
 });
+
+describe("programs that live under /tmp", () => {
+  it("keep their top folder visible, read-only, over the private /tmp; the workspace and other paths are not added", async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import("node:fs");
+    const { programFoldersInTmp } = await import("./command-sandbox.js");
+    const top = mkdtempSync("/tmp/cairn-program-");
+    try {
+      mkdirSync(`${top}/node_modules/server`, { recursive: true });
+      writeFileSync(`${top}/node_modules/server/index.js`, "");
+      mkdirSync(`${top}/ws`);
+      const folders = programFoldersInTmp(["/usr/bin/node", `${top}/node_modules/server/index.js`, `${top}/ws/sub`, "/tmp/does-not-exist/x", "-c", "echo hi"], `${top}/ws`);
+      expect(folders).toEqual([top]);
+      const args = bwrapArgs(plan({ workspace: `${top}/ws`, cwd: `${top}/ws`, visibleInTmp: folders }));
+      // After the private /tmp, before the workspace: the workspace stays writable inside it.
+      expect(at(args, "--ro-bind", top, top)).toBeGreaterThan(at(args, "--tmpfs", "/tmp"));
+      expect(at(args, "--bind", `${top}/ws`, `${top}/ws`)).toBeGreaterThan(at(args, "--ro-bind", top, top));
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+});
