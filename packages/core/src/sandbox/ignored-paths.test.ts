@@ -59,3 +59,19 @@ describe("ignoredPaths", () => {
     expect(masks()).toEqual([`file ${path.relative(ws, path.join(elsewhere, "real.env"))}`]);
   });
 });
+
+describe("ignoredPaths between commands", () => {
+  it("reuses the last walk only while no folder changed: new, removed and renamed entries at any depth are seen at once", () => {
+    write(".cairnignore", "*.pem\nsecret/\n");
+    write("src/deep/a.ts");
+    expect(masks()).toEqual([]);
+    write("src/deep/key.pem");
+    expect(masks()).toEqual(["file src/deep/key.pem"]);
+    mkdirSync(path.join(ws, "src", "secret"));
+    expect(masks()).toEqual(["dir src/secret", "file src/deep/key.pem"]);
+    rmSync(path.join(ws, "src", "deep", "key.pem"));
+    expect(masks()).toEqual(["dir src/secret"]);
+    writeFileSync(path.join(ws, ".cairnignore"), "*.ts\n");
+    expect(masks()).toEqual(["file src/deep/a.ts"]);
+  });
+});

@@ -28,12 +28,41 @@ export function ignoredPaths(workspace: string): IgnoredPaths {
     }
   });
   if (rules.every((text) => text.trim() === "")) return { ok: true, masks: [] };
-  const matcher = matcherFor(rules.join("\n"));
+  const text = rules.join("\n");
+  const reused = lastWalk?.workspace === workspace && lastWalk.rules === text && unchanged(lastWalk.folders) ? lastWalk.result : undefined;
+  if (reused) return reused;
+  const folders = new Map<string, number>();
+  const result = walkWorkspace(workspace, matcherFor(text), folders);
+  lastWalk = { workspace, rules: text, folders, result };
+  return result;
+}
+
+/**
+ * The last walk, kept between commands: a folder's mtime changes whenever an entry is added,
+ * removed or renamed in it, so when no walked folder's mtime moved, the masks are still exact and
+ * a command starts with one stat per folder instead of a listing of every folder.
+ */
+let lastWalk: { workspace: string; rules: string; folders: Map<string, number>; result: IgnoredPaths } | undefined;
+
+function unchanged(folders: ReadonlyMap<string, number>): boolean {
+  for (const [dir, mtime] of folders) {
+    try {
+      if (statSync(dir).mtimeMs !== mtime) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+function walkWorkspace(workspace: string, matcher: Ignore, folders: Map<string, number>): IgnoredPaths {
   const masks: Mask[] = [];
   let seen = 0;
   const walk = (dir: string, relDir: string): string | undefined => {
     let entries: Dirent[];
     try {
+      // The mtime is read before the listing: an entry added in between moves it past what was recorded.
+      folders.set(dir, statSync(dir).mtimeMs);
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return undefined; // unreadable here, unreadable in the sandbox
