@@ -15,8 +15,8 @@ import { Checkpoints } from "../packages/core/src/checkpoints/index.js";
 import type { BenchRow } from "./run.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const CACHE = path.join(ROOT, ".bench-tmp", "checkpoints-100k");
-const WORKSPACE = path.join(CACHE, "workspace");
+export const CACHE = path.join(ROOT, ".bench-tmp", "checkpoints-100k");
+export const WORKSPACE = path.join(CACHE, "workspace");
 const FOLDERS = 10; // 10 × 10 × 10 folders of 100 files = 100,000 files
 const FILES_PER_FOLDER = 100;
 const SAMPLES = 5;
@@ -29,7 +29,7 @@ const log = (text: string): void => {
 };
 
 /** Small deterministic source files in nested folders, plus an ignored node_modules. */
-async function ensureWorkspace(): Promise<void> {
+export async function ensureWorkspace(): Promise<void> {
   const marker = path.join(CACHE, "complete");
   if (existsSync(marker)) return;
   log(`generating ${(FOLDERS ** 3 * FILES_PER_FOLDER).toLocaleString("en-US")} files in ${path.relative(ROOT, WORKSPACE)} (once)...`);

@@ -29,6 +29,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   tui: () => import("./tui.js"),
   startup: () => import("./startup.js"),
   tokens: () => import("./tokens.js"),
+  turns: () => import("./turns.js"),
 };
 
 function cell(value: string | undefined): string {

@@ -40,6 +40,8 @@ export type RunConfig = {
   browser?: { viewport?: { width: number; height: number }; chromiumPath?: string };
   /** Checkpoint the workspace after every step (settings.json "checkpoints": false turns it off). */
   checkpoints: boolean;
+  /** settings.json "checkpointsLazyAboveFiles": above this many files the first checkpoint waits for the first change. */
+  checkpointsLazyAboveFiles?: number;
   commandPermissions?: CommandPermissions;
   approvalRequiredCommands?: string[];
   retry: Partial<RetryPolicy>;
@@ -124,6 +126,7 @@ export function resolveRunConfig(args: RunArgs, env: Env): RunConfig {
   };
   if (settings.compactionModel) config.compactionModel = make(settings.compactionModel);
   if (settings.problemsCommand) config.problemsCommand = settings.problemsCommand;
+  if (settings.checkpointsLazyAboveFiles !== undefined) config.checkpointsLazyAboveFiles = settings.checkpointsLazyAboveFiles;
   if (settings.browser) config.browser = settings.browser;
   if (settings.approvalRequiredCommands) config.approvalRequiredCommands = settings.approvalRequiredCommands;
   const fromEnv = env.CAIRN_COMMAND_PERMISSIONS?.trim();

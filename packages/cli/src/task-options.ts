@@ -44,7 +44,11 @@ export function taskOptionsFrom(config: RunConfig, args: RunArgs, mode: "act" | 
 export async function openCheckpoints(config: RunConfig, io: Io): Promise<Checkpoints | undefined> {
   if (!config.checkpoints) return undefined;
   try {
-    return await Checkpoints.open({ workspace: config.cwd, baseDir: path.join(config.home, "checkpoints") });
+    return await Checkpoints.open({
+      workspace: config.cwd,
+      baseDir: path.join(config.home, "checkpoints"),
+      ...(config.checkpointsLazyAboveFiles !== undefined ? { lazyAboveFiles: config.checkpointsLazyAboveFiles } : {}),
+    });
   } catch (error) {
     io.stderr(`cairn: checkpoints are off for this task: ${(error as Error).message.split("\n")[0]}\n`);
     return undefined;

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { mkdir, realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -5,8 +6,11 @@ import { CheckpointError, CheckpointStoreDamagedError, damageReason } from "./er
 import { checkGitVersion, emptyTree, GitError, splitNul } from "./git.js";
 import { withOwnership } from "./locks.js";
 import { applyRestore, planRestore, type RestoreResult, type UntouchedFile } from "./restore.js";
-import { defaultMaxFileBytes, shadowFolderFor, ShadowRepo } from "./shadow-repo.js";
+import { defaultMaxFileBytes, shadowFolderFor, ShadowRepo, type Change } from "./shadow-repo.js";
 import { beforeRestoreLabel, isCairnStep } from "./steps.js";
+import { quickStep } from "./quick-step.js";
+import { prepareStage, quickEligible } from "./stage.js";
+import { ignoreFileNames } from "../policy/ignore-rules.js";
 
 export type CheckpointOptions = {
   /** The folder to checkpoint. */
@@ -15,7 +19,37 @@ export type CheckpointOptions = {
   baseDir: string;
   /** Files larger than this are left out of checkpoints (default 5 MB). */
   maxFileBytes?: number;
+  /**
+   * A workspace with more files than this gets its first checkpoint only when a step is about to
+   * change something (`step` with `mayDefer`), not at the start of a task (default 200,000).
+   */
+  lazyAboveFiles?: number;
 };
+
+/** Above this many files, a workspace's first checkpoint waits for the first change (see `lazyAboveFiles`). */
+export const defaultLazyAboveFiles = 200_000;
+
+export type StepOptions = {
+  /**
+   * The paths the step may have changed (absolute, or relative to the workspace); only they are
+   * looked at. Omitted: anything may have changed (a command), and the whole workspace is.
+   */
+  paths?: readonly string[];
+  /** List the changes since this checkpoint (the task's last) instead of since the store's latest. */
+  since?: string;
+  /** A first checkpoint of a workspace over `lazyAboveFiles` is put off: the result says so. */
+  mayDefer?: boolean;
+  /** One line for the person while many files are indexed ("checkpoints: indexing 100,000 files…"). */
+  onNotice?: (message: string) => void;
+};
+
+export type StepChange = { path: string; status: FileChange["status"] };
+
+export type StepCheckpoint =
+  /** `hash` is new, or the latest checkpoint when the files are the same (`created` false). */
+  | { kind: "checkpoint"; hash: string; created: boolean; changes: StepChange[] }
+  /** The workspace is over `lazyAboveFiles` and has no checkpoint yet. */
+  | { kind: "deferred"; files: number };
 
 export type Checkpoint = { hash: string; message: string; time: string };
 
@@ -82,7 +116,10 @@ export class Checkpoints {
   /** Set once the store is found damaged: every later call fails at once with the same line. */
   private damage: CheckpointStoreDamagedError | undefined;
 
-  private constructor(private readonly repo: ShadowRepo) {}
+  private constructor(
+    private readonly repo: ShadowRepo,
+    private readonly lazyAboveFiles: number,
+  ) {}
 
   /** Opens (creating on first use) the shadow repository of a workspace. */
   static async open(options: CheckpointOptions): Promise<Checkpoints> {
@@ -92,7 +129,7 @@ export class Checkpoints {
     const gitDir = shadowFolderFor(await realpath(options.baseDir), workspace);
     const repo = new ShadowRepo({ gitDir, workTree: workspace }, options.maxFileBytes ?? defaultMaxFileBytes);
     await mkdir(gitDir, { recursive: true });
-    const checkpoints = new Checkpoints(repo);
+    const checkpoints = new Checkpoints(repo, options.lazyAboveFiles ?? defaultLazyAboveFiles);
     // Reading the latest checkpoint finds a damaged store now, before a task counts on it.
     await checkpoints.run(async () => {
       await repo.ensureInitialized();
@@ -124,14 +161,105 @@ export class Checkpoints {
     return created;
   }
 
+  /**
+   * The checkpoint of a task's step. Only the paths the step touched are staged (all of them after
+   * a command), and a new checkpoint is made only when the files differ from the latest one;
+   * otherwise the latest is returned, so a step that changed nothing costs one `git status` and
+   * adds nothing. Nothing is packed here (see `packInBackground`).
+   */
+  step(message: string, options: StepOptions = {}): Promise<StepCheckpoint> {
+    return this.run(async () => {
+      const head = await this.repo.latest();
+      const base = head?.tree ?? emptyTree;
+      const stageOptions = {
+        ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+        ...(options.mayDefer ? { deferAbove: this.lazyAboveFiles } : {}),
+      };
+      const paths = options.paths ? this.stepPaths(options.paths) : undefined;
+      const prepared = await prepareStage(this.repo);
+      if (paths && process.platform !== "win32" && quickEligible(this.repo, paths, prepared)) {
+        const quick = await quickStep(this.repo, paths, head, message, base);
+        if (quick.commit) this.repo.madeLatest({ commit: quick.commit, tree: quick.tree });
+        const hash = quick.commit ?? head?.commit;
+        if (hash) return { kind: "checkpoint", hash, created: quick.commit !== undefined, changes: stepChanges(quick.changes) };
+      }
+      let staged;
+      try {
+        staged = await this.repo.stageStep(base, { ...stageOptions, ...(paths ? { paths } : {}) }, prepared);
+      } catch (error) {
+        // A path git will not look at alone (beyond a symlink, say): look at everything instead.
+        if (!paths || !(error instanceof GitError) || damageReason(error.stderr) !== undefined || indexTrouble.test(error.stderr)) throw error;
+        staged = await this.repo.stageStep(base, stageOptions, prepared);
+      }
+      if ("deferred" in staged) return { kind: "deferred", files: staged.deferred };
+      let hash = head?.commit;
+      let changes: Change[] = [];
+      if (!head || staged.tree !== head.tree) {
+        // The list of changes and the commit need only the tree: both run at once.
+        [changes, hash] = await Promise.all([staged.changes(), this.commitTree(staged.tree, head, message)]);
+      }
+      if (options.since !== undefined && options.since !== head?.commit) {
+        changes = options.since === hash ? [] : await this.repo.changesBetween(await this.repo.resolveCommit(options.since), staged.tree);
+      }
+      return {
+        kind: "checkpoint",
+        hash: hash!,
+        created: hash !== head?.commit,
+        changes: stepChanges(changes),
+      };
+    });
+  }
+
+  /**
+   * Starts packing the store's loose objects in a detached, low-priority process when enough have
+   * piled up; returns at once. A task calls it when it ends, so packing is never on its path.
+   */
+  packInBackground(): void {
+    try {
+      this.repo.packInBackground();
+    } catch {
+      // Upkeep only saves disk.
+    }
+  }
+
+  /**
+   * A step's paths, relative to the workspace; undefined (look at everything) when one of them could
+   * change what git ignores. A path through a symlink is taken as written (the link) and as the file
+   * it leads to, which is what the write changed.
+   */
+  private stepPaths(paths: readonly string[]): string[] | undefined {
+    const relative: string[] = [];
+    const candidates = paths.flatMap((file) => {
+      const absolute = path.resolve(this.workspace, file);
+      const real = realPathOfLastExisting(absolute);
+      return real === absolute ? [absolute] : [absolute, real];
+    });
+    for (const file of candidates) {
+      const inside = path.relative(this.workspace, file);
+      if (inside === "") return undefined;
+      if (inside.startsWith("..") || path.isAbsolute(inside)) continue; // outside the workspace: never checkpointed
+      const posix = inside.split(path.sep).join("/");
+      const parts = posix.split("/");
+      if (parts.includes(".git") || parts.at(-1) === ".gitignore" || (ignoreFileNames as readonly string[]).includes(posix)) return undefined;
+      relative.push(posix);
+    }
+    return relative;
+  }
+
+  /** Commits a staged tree on top of the latest checkpoint; callers hold the lock. */
+  private async commitTree(tree: string, head: { commit: string } | undefined, message: string): Promise<string> {
+    const parents = head ? ["-p", head.commit] : [];
+    const hash = (await this.repo.git(["commit-tree", tree, ...parents, "-F", "-"], { input: message || "checkpoint" })).stdout.toString("utf8").trim();
+    await this.repo.git(["update-ref", "HEAD", hash, head?.commit ?? ""]);
+    this.repo.madeLatest({ commit: hash, tree });
+    return hash;
+  }
+
   /** Stages the work tree and commits it on top of the latest checkpoint; callers hold the lock. */
   private async commitWorkTree(message: string): Promise<{ hash: string; tree: string; changedFiles: number }> {
     const head = await this.repo.head();
     const { tree, changes } = await this.repo.stage(head?.tree ?? emptyTree);
-    const parents = head ? ["-p", head.commit] : [];
-    const commitArgs = ["commit-tree", tree, ...parents, "-F", "-"];
-    const hash = (await this.repo.git(commitArgs, { input: message || "checkpoint" })).stdout.toString("utf8").trim();
-    await this.repo.git(["update-ref", "HEAD", hash, head?.commit ?? ""]);
+    const hash = await this.commitTree(tree, head, message);
     return { hash, tree, changedFiles: changes.length };
   }
 
@@ -236,7 +364,7 @@ export class Checkpoints {
         try {
           return await job();
         } catch (error) {
-          if (!(error instanceof GitError) || !/index file|bad index|index uses .* extension/i.test(error.stderr)) throw this.classify(error);
+          if (!(error instanceof GitError) || !indexTrouble.test(error.stderr)) throw this.classify(error);
         }
         await this.repo.rebuildIndex().catch((error: unknown) => {
           throw this.classify(error);
@@ -263,6 +391,22 @@ export class Checkpoints {
   }
 }
 
+/** The real path of `file`, resolving the longest part of it that exists (a deleted file's folder, say). */
+function realPathOfLastExisting(file: string): string {
+  const missing: string[] = [];
+  let existing = file;
+  for (;;) {
+    try {
+      return path.join(realpathSync.native(existing), ...missing.reverse());
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return file;
+      missing.push(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
 async function realWorkspace(workspace: string): Promise<string> {
   const real = await realpath(workspace).catch(() => {
     throw new CheckpointError(`Cannot checkpoint ${workspace}: the folder does not exist. Check the workspace path.`);
@@ -280,6 +424,13 @@ async function realWorkspace(workspace: string): Promise<string> {
 }
 
 const statusNames = { A: "added", M: "modified", T: "modified", D: "deleted" } as const;
+
+function stepChanges(changes: readonly Change[]): StepChange[] {
+  return changes.map((change) => ({ path: change.path, status: statusNames[change.status] }));
+}
+
+/** What git says about a damaged index: only a cache of the files, rebuilt from the latest checkpoint. */
+const indexTrouble = /index file|bad index|index uses .* extension/i;
 
 /** Merges `--name-status -z` and `--numstat -z` (both with --no-renames) into one entry per file. */
 function fileChanges(nameStatus: Buffer, numstat: Buffer): FileChange[] {

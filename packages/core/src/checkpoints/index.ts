@@ -7,6 +7,10 @@ export {
   type RestoreOptions,
   type RestoreOutcome,
   type RestorePreview,
+  type StepChange,
+  type StepCheckpoint,
+  type StepOptions,
+  defaultLazyAboveFiles,
 } from "./checkpoints.js";
 export { beforeRestoreLabel, isCairnStep, restoredToLabel } from "./steps.js";
 export { laterSteps, previewTaskRestore, restoreTaskFiles, type TaskCheckpoint, type TaskRestoreOutcome } from "./task-restore.js";

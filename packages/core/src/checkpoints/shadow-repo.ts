@@ -1,10 +1,12 @@
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./errors.js";
 import { attributesFileContent } from "./exclusions.js";
-import { joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
-import { stageWorkTree } from "./stage.js";
+import { gitArguments, gitEnvironment, joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
+import { stageWorkTree, type StageOptions, type StagePreparation, type Staged } from "./stage.js";
 
 /** Files larger than this are left out of checkpoints (a log, a data dump, a model file). */
 export const defaultMaxFileBytes = 5 * 1024 * 1024;
@@ -130,9 +132,38 @@ export class ShadowRepo {
    * Puts the work tree's current state into the shadow index and writes it as a tree; returns the
    * tree and what changed since `baseTree` (see stage.ts).
    */
-  stage(baseTree: string): Promise<{ tree: string; changes: Change[] }> {
-    return stageWorkTree(this, baseTree);
+  async stage(baseTree: string): Promise<{ tree: string; changes: Change[] }> {
+    const staged = await stageWorkTree(this, baseTree);
+    if ("deferred" in staged) throw new Error("a full stage is never deferred");
+    return { tree: staged.tree, changes: await staged.changes() };
   }
+
+  /** `stage` for one step: only the paths it touched, and a first index put off when it is too big (see stage.ts). */
+  stageStep(baseTree: string, options: StageOptions, prepared?: StagePreparation): Promise<Staged> {
+    return stageWorkTree(this, baseTree, options, prepared);
+  }
+
+  /**
+   * The latest checkpoint, without a git process when it is the one this object last saw: the
+   * branch's loose ref file is read and compared. Another process's checkpoint, or a ref git has
+   * packed, is read through git.
+   */
+  async latest(): Promise<{ commit: string; tree: string } | undefined> {
+    if (this.known) {
+      const ref = await readFile(path.join(this.location.gitDir, "refs", "heads", branch), "utf8").catch(() => undefined);
+      if (ref?.trim() === this.known.commit) return this.known;
+    }
+    const head = await this.head();
+    this.known = head;
+    return head;
+  }
+
+  /** Notes a checkpoint this object just made the latest, for `latest`. */
+  madeLatest(head: { commit: string; tree: string }): void {
+    this.known = head;
+  }
+
+  private known: { commit: string; tree: string } | undefined;
 
   /** Takes paths out of the index (whatever is on disk). */
   async forceRemove(paths: readonly string[]): Promise<void> {
@@ -147,9 +178,50 @@ export class ShadowRepo {
    * few KB, and a first checkpoint of 100k small files ~20 MB instead of ~400 MB.
    */
   async maintain(): Promise<void> {
-    await this.git(["repack", "-d", "-q", "--geometric=2"]);
+    await this.git(repackArgs);
+  }
+
+  /**
+   * Runs the same packing in a detached, low-priority process once enough loose objects have piled
+   * up (a first checkpoint of a large workspace, or many steps), so that no step waits for it; the
+   * process outlives Cairn if it must. Loose objects are counted as git's own auto-gc does, from one
+   * of the 256 fan-out folders. Packing beside checkpoints is safe: git writes objects before any
+   * tree or ref names them, and `repack -d` removes only what it has packed. Returns whether it started.
+   */
+  packInBackground(): boolean {
+    const { gitDir, workTree } = this.location;
+    let sample: string[];
+    try {
+      sample = readdirSync(path.join(gitDir, "objects", "17"));
+    } catch {
+      return false; // no loose object in this folder yet
+    }
+    if (sample.length * 256 < backgroundPackLooseObjects || process.platform === "win32") return false;
+    const marker = path.join(gitDir, "cairn-packing");
+    try {
+      const since = Date.now() - statSync(marker).mtimeMs;
+      if (since < 30 * 60_000) return false; // another Cairn process is packing
+    } catch {
+      // No packing under way.
+    }
+    writeFileSync(marker, `${process.pid}\n`);
+    const child = spawn("sh", ["-c", 'nice -n 19 git "$@"; rm -f "$0"', marker, ...gitArguments(repackArgs)], {
+      cwd: workTree,
+      env: gitEnvironment(this.location),
+      detached: true,
+      stdio: "ignore",
+      windowsHide: true,
+    });
+    child.on("error", () => {});
+    child.unref();
+    return true;
   }
 }
+
+const repackArgs = ["repack", "-d", "-q", "--geometric=2"];
+
+/** Loose objects (4 KB each on disk) worth a background repack: about 10 MB. */
+export const backgroundPackLooseObjects = 2_560;
 
 /** Parses `git diff-tree/diff-index --raw -z --no-renames` output. */
 export function parseRawDiff(output: Buffer): Change[] {

@@ -17,19 +17,69 @@ import type { Change, ShadowRepo } from "./shadow-repo.js";
  *
  * Before anything is hashed, every candidate is lstat'ed: files over the size limit are recorded in
  * the exclude file instead of being copied into the object store.
+ *
+ * A step that says which paths it touched gets a status of those paths only (git then looks at
+ * nothing else: no lstat of the other 100,000 files), and a status that finds nothing at all means
+ * the latest checkpoint's tree still stands, so nothing else runs.
  */
 
 /** Above this many changed paths, `git add -A` beats listing them to `update-index`. */
 export const bulkThreshold = 1_000;
 
-export async function stageWorkTree(repo: ShadowRepo, baseTree: string): Promise<{ tree: string; changes: Change[] }> {
+export type StageOptions = {
+  /**
+   * Workspace-relative (posix) paths, files or folders: only these may have changed since the last
+   * checkpoint (a step's edits). Omitted: anything may have (a command, a first checkpoint).
+   */
+  paths?: readonly string[];
+  /** One line for the person when many files are about to be indexed at once. */
+  onNotice?: (message: string) => void;
+  /** A first index of more files than this is not built now; the result says how many there are. */
+  deferAbove?: number;
+};
+
+/** The staged tree; `changes` (against the base tree) may still need a git process, which can run beside the commit. */
+export type Staged = { tree: string; changes(): Promise<Change[]> } | { deferred: number };
+
+/** What every stage finds out first: whether there is an index yet, and whether the exclude rules just changed (written now). */
+export type StagePreparation = { indexExisted: boolean; rulesChanged: boolean; large: LargeFiles };
+
+export async function prepareStage(repo: ShadowRepo): Promise<StagePreparation> {
   const indexExisted = (await stat(path.join(repo.location.gitDir, "index")).catch(() => undefined)) !== undefined;
   const large = new LargeFiles(repo);
   const rulesChanged = await large.writeExcludes(await large.stillLarge());
+  return { indexExisted, rulesChanged, large };
+}
 
-  const status = parseStatus(
-    (await repo.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])).stdout,
-  );
+/**
+ * Whether a step's own paths can go straight to `git add -A` (see quick-step.ts): existing files
+ * (or links) under real folders, none too large, with an index to add them to and no rule change
+ * that could make other files ignored. A deleted path, a folder, a large file or a path through a
+ * link takes the status-based stage instead.
+ */
+export function quickEligible(repo: ShadowRepo, paths: readonly string[], preparation: StagePreparation): boolean {
+  if (!preparation.indexExisted || preparation.rulesChanged || paths.length === 0) return false;
+  const { workTree } = repo.location;
+  const realFolders = new Map<string, boolean>();
+  for (const file of paths) {
+    if (!underRealFolders(workTree, file, realFolders)) return false;
+    const stats = lstatSync(path.join(workTree, file), { throwIfNoEntry: false });
+    if (!stats || stats.isDirectory() || (stats.isFile() && stats.size > repo.maxFileBytes)) return false;
+  }
+  return true;
+}
+
+export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options: StageOptions = {}, prepared?: StagePreparation): Promise<Staged> {
+  const { indexExisted, large, rulesChanged } = prepared ?? (await prepareStage(repo));
+
+  const pathspecs = options.paths?.map((file) => `:(literal)${file}`) ?? [];
+  const statusOutput = (
+    await repo.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])])
+  ).stdout;
+  // Nothing differs from the latest checkpoint (status compares the index with HEAD too): its tree stands.
+  if (statusOutput.length === 0 && pathspecs.length === 0 && indexExisted && !rulesChanged) return { tree: baseTree, changes: async () => [] };
+  const status = parseStatus(statusOutput);
+  if (options.deferAbove !== undefined && !indexExisted && status.paths.length > options.deferAbove) return { deferred: status.paths.length };
   const found = await inspect(repo.location.workTree, status.paths, repo.maxFileBytes);
   // update-index refuses any path "beyond a symbolic link", even to remove it: take those out by force.
   if (found.beyondLink.length > 0) await repo.forceRemove(found.beyondLink);
@@ -37,8 +87,15 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string): Promise
     await large.add(found.tooLarge);
     await repo.forceRemove(found.tooLarge); // a tracked file that grew past the limit leaves the checkpoints
   }
-  if (found.present.length > bulkThreshold) await bulkAdd(repo, status.nestedRepos);
-  else await updatePaths(repo, [...found.present, ...found.missing]);
+  if (found.present.length > bulkThreshold) {
+    const count = found.present.length.toLocaleString("en-US");
+    const started = Date.now();
+    options.onNotice?.(`checkpoints: indexing ${count} files…`);
+    await bulkAdd(repo, status.nestedRepos);
+    options.onNotice?.(`checkpoints: indexed ${count} files in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } else {
+    await updatePaths(repo, [...found.present, ...found.missing]);
+  }
   if (status.nestedRepos.length > 0) await stageNestedRepos(repo, status.nestedRepos, large);
 
   let tree = await repo.writeTree();
@@ -48,13 +105,13 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string): Promise
   // New rules can make tracked files ignored; on a first index nothing was tracked before.
   const gitignoreChanged = changes.some((change) => path.posix.basename(change.path) === ".gitignore");
   const mayTrackIgnored = indexExisted && (rulesChanged || gitignoreChanged);
-  if (gitlinks.length === 0 && !mayTrackIgnored) return { tree, changes };
+  if (gitlinks.length === 0 && !mayTrackIgnored) return { tree, changes: async () => changes };
 
   if (gitlinks.length > 0) await stageNestedRepos(repo, gitlinks, large);
   if (mayTrackIgnored) await dropIgnoredFromIndex(repo);
   tree = await repo.writeTree();
-  changes = await repo.changesBetween(baseTree, tree);
-  return { tree, changes };
+  const final = await repo.changesBetween(baseTree, tree);
+  return { tree, changes: async () => final };
 }
 
 type Status = {
@@ -215,7 +272,7 @@ async function dropIgnoredFromIndex(repo: ShadowRepo): Promise<void> {
  * (so neither status nor add looks at them again). A file that shrinks back under the limit, or is
  * deleted, drops off the list at the next checkpoint.
  */
-class LargeFiles {
+export class LargeFiles {
   private readonly listFile: string;
   private readonly excludeFile: string;
   private current: string[] = [];

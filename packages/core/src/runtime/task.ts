@@ -63,8 +63,12 @@ export class Task {
   private readonly callHistory: CallRecord[] = [];
   private pendingResults: PendingResult[] | undefined;
   private lastCheckpoint: string | undefined;
-  /** The checkpoint being written; tools of the next step wait for it, the model request does not. */
+  /** The checkpoint being written; tools of the next step that may write wait for it, the model request and reads do not. */
   private checkpointing: Promise<void> = Promise.resolve();
+  /** The workspace is too big to checkpoint before it is needed: the first write waits for its baseline. */
+  private baselineDeferred = false;
+  /** The whole workspace was compared with `lastCheckpoint` after the last tool ran: "task completed" needs no git. */
+  private upToDate = false;
   private lastCheckpointFailure: string | undefined;
   private readonly scratchDir: string;
   private terminal: Terminal;
@@ -354,39 +358,92 @@ export class Task {
     if (!checkpoints) return undefined;
     await this.checkpointing;
     if (!this.lastCheckpoint) return undefined;
-    let files;
+    const label = "changes outside the agent";
+    let made;
     try {
-      files = (await checkpoints.diff(this.lastCheckpoint)).files;
+      made = await checkpoints.step(label, { since: this.lastCheckpoint });
     } catch {
       return undefined;
     }
+    if (made.kind !== "checkpoint") return undefined;
+    this.upToDate = true;
+    const files = made.changes;
     if (files.length === 0) return undefined;
-    this.checkpoint("changes outside the agent", emit);
+    this.recordCheckpoint(made.hash, label, files.length, emit);
     const shown = files.slice(0, 20).map((f) => `- ${f.status}: ${f.path}`);
     const more = files.length > 20 ? `\n- … and ${files.length - 20} more` : "";
     return `[Files changed outside your tools since your last step (by the user or a background process); re-read them before relying on what you saw:\n${shown.join("\n")}${more}]`;
   }
 
-  /** Queues a checkpoint of the workspace as it is after the current step. */
-  private checkpoint(label: string, emit: (event: AgentEvent) => void): void {
+  /**
+   * Queues the checkpoint of the workspace as it is after the current step. `paths`: what the step
+   * touched (only those are looked at; omitted after a command, which may touch anything). A step
+   * that changed nothing adds no checkpoint; the task's start and end are recorded either way,
+   * pointing at the latest checkpoint when nothing changed.
+   */
+  private checkpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope = {}): void {
+    if (!this.options.checkpoints) return;
+    this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint(label, emit, scope));
+  }
+
+  private async makeCheckpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope): Promise<void> {
     const checkpoints = this.options.checkpoints;
     if (!checkpoints) return;
-    const messageIndex = this.messages.length;
-    this.checkpointing = this.checkpointing.then(async () => {
-      try {
-        const made = await checkpoints.create(label);
-        this.lastCheckpoint = made.hash;
-        const record = { hash: made.hash, messageIndex, label, createdAt: new Date().toISOString() };
-        this.options.journal?.checkpoint?.(record);
-        emit({ type: "checkpoint", hash: made.hash, message_index: messageIndex, label, changed_files: made.changedFiles });
-      } catch (error) {
-        // A store that broke mid-task fails every later checkpoint the same way: say it once.
-        const reason = (error as Error).message.split("\n")[0];
-        if (reason === this.lastCheckpointFailure) return;
-        this.lastCheckpointFailure = reason;
-        emit({ type: "system", subtype: "notice", level: "warning", message: `Checkpoint not made (${reason}); the task goes on.` });
+    try {
+      const made = await checkpoints.step(label, {
+        ...(scope.paths ? { paths: scope.paths } : {}),
+        ...(scope.mayDefer ? { mayDefer: true } : {}),
+        onNotice: (message) => emit({ type: "system", subtype: "notice", level: "info", message }),
+      });
+      if (made.kind === "deferred") {
+        this.baselineDeferred = true;
+        emit({
+          type: "system",
+          subtype: "notice",
+          level: "info",
+          message: `checkpoints: ${made.files.toLocaleString("en-US")} files here, more than checkpointsLazyAboveFiles; the first checkpoint is made before the first change`,
+        });
+        return;
       }
+      if (scope.step && !made.created) {
+        this.upToDate = scope.paths === undefined && made.hash === this.lastCheckpoint;
+        return;
+      }
+      this.upToDate = scope.paths === undefined;
+      this.recordCheckpoint(made.hash, label, made.changes.length, emit);
+    } catch (error) {
+      // A store that broke mid-task fails every later checkpoint the same way: say it once.
+      const reason = (error as Error).message.split("\n")[0];
+      if (reason === this.lastCheckpointFailure) return;
+      this.lastCheckpointFailure = reason;
+      emit({ type: "system", subtype: "notice", level: "warning", message: `Checkpoint not made (${reason}); the task goes on.` });
+    }
+  }
+
+  /** "task completed": the latest checkpoint when nothing can have changed since it was compared with the workspace. */
+  private checkpointEnd(emit: (event: AgentEvent) => void): void {
+    if (!this.options.checkpoints) return;
+    this.checkpointing = this.checkpointing.then(async () => {
+      if (this.baselineDeferred) return; // nothing was changed, so there is nothing to go back to
+      if (this.upToDate && this.lastCheckpoint) this.recordCheckpoint(this.lastCheckpoint, "task completed", 0, emit);
+      else await this.makeCheckpoint("task completed", emit, {});
     });
+  }
+
+  /** Tools that may change files wait for this: the previous step's checkpoint, and a deferred baseline made now. */
+  private async readyForWrites(emit: (event: AgentEvent) => void): Promise<void> {
+    await this.checkpointing;
+    if (!this.baselineDeferred) return;
+    this.baselineDeferred = false;
+    this.checkpoint("task start", emit);
+    await this.checkpointing;
+  }
+
+  private recordCheckpoint(hash: string, label: string, changedFiles: number, emit: (event: AgentEvent) => void): void {
+    this.lastCheckpoint = hash;
+    const messageIndex = this.messages.length;
+    this.options.journal?.checkpoint?.({ hash, messageIndex, label, createdAt: new Date().toISOString() });
+    emit({ type: "checkpoint", hash, message_index: messageIndex, label, changed_files: changedFiles });
   }
 
   private record(message: Message): void {
@@ -432,6 +489,12 @@ export class Task {
       signal: this.controller.signal,
       emit,
     };
+  }
+
+  /** What a step's checkpoint must look at: the paths its edits name, or everything. */
+  private touched(changing: readonly ExecutedCall[]): { paths?: string[] } {
+    const paths = editedPaths(this.tools, changing, this.cwd);
+    return paths ? { paths } : {};
   }
 
   /** Remembers what a step's calls touched (for path rules and MCP schemas); returns its denials. */
@@ -500,8 +563,9 @@ export class Task {
         subtype = "error_during_execution";
         result = `${describeJournalFailure(this.journalFailure)}. Everything written before it is kept: fix that (free some space), then resume the task (cairn resume ${this.sessionId}).`;
       }
-      if (subtype === "success") this.checkpoint("task completed", emit);
+      if (subtype === "success") this.checkpointEnd(emit);
       await this.checkpointing;
+      this.options.checkpoints?.packInBackground();
       const outcome: TaskResult = {
         subtype,
         is_error: subtype !== "success" && subtype !== "needs_input",
@@ -540,7 +604,7 @@ export class Task {
     if (prompt.blocked) return finish("error_during_execution", `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`);
     const hookContext = prompt.context.length > 0 ? `\n\n[Context from hooks]\n${prompt.context.join("\n")}` : "";
     this.appendUser(`${await this.userText(text, emit)}${hookContext}`);
-    if (turnsAtStart === 0) this.checkpoint("task start", emit);
+    if (turnsAtStart === 0) this.checkpoint("task start", emit, { mayDefer: true });
     let stopContinuations = 0;
     this.journalState("running");
     let mistakes = 0;
@@ -566,6 +630,7 @@ export class Task {
         if (this.controller.signal.aborted) return finish("error_aborted", "The task was stopped.");
         throw error;
       }
+      this.upToDate = false;
       const outcome = await runTurn({
         model,
         fallbackModel: model === options.fallbackModel ? undefined : options.fallbackModel,
@@ -580,7 +645,7 @@ export class Task {
         signal: this.controller.signal,
         emit,
         journal: options.journal,
-        toolsAfter: this.checkpointing,
+        beforeWrite: () => this.readyForWrites(emit),
         costSoFar: this.costUsd,
       });
       this.usage = addUsage(this.usage, outcome.usage);
@@ -661,7 +726,7 @@ export class Task {
       }
       this.record(protocol.resultsMessage(outcome.executed, notes));
       this.journalState("running");
-      if (changing.length > 0) this.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit);
+      if (changing.length > 0) this.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...this.touched(changing) });
 
       if (endRun) return finish("error_during_execution", `Stopped by a hook: ${endRun}`);
       if (control?.type === "complete" && !stopBlocked) {
@@ -694,6 +759,27 @@ export class Task {
     }
   }
 }
+
+/** Edits name their paths; a command, or an edit that names none, may have touched anything. */
+function editedPaths(tools: ReadonlyMap<string, AnyTool>, calls: readonly ExecutedCall[], cwd: string): string[] | undefined {
+  const paths: string[] = [];
+  for (const done of calls) {
+    const tool = tools.get(done.call.name);
+    if (tool?.kind !== "edit") return undefined;
+    let edits: string[];
+    try {
+      edits = (tool.access?.(done.call.input) ?? []).flatMap((a) => (a.type === "edit" && typeof a.path === "string" ? [a.path] : []));
+    } catch {
+      return undefined;
+    }
+    if (edits.length === 0) return undefined;
+    for (const edit of edits) paths.push(resolveWorkspacePath(cwd, edit).absolute);
+  }
+  return paths;
+}
+
+/** What a checkpoint looks at: `paths` only (else everything); `step`: none is added when nothing changed; `mayDefer`: a baseline put off in a huge workspace. */
+type CheckpointScope = { paths?: string[]; step?: boolean; mayDefer?: boolean };
 
 function accessedPaths(tool: AnyTool | undefined, input: Record<string, unknown>): string[] {
   try {

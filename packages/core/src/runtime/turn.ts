@@ -29,8 +29,8 @@ export type TurnInput = {
   signal: AbortSignal;
   emit(event: AgentEvent): void;
   journal: TaskJournal | undefined;
-  /** Tools wait for this (the previous step's checkpoint) before they run; the model request does not. */
-  toolsAfter: Promise<void>;
+  /** Tools that may change files wait for this (the checkpoint they could be undone to) before they run; reads and the model request do not. */
+  beforeWrite(): Promise<void>;
   /** Cost so far in this task, to report running totals. */
   costSoFar: number | null;
 };
@@ -51,6 +51,9 @@ export type TurnOutcome =
     }
   | { kind: "failed"; error: ModelError; model: Model; usage: Usage; cost: number | null; apiMs: number }
   | { kind: "aborted"; usage: Usage; cost: number | null; apiMs: number };
+
+/** Reading, asking and finishing change no file; an unknown tool is refused before it runs, but waits like the rest. */
+const mayWrite = (tool: AnyTool | undefined): boolean => tool?.kind !== "read" && tool?.kind !== "interaction" && tool?.kind !== "control";
 
 const addCost = (a: number | null, b: number | null) => (a === null || b === null ? (a ?? b) : a + b);
 
@@ -73,7 +76,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const executed: ExecutedCall[] = [];
   let reasoning: ReasoningPart[] = [];
   let halt: string | undefined;
-  let chain: Promise<void> = input.toolsAfter;
+  let chain: Promise<void> = Promise.resolve();
   let finishReason = "stop" as FinishReason;
   const notes: string[] = [];
   /** Calls the model wrote as XML text under the native protocol: run, and the model is told to use function calls. */
@@ -87,6 +90,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         executed.push(skippedResult(input.callEnv, call, halt));
         return;
       }
+      if (mayWrite(tools.find((t) => t.name === call.name))) await input.beforeWrite();
       const done = await executeCall(call, input.callEnv);
       executed.push(done);
       input.journal?.callResult(done.call, done.result);

@@ -39,6 +39,8 @@ export const settingsSchema = z.strictObject({
     .optional(),
   /** Checkpoint the workspace after every step (default true). */
   checkpoints: z.boolean().optional(),
+  /** Above this many files, a workspace's first checkpoint is made before the first change rather than at the start (default 200,000). */
+  checkpointsLazyAboveFiles: z.number().int().nonnegative().optional(),
   /** Command whose output @problems shows (e.g. "npx tsc --noEmit -p ."). */
   problemsCommand: z.string().min(1).optional(),
   compaction: z.enum(["auto", "truncate", "off"]).optional(),
