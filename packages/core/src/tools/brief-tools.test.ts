@@ -3,6 +3,7 @@ import { nativeProtocol } from "../protocol/native.js";
 import { xmlProtocol } from "../protocol/xml/xml-protocol.js";
 import { briefForm, isBriefForm, offeredTools } from "./brief-tools.js";
 import { browserActionTool } from "./browser-action.js";
+import { parameterLines } from "./describe-parameters.js";
 import { listCodeDefinitionNamesTool } from "./list-code-definition-names.js";
 import { readFileTool } from "./read-file.js";
 import { allTools } from "./registry.js";
@@ -37,6 +38,10 @@ describe("rarely used tools are offered in one line until first called", () => {
       required: ["action"],
     });
     expect(JSON.stringify(brief).length).toBeLessThan(JSON.stringify(spec(browserActionTool)).length / 3);
+    // The xml prompt's parameter list of a brief offer still names the choices.
+    expect(parameterLines(briefForm(browserActionTool))).toBe(
+      "- action: (required) one of: launch, click, type, scroll_down, scroll_up, close\n- url: (optional)\n- coordinate: (optional)\n- text: (optional)",
+    );
   });
 
   it("once called, a tool is offered in full, in both protocols", () => {

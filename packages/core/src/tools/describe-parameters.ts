@@ -37,9 +37,11 @@ export function bareParameterSchema(tool: AnyTool): JsonSchema {
 
 /** One line per parameter, "- name: (required) what it is", for prompts and error messages. */
 export function parameterLines(tool: AnyTool): string {
-  const schema = parameterSchema(tool) as { properties?: Record<string, { description?: string }>; required?: string[] };
+  const schema = parameterSchema(tool) as { properties?: Record<string, { description?: string; enum?: unknown[] }>; required?: string[] };
   const required = new Set(schema.required ?? []);
+  // A brief offer has no descriptions; its choices still tell the model what to write.
+  const about = (prop: { description?: string; enum?: unknown[] }) => prop.description ?? (prop.enum ? `one of: ${prop.enum.join(", ")}` : "");
   return Object.entries(schema.properties ?? {})
-    .map(([name, prop]) => `- ${name}: (${required.has(name) ? "required" : "optional"}) ${prop.description ?? ""}`.trimEnd())
+    .map(([name, prop]) => `- ${name}: (${required.has(name) ? "required" : "optional"}) ${about(prop)}`.trimEnd())
     .join("\n");
 }
