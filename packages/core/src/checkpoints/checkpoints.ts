@@ -170,45 +170,51 @@ export class Checkpoints {
   step(message: string, options: StepOptions = {}): Promise<StepCheckpoint> {
     return this.run(async () => {
       const head = await this.repo.latest();
-      const base = head?.tree ?? emptyTree;
-      const stageOptions = {
-        ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-        ...(options.mayDefer ? { deferAbove: this.lazyAboveFiles } : {}),
-      };
-      const paths = options.paths ? this.stepPaths(options.paths) : undefined;
-      const prepared = await prepareStage(this.repo);
-      if (paths && process.platform !== "win32" && quickEligible(this.repo, paths, prepared)) {
-        const quick = await quickStep(this.repo, paths, head, message, base);
-        if (quick.commit) this.repo.madeLatest({ commit: quick.commit, tree: quick.tree });
-        const hash = quick.commit ?? head?.commit;
-        if (hash) return { kind: "checkpoint", hash, created: quick.commit !== undefined, changes: stepChanges(quick.changes) };
-      }
-      let staged;
-      try {
-        staged = await this.repo.stageStep(base, { ...stageOptions, ...(paths ? { paths } : {}) }, prepared);
-      } catch (error) {
-        // A path git will not look at alone (beyond a symlink, say): look at everything instead.
-        if (!paths || !(error instanceof GitError) || damageReason(error.stderr) !== undefined || indexTrouble.test(error.stderr)) throw error;
-        staged = await this.repo.stageStep(base, stageOptions, prepared);
-      }
-      if ("deferred" in staged) return { kind: "deferred", files: staged.deferred };
-      let hash = head?.commit;
-      let changes: Change[] = [];
-      if (!head || staged.tree !== head.tree) {
-        // The list of changes and the commit need only the tree: both run at once.
-        [changes, hash] = await Promise.all([staged.changes(), this.commitTree(staged.tree, head, message)]);
-      }
+      const made = await this.stageAndCommit(message, head, options);
+      if ("deferred" in made) return { kind: "deferred", files: made.deferred };
+      let changes = made.changes;
+      // Another process's checkpoint came in between: what changed is measured from the caller's own.
       if (options.since !== undefined && options.since !== head?.commit) {
-        changes = options.since === hash ? [] : await this.repo.changesBetween(await this.repo.resolveCommit(options.since), staged.tree);
+        changes = options.since === made.hash ? [] : await this.repo.changesBetween(await this.repo.resolveCommit(options.since), made.tree);
       }
-      return {
-        kind: "checkpoint",
-        hash: hash!,
-        created: hash !== head?.commit,
-        changes: stepChanges(changes),
-      };
+      return { kind: "checkpoint", hash: made.hash, created: made.hash !== head?.commit, changes: stepChanges(changes) };
     });
   }
+
+  /** Stages a step (quickly when its paths allow, see quick-step.ts) and commits the tree if it differs from `head`'s; callers hold the lock. */
+  private async stageAndCommit(
+    message: string,
+    head: { commit: string; tree: string } | undefined,
+    options: StepOptions,
+  ): Promise<{ hash: string; tree: string; changes: Change[] } | { deferred: number }> {
+    const base = head?.tree ?? emptyTree;
+    const paths = options.paths ? this.stepPaths(options.paths) : undefined;
+    const prepared = await prepareStage(this.repo);
+    if (head && paths && process.platform !== "win32" && quickEligible(this.repo, paths, prepared)) {
+      const quick = await quickStep(this.repo, paths, head, message, base);
+      if (!quick.commit) return { hash: head.commit, tree: quick.tree, changes: [] };
+      this.repo.madeLatest({ commit: quick.commit, tree: quick.tree });
+      return { hash: quick.commit, tree: quick.tree, changes: quick.changes };
+    }
+    const stageOptions = {
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+      ...(options.mayDefer ? { deferAbove: this.lazyAboveFiles } : {}),
+    };
+    let staged;
+    try {
+      staged = await this.repo.stageStep(base, { ...stageOptions, ...(paths ? { paths } : {}) }, prepared);
+    } catch (error) {
+      // A path git will not look at alone: look at everything instead.
+      if (!paths || !(error instanceof GitError) || damageReason(error.stderr) !== undefined || indexTrouble.test(error.stderr)) throw error;
+      staged = await this.repo.stageStep(base, stageOptions, prepared);
+    }
+    if ("deferred" in staged) return staged;
+    if (head && staged.tree === head.tree) return { hash: head.commit, tree: head.tree, changes: [] };
+    // The list of changes and the commit need only the tree: both run at once.
+    const [changes, hash] = await Promise.all([staged.changes(), this.commitTree(staged.tree, head, message)]);
+    return { hash, tree: staged.tree, changes };
+  }
+
 
   /**
    * Starts packing the store's loose objects in a detached, low-priority process when enough have

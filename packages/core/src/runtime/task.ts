@@ -392,6 +392,7 @@ export class Task {
     try {
       const made = await checkpoints.step(label, {
         ...(scope.paths ? { paths: scope.paths } : {}),
+        ...(this.lastCheckpoint ? { since: this.lastCheckpoint } : {}),
         ...(scope.mayDefer ? { mayDefer: true } : {}),
         onNotice: (message) => emit({ type: "system", subtype: "notice", level: "info", message }),
       });
@@ -405,7 +406,8 @@ export class Task {
         });
         return;
       }
-      if (scope.step && !made.created) {
+      if (scope.step && made.changes.length === 0) {
+        // Nothing changed since this task's last checkpoint: the step adds none.
         this.upToDate = scope.paths === undefined && made.hash === this.lastCheckpoint;
         return;
       }
