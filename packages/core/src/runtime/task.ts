@@ -355,9 +355,9 @@ export class Task {
    */
   private async changesOutsideTheAgent(emit: (event: AgentEvent) => void): Promise<string | undefined> {
     const checkpoints = this.options.checkpoints;
-    if (!checkpoints) return undefined;
+    // No baseline yet (a first index still running, or put off): nothing to compare with, and no step waits for it.
+    if (!checkpoints || !this.lastCheckpoint) return undefined;
     await this.checkpointing;
-    if (!this.lastCheckpoint) return undefined;
     const label = "changes outside the agent";
     let made;
     try {

@@ -6,12 +6,13 @@ import path from "node:path";
  * goes to a temp file in the same folder, is flushed, then renamed over the target.
  * A crash between the write and the rename leaves a stray `.tmp` file and the old content intact.
  */
-export function writeFileAtomicSync(file: string, data: string): void {
+export function writeFileAtomicSync(file: string, data: string, options: { durable?: boolean } = {}): void {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`);
   const fd = openSync(temp, "w", 0o600);
   try {
     writeSync(fd, data);
-    fsyncSync(fd);
+    // `durable: false` for caches that can be rebuilt: the rename alone keeps them whole if the process dies.
+    if (options.durable !== false) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });

@@ -77,7 +77,8 @@ export function updateHistoryIndex(home: string, meta: TaskMetadata): void {
   mkdirSync(path.join(home, "tasks"), { recursive: true });
   const entries = (readIndex(home) ?? scanTasks(home).entries).filter((e) => e.id !== meta.id);
   entries.push(entryOf(meta));
-  writeFileAtomicSync(indexFile(home), JSON.stringify(entries.sort(newestFirst)));
+  // A cache of the task folders (rebuilt when damaged): whole, but not worth an fsync on every step.
+  writeFileAtomicSync(indexFile(home), JSON.stringify(entries.sort(newestFirst)), { durable: false });
 }
 
 export function removeFromHistoryIndex(home: string, id: string): void {
