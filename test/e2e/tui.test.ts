@@ -27,7 +27,7 @@ beforeEach(() => {
   home = tempDir("tui-home");
 });
 afterEach(async () => {
-  terminal?.close();
+  await terminal?.close();
   terminal = undefined;
   await server?.close();
   server = undefined;
@@ -99,12 +99,36 @@ class Terminal {
     }
   }
 
-  close(): void {
+  /**
+   * Ends the tmux server and waits until every process of the session has gone (cairn may still be
+   * writing its last journal lines into CAIRN_HOME, which the test is about to remove).
+   */
+  async close(): Promise<void> {
+    let pids: number[] = [];
     try {
+      pids = this.tmux("list-panes", "-a", "-F", "#{pane_pid}").split("\n").filter(Boolean).map(Number);
+      const all = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
+      const children = new Map<number, number[]>();
+      for (const line of all.trim().split("\n")) {
+        const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+        children.set(ppid!, [...(children.get(ppid!) ?? []), pid!]);
+      }
+      for (let i = 0; i < pids.length; i++) pids.push(...(children.get(pids[i]!) ?? []));
       this.tmux("kill-server");
     } catch {
       // already gone
     }
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const end = Date.now() + 10_000;
+    while (pids.some(alive) && Date.now() < end) await sleep(50);
+    for (const pid of pids.filter(alive)) process.kill(pid, "SIGKILL");
   }
 }
 
