@@ -83,6 +83,8 @@ describe("a task's checkpoints", () => {
     const made = events.flatMap((e) => (e.type === "checkpoint" ? [e] : []));
     // The end of the task is the same checkpoint as the last step: nothing changed in between.
     expect(made[2]!.hash).toBe(made[1]!.hash);
+    // Each belongs to the point of the conversation where its step ended: request, then three replies and their results.
+    expect(made.map((m) => m.message_index)).toEqual([1, 7, 9]);
     expect((await checkpoints.list()).map((c) => c.message)).toEqual(["turn 3: write_to_file", "task start"]);
   });
 
@@ -99,6 +101,8 @@ describe("a task's checkpoints", () => {
     expect(labels(events)).toEqual(["task start", "turn 2: write_to_file", "task completed"]);
     const start = events.find((e) => e.type === "checkpoint" && e.label === "task start");
     expect(start?.type === "checkpoint" && fileAt(checkpoints, start.hash, "f1.txt")).toBe("original 1\n");
+    // It stands where the task started (after the request), as a baseline made at once would.
+    expect(start?.type === "checkpoint" && start.message_index).toBe(1);
     expect(readFileSync(path.join(cwd, "f1.txt"), "utf8")).toBe("by the agent\n");
   });
 

@@ -65,8 +65,8 @@ export class Task {
   private lastCheckpoint: string | undefined;
   /** The checkpoint being written; tools of the next step that may write wait for it, the model request and reads do not. */
   private checkpointing: Promise<void> = Promise.resolve();
-  /** The workspace is too big to checkpoint before it is needed: the first write waits for its baseline. */
-  private baselineDeferred = false;
+  /** The workspace is too big to checkpoint before it is needed: the first write waits for its baseline (recorded at this point of the conversation). */
+  private baselineDeferred: { messageIndex: number } | undefined;
   /** The whole workspace was compared with `lastCheckpoint` after the last tool ran: "task completed" needs no git. */
   private upToDate = false;
   private lastCheckpointFailure: string | undefined;
@@ -369,7 +369,7 @@ export class Task {
     this.upToDate = true;
     const files = made.changes;
     if (files.length === 0) return undefined;
-    this.recordCheckpoint(made.hash, label, files.length, emit);
+    this.recordCheckpoint(made.hash, label, files.length, this.messages.length, emit);
     const shown = files.slice(0, 20).map((f) => `- ${f.status}: ${f.path}`);
     const more = files.length > 20 ? `\n- … and ${files.length - 20} more` : "";
     return `[Files changed outside your tools since your last step (by the user or a background process); re-read them before relying on what you saw:\n${shown.join("\n")}${more}]`;
@@ -383,10 +383,12 @@ export class Task {
    */
   private checkpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope = {}): void {
     if (!this.options.checkpoints) return;
-    this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint(label, emit, scope));
+    // The conversation's length now: the checkpoint belongs to this point of it, however long it takes.
+    const messageIndex = this.messages.length;
+    this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint(label, emit, scope, messageIndex));
   }
 
-  private async makeCheckpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope): Promise<void> {
+  private async makeCheckpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope, messageIndex: number): Promise<void> {
     const checkpoints = this.options.checkpoints;
     if (!checkpoints) return;
     try {
@@ -397,7 +399,7 @@ export class Task {
         onNotice: (message) => emit({ type: "system", subtype: "notice", level: "info", message }),
       });
       if (made.kind === "deferred") {
-        this.baselineDeferred = true;
+        this.baselineDeferred = { messageIndex };
         emit({
           type: "system",
           subtype: "notice",
@@ -412,7 +414,7 @@ export class Task {
         return;
       }
       this.upToDate = scope.paths === undefined;
-      this.recordCheckpoint(made.hash, label, made.changes.length, emit);
+      this.recordCheckpoint(made.hash, label, made.changes.length, messageIndex, emit);
     } catch (error) {
       // A store that broke mid-task fails every later checkpoint the same way: say it once.
       const reason = (error as Error).message.split("\n")[0];
@@ -425,25 +427,27 @@ export class Task {
   /** "task completed": the latest checkpoint when nothing can have changed since it was compared with the workspace. */
   private checkpointEnd(emit: (event: AgentEvent) => void): void {
     if (!this.options.checkpoints) return;
+    const messageIndex = this.messages.length;
     this.checkpointing = this.checkpointing.then(async () => {
       if (this.baselineDeferred) return; // nothing was changed, so there is nothing to go back to
-      if (this.upToDate && this.lastCheckpoint) this.recordCheckpoint(this.lastCheckpoint, "task completed", 0, emit);
-      else await this.makeCheckpoint("task completed", emit, {});
+      if (this.upToDate && this.lastCheckpoint) this.recordCheckpoint(this.lastCheckpoint, "task completed", 0, messageIndex, emit);
+      else await this.makeCheckpoint("task completed", emit, {}, messageIndex);
     });
   }
 
   /** Tools that may change files wait for this: the previous step's checkpoint, and a deferred baseline made now. */
   private async readyForWrites(emit: (event: AgentEvent) => void): Promise<void> {
     await this.checkpointing;
-    if (!this.baselineDeferred) return;
-    this.baselineDeferred = false;
-    this.checkpoint("task start", emit);
+    const deferred = this.baselineDeferred;
+    if (!deferred) return;
+    this.baselineDeferred = undefined;
+    // Nothing has changed since the task started: the baseline belongs where the task started.
+    this.checkpointing = this.makeCheckpoint("task start", emit, {}, deferred.messageIndex);
     await this.checkpointing;
   }
 
-  private recordCheckpoint(hash: string, label: string, changedFiles: number, emit: (event: AgentEvent) => void): void {
+  private recordCheckpoint(hash: string, label: string, changedFiles: number, messageIndex: number, emit: (event: AgentEvent) => void): void {
     this.lastCheckpoint = hash;
-    const messageIndex = this.messages.length;
     this.options.journal?.checkpoint?.({ hash, messageIndex, label, createdAt: new Date().toISOString() });
     emit({ type: "checkpoint", hash, message_index: messageIndex, label, changed_files: changedFiles });
   }

@@ -166,12 +166,14 @@ export class TaskStore implements TaskJournal {
   }
 
   checkpoint(record: CheckpointRecord): void {
-    this.update({ checkpoints: [...this.meta.checkpoints, record] });
+    // A checkpoint changes nothing the history index lists (its entry keeps the last state's time): metadata.json alone is written.
+    this.meta = { ...this.meta, checkpoints: [...this.meta.checkpoints, record], updatedAt: new Date().toISOString() };
+    this.writeMetadata({ index: false });
   }
 
-  private writeMetadata(): void {
+  private writeMetadata(options: { index?: boolean } = {}): void {
     writeFileAtomicSync(path.join(this.dir, "metadata.json"), `${JSON.stringify(this.meta, null, 2)}\n`);
-    updateHistoryIndex(this.home, this.meta);
+    if (options.index !== false) updateHistoryIndex(this.home, this.meta);
   }
 
   private append(file: string, line: unknown): void {
