@@ -12,6 +12,8 @@ import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted
  * when the person says yes to that one edit, with no "always" on offer.
  */
 const fx = useE2eFixture();
+import { endTmuxServer } from "../support/tmux-end.js";
+
 const TMUX = "/usr/bin/tmux";
 const socket = `cairn-trust-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync(TMUX, ["-L", socket, ...args], { encoding: "utf8" });
@@ -20,12 +22,7 @@ const at = (...parts: string[]) => path.join(fx.workspace.dir, ...parts);
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
 
 afterEach(async () => {
-  try {
-    tmux("kill-server");
-  } catch {
-    // not started, or already gone
-  }
-  await sleep(500); // cairn saves the task as it leaves; let it finish before the folders go
+  await endTmuxServer(tmux); // cairn saves the task as it leaves; let it finish before the folders go
 });
 
 function launch(task: string): void {

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { endTmuxServer } from "../support/tmux-end.js";
 import { cairnBin, cleanEnv, tempDir, xmlCall } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
@@ -99,36 +100,9 @@ class Terminal {
     }
   }
 
-  /**
-   * Ends the tmux server and waits until every process of the session has gone (cairn may still be
-   * writing its last journal lines into CAIRN_HOME, which the test is about to remove).
-   */
-  async close(): Promise<void> {
-    let pids: number[] = [];
-    try {
-      pids = this.tmux("list-panes", "-a", "-F", "#{pane_pid}").split("\n").filter(Boolean).map(Number);
-      const all = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
-      const children = new Map<number, number[]>();
-      for (const line of all.trim().split("\n")) {
-        const [pid, ppid] = line.trim().split(/\s+/).map(Number);
-        children.set(ppid!, [...(children.get(ppid!) ?? []), pid!]);
-      }
-      for (let i = 0; i < pids.length; i++) pids.push(...(children.get(pids[i]!) ?? []));
-      this.tmux("kill-server");
-    } catch {
-      // already gone
-    }
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const end = Date.now() + 10_000;
-    while (pids.some(alive) && Date.now() < end) await sleep(50);
-    for (const pid of pids.filter(alive)) process.kill(pid, "SIGKILL");
+  /** Ends the tmux server once every process of the session has gone. */
+  close(): Promise<void> {
+    return endTmuxServer((...args) => this.tmux(...args));
   }
 }
 
