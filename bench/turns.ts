@@ -52,15 +52,30 @@ function median(values: number[]): number {
   return sorted.length === 0 ? Number.NaN : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** CPU of this process and of its children that have ended (git), in ms; /proc gives the children's share. */
+/** utime, stime, cutime and cstime of a process (fields 14-17 of /proc/<pid>/stat), in ms (100 clock ticks per second). */
+function procTimes(pid: number | "self"): { own: number; children: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { own: (Number(fields[11]) + Number(fields[12])) * 10, children: (Number(fields[13]) + Number(fields[14])) * 10 };
+}
+
+/**
+ * CPU of this process and of every process it started, in ms: the children that ended (git run
+ * directly) and those still running (the checkpoints' shell, with the git commands it ran).
+ */
 function cpuMs(): number {
   const own = process.cpuUsage();
   let children = 0;
   try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // cutime and cstime are fields 16 and 17 of the whole line, in clock ticks (100 per second on Linux).
-    children = (Number(fields[13]) + Number(fields[14])) * 10;
+    children = procTimes("self").children;
+    for (const pid of readFileSync(`/proc/self/task/${process.pid}/children`, "utf8").split(" ").filter(Boolean)) {
+      try {
+        const times = procTimes(Number(pid));
+        children += times.own + times.children;
+      } catch {
+        // Ended meanwhile: counted with the reaped children next time.
+      }
+    }
   } catch {
     // Not Linux: the children's share is left out on both sides alike.
   }

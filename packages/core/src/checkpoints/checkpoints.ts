@@ -190,8 +190,8 @@ export class Checkpoints {
     const base = head?.tree ?? emptyTree;
     const paths = options.paths ? this.stepPaths(options.paths) : undefined;
     const prepared = await prepareStage(this.repo);
-    if (head && paths && process.platform !== "win32" && quickEligible(this.repo, paths, prepared)) {
-      const quick = await quickStep(this.repo, paths, head, message, base);
+    if (head && paths && this.repo.shell && !this.repo.shell.busy && quickEligible(this.repo, paths, prepared)) {
+      const quick = await quickStep(this.repo.shell, this.gitDir, paths, head, message);
       if (!quick.commit) return { hash: head.commit, tree: quick.tree, changes: [] };
       this.repo.madeLatest({ commit: quick.commit, tree: quick.tree });
       return { hash: quick.commit, tree: quick.tree, changes: quick.changes };

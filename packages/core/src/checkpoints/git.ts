@@ -115,36 +115,15 @@ export function runGit(location: ShadowLocation, args: readonly string[], option
   });
 }
 
-/**
- * Runs a short sh script of several git commands as one process. Starting a process costs the
- * agent's own (large) Node process a fork, ~3 ms of its main thread each; a small shell forks git
- * far more cheaply. The forced settings reach every git in it through GIT_CONFIG_COUNT (2.31).
- * The script's `git` is the one on PATH, as everywhere else.
- */
-export function runGitScript(location: ShadowLocation, script: string, args: readonly string[]): Promise<GitResult> {
+/** The forced settings as environment (GIT_CONFIG_COUNT, 2.31), for a shell whose every git must see them. */
+export function gitConfigEnvironment(): NodeJS.ProcessEnv {
   const config: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(forcedSettings.length) };
   forcedSettings.forEach((setting, i) => {
     const at = setting.indexOf("=");
     config[`GIT_CONFIG_KEY_${i}`] = setting.slice(0, at);
     config[`GIT_CONFIG_VALUE_${i}`] = setting.slice(at + 1);
   });
-  return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", script, "cairn-checkpoint", ...args], {
-      cwd: location.workTree,
-      env: { ...gitEnvironment(location), ...config },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      const result: GitResult = { code: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString("utf8") };
-      if (signal === null && result.code === 0) resolve(result);
-      else reject(new GitError(["(checkpoint script)", ...args.slice(0, 3)], result.code, signal ? `killed by ${signal}. ${result.stderr}` : result.stderr, location.gitDir));
-    });
-  });
+  return config;
 }
 
 /** `repack --geometric` (2.33), GIT_CONFIG_GLOBAL (2.32), an untracked cache for `status -uall` (2.38 uses it; older git just scans). */

@@ -5,7 +5,9 @@ import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:
 import path from "node:path";
 import { CheckpointError } from "./errors.js";
 import { attributesFileContent } from "./exclusions.js";
-import { gitArguments, gitEnvironment, joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
+import { GitError, gitArguments, gitEnvironment, joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
+import { GitShell } from "./git-shell.js";
+import { quickStepFunction } from "./quick-step.js";
 import { stageWorkTree, type StageOptions, type StagePreparation, type Staged } from "./stage.js";
 
 /** Files larger than this are left out of checkpoints (a log, a data dump, a model file). */
@@ -58,13 +60,21 @@ export function shadowFolderFor(baseDir: string, workspaceRealPath: string): str
  * concurrent use: `Checkpoints` runs every call through a queue.
  */
 export class ShadowRepo {
+  /** Runs the git commands that need no input without a fork of the agent's process each (see git-shell.ts). */
+  readonly shell: GitShell | undefined;
+
   constructor(
     readonly location: ShadowLocation,
     readonly maxFileBytes: number,
-  ) {}
+  ) {
+    this.shell = process.platform === "win32" ? undefined : new GitShell(location, quickStepFunction);
+  }
 
-  git(args: readonly string[], options?: GitOptions): Promise<GitResult> {
-    return runGit(this.location, args, options);
+  async git(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+    if (!this.shell || this.shell.busy || options.input !== undefined || options.indexFile !== undefined) return runGit(this.location, args, options);
+    const result = await this.shell.git(args);
+    if ((options.okCodes ?? [0]).includes(result.code)) return result;
+    throw new GitError(args, result.code, result.stderr, this.location.gitDir);
   }
 
   /** Creates the repository on first use; a repository that already exists is left as it is. */
