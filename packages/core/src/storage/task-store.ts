@@ -40,6 +40,9 @@ export type LoadedConversation = {
 
 type Line = { message: Message } | { call_result: PendingResult } | { reset: true };
 
+/** How often a running task's step counts are copied into the history index. */
+const indexEveryMs = 2_000;
+
 /** Events worth keeping: everything but token-by-token deltas, which the complete messages repeat. */
 const skippedEvents = new Set<AgentEvent["type"]>(["text_delta", "reasoning_delta", "tool_call_delta"]);
 
@@ -161,19 +164,29 @@ export class TaskStore implements TaskJournal {
   }
 
   update(patch: Partial<TaskMetadata>): void {
+    const before = this.meta;
     this.meta = { ...this.meta, ...patch, updatedAt: new Date().toISOString() };
-    this.writeMetadata();
+    // Each step's counts (turns, usage, cost) reach the history index, a cache, at most every few seconds; a change of status, mode or title at once.
+    const listed =
+      before.status !== this.meta.status || before.mode !== this.meta.mode || before.title !== this.meta.title || before.model !== this.meta.model || before.pid !== this.meta.pid;
+    this.writeMetadata({ index: listed || Date.now() - this.indexedAt >= indexEveryMs });
   }
+
+  /** When this store last wrote its entry into the history index. */
+  private indexedAt = 0;
 
   checkpoint(record: CheckpointRecord): void {
-    // A checkpoint changes nothing the history index lists (its entry keeps the last state's time): metadata.json alone is written.
+    // A checkpoint changes nothing the history index lists. Whole on disk at once, and durable with the
+    // step's next state write (its one fsync), which carries the same list.
     this.meta = { ...this.meta, checkpoints: [...this.meta.checkpoints, record], updatedAt: new Date().toISOString() };
-    this.writeMetadata({ index: false });
+    this.writeMetadata({ index: false, durable: false });
   }
 
-  private writeMetadata(options: { index?: boolean } = {}): void {
-    writeFileAtomicSync(path.join(this.dir, "metadata.json"), `${JSON.stringify(this.meta, null, 2)}\n`);
-    if (options.index !== false) updateHistoryIndex(this.home, this.meta);
+  private writeMetadata(options: { index?: boolean; durable?: boolean } = {}): void {
+    writeFileAtomicSync(path.join(this.dir, "metadata.json"), `${JSON.stringify(this.meta, null, 2)}\n`, { durable: options.durable !== false });
+    if (options.index === false) return;
+    updateHistoryIndex(this.home, this.meta);
+    this.indexedAt = Date.now();
   }
 
   private append(file: string, line: unknown): void {
