@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, readdir, symlink, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -157,6 +158,25 @@ describe("a step's checkpoint", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await readdir(path.join(checkpoints.gitDir, "objects", "pack"))).toEqual([]);
   });
+
+  it("packInBackground packs a store with many loose objects in a detached process, and says so with a marker while it runs", async () => {
+    // Enough that git's estimate (objects in one of 256 fan-out folders) is surely over the threshold.
+    await writeFiles(ws, Object.fromEntries(Array.from({ length: 8_000 }, (_, i) => [`src/${i % 80}/f${i}.ts`, `export const v${i} = ${i};\n`])));
+    const checkpoints = await open();
+    made(await checkpoints.step("task start"));
+    const loose = async () => (await readdir(path.join(checkpoints.gitDir, "objects"))).filter((name) => /^[0-9a-f]{2}$/.test(name));
+    expect((await loose()).length).toBeGreaterThan(200);
+    checkpoints.packInBackground();
+    expect((await readdir(checkpoints.gitDir)).includes("cairn-packing") || (await loose()).length === 0).toBe(true);
+    const marker = path.join(checkpoints.gitDir, "cairn-packing");
+    for (let waited = 0; existsSync(marker) && waited < 60_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(existsSync(marker)).toBe(false);
+    expect((await readdir(path.join(checkpoints.gitDir, "objects", "pack"))).some((name) => name.endsWith(".pack"))).toBe(true);
+    expect(await loose()).toEqual([]);
+    // The store still reads: the checkpoint is there, and the next step sees no change.
+    expect((await checkpoints.list()).map((c) => c.message)).toEqual(["task start"]);
+    expect(made(await checkpoints.step("turn 1: execute_command")).created).toBe(false);
+  }, 90_000);
 
   it("a folder the step created is a path like any other", async () => {
     const checkpoints = await open();
