@@ -235,6 +235,7 @@ export class Checkpoints {
    */
   private stepPaths(paths: readonly string[]): string[] | undefined {
     const relative: string[] = [];
+    if (paths.some((file) => file.includes("\0"))) return undefined; // no such file: look at everything
     const candidates = paths.flatMap((file) => {
       const absolute = path.resolve(this.workspace, file);
       const real = realPathOfLastExisting(absolute);

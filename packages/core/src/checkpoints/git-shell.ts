@@ -142,5 +142,7 @@ export class GitShell {
 
 /** One shell word: single quotes, with each ' written as '\''. */
 function quote(word: string): string {
+  // A NUL cannot be in a path or an argument; a shell might drop it from its input, so refuse it.
+  if (word.includes("\0")) throw new Error("an argument for the checkpoints' git holds a NUL character");
   return `'${word.replaceAll("'", "'\\''")}'`;
 }

@@ -178,6 +178,23 @@ describe("a step's checkpoint", () => {
     expect(made(await checkpoints.step("turn 1: execute_command")).created).toBe(false);
   }, 90_000);
 
+  it("paths are data to git, never shell code: names with quotes, $( ), backticks and newlines are recorded as they are", async () => {
+    const checkpoints = await open();
+    await checkpoints.step("task start");
+    const names = ["x'; touch pwned-quote; '.txt", "$(touch pwned-subst).txt", "`touch pwned-tick`.txt", "line\nbreak; touch pwned-newline.txt", "-rf.txt"];
+    for (const name of names) await writeFile(path.join(ws, name), "content\n");
+    const step = made(await checkpoints.step("turn 1: write_to_file", { paths: names }));
+    expect(step.changes.map((c) => c.path).sort()).toEqual([...names].sort());
+    expect(filesInCheckpoint(checkpoints.gitDir, step.hash).sort()).toEqual([...names].sort());
+    const everywhere = [ws, tmp.root, process.cwd()].flatMap((dir) => ["pwned-quote", "pwned-subst", "pwned-tick", "pwned-newline.txt"].map((f) => path.join(dir, f)));
+    expect(everywhere.filter((file) => existsSync(file))).toEqual([]);
+    // A NUL cannot name a file: such a path is not handed to git; the step looks at everything instead.
+    await writeFile(path.join(ws, "after.txt"), "after\n");
+    const withNul = made(await checkpoints.step("turn 2: write_to_file", { paths: ["after.txt\0'; touch pwned-nul; '"] }));
+    expect(withNul.changes).toEqual([{ path: "after.txt", status: "added" }]);
+    expect(existsSync(path.join(ws, "pwned-nul"))).toBe(false);
+  });
+
   it("a folder the step created is a path like any other", async () => {
     const checkpoints = await open();
     await checkpoints.step("task start");
