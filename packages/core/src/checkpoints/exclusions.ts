@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ignoreFileNames } from "../policy/ignore-rules.js";
 
@@ -112,12 +112,15 @@ export function excludeFileContent(inputs: ExcludeInputs): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Reads .cairnignore and .clineignore from the workspace root; each checkpoint calls it afresh. */
-export async function readIgnoreFiles(workspace: string): Promise<string[]> {
-  const texts = await Promise.all(
-    ignoreFileNames.map((name) => readFile(path.join(workspace, name), "utf8").catch(() => undefined)),
-  );
-  return texts.filter((text): text is string => text !== undefined);
+/** Reads .cairnignore and .clineignore from the workspace root; each checkpoint calls it afresh (two small reads, synchronous). */
+export function readIgnoreFilesSync(workspace: string): string[] {
+  return ignoreFileNames.flatMap((name) => {
+    try {
+      return [readFileSync(path.join(workspace, name), "utf8")];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { link, mkdir, readdir, readFile, rmdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import { existsSync, linkSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdir, readFile, rmdir, stat, unlink, utimes } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -45,23 +45,32 @@ export async function withOwnership<T>(gitDir: string, job: () => Promise<T>): P
     return await job();
   } finally {
     clearInterval(heartbeat);
-    await unlink(lockFile).catch(() => {});
+    try {
+      unlinkSync(lockFile);
+    } catch {
+      // Already gone: nothing to release.
+    }
   }
 }
 
 const self: Owner = { pid: process.pid, start: processStart(process.pid) ?? "", host: os.hostname() };
 
+/**
+ * Taking a free lock is a handful of system calls on tiny files, made synchronously: on a busy event
+ * loop each asynchronous one waits its turn, and a step takes the lock every time. Waiting for a held
+ * lock stays asynchronous.
+ */
 async function acquire(lockFile: string): Promise<void> {
   const deadline = Date.now() + ownerWaitMs;
   const mine = `${lockFile}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-  await writeFile(mine, JSON.stringify(self));
+  writeFileSync(mine, JSON.stringify(self));
   try {
     for (;;) {
       try {
         // The lock shares this file's timestamp: fresh at the moment it appears, or others would think it abandoned.
         const now = new Date();
-        await utimes(mine, now, now);
-        await link(mine, lockFile);
+        utimesSync(mine, now, now);
+        linkSync(mine, lockFile);
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
@@ -77,7 +86,11 @@ async function acquire(lockFile: string): Promise<void> {
       await sleep(pollMs);
     }
   } finally {
-    await unlink(mine).catch(() => {});
+    try {
+      unlinkSync(mine);
+    } catch {
+      // Never written, or gone already.
+    }
   }
 }
 
@@ -157,12 +170,18 @@ function processStart(pid: number): string | undefined {
  */
 export async function removeStaleGitLocks(gitDir: string): Promise<void> {
   const headsDir = path.join(gitDir, "refs", "heads");
-  const refLocks = (await readdir(headsDir).catch(() => [] as string[])).filter((name) => name.endsWith(".lock"));
+  let refLocks: string[];
+  try {
+    refLocks = readdirSync(headsDir).filter((name) => name.endsWith(".lock"));
+  } catch {
+    refLocks = [];
+  }
   const candidates = [
     ...["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "cairn-restore-index.lock"].map((name) => path.join(gitDir, name)),
     ...refLocks.map((name) => path.join(headsDir, name)),
   ];
-  for (const lock of candidates) {
+  // Usually none exists: one synchronous check each, and only a lock found is waited on.
+  for (const lock of candidates.filter((candidate) => existsSync(candidate))) {
     for (;;) {
       const stats = await stat(lock).catch(() => undefined);
       if (!stats) break;

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, statSync, writeFileSync } from "node:fs";
-import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./errors.js";
 import { attributesFileContent } from "./exclusions.js";
@@ -160,7 +160,12 @@ export class ShadowRepo {
    */
   async latest(): Promise<{ commit: string; tree: string } | undefined> {
     if (this.known) {
-      const ref = await readFile(path.join(this.location.gitDir, "refs", "heads", branch), "utf8").catch(() => undefined);
+      let ref: string | undefined;
+      try {
+        ref = readFileSync(path.join(this.location.gitDir, "refs", "heads", branch), "utf8");
+      } catch {
+        ref = undefined; // packed, or gone: ask git
+      }
       if (ref?.trim() === this.known.commit) return this.known;
     }
     const head = await this.head();

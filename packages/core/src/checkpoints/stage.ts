@@ -1,8 +1,8 @@
-import { lstatSync } from "node:fs";
-import { access, constants, lstat, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { access, constants, lstat, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import { excludeFileContent, readIgnoreFiles } from "./exclusions.js";
+import { excludeFileContent, readIgnoreFilesSync } from "./exclusions.js";
 import { GitError, joinNul, splitNul } from "./git.js";
 import { listNestedFiles } from "./nested-repos.js";
 import type { Change, ShadowRepo } from "./shadow-repo.js";
@@ -45,7 +45,8 @@ export type Staged = { tree: string; changes(): Promise<Change[]> } | { deferred
 export type StagePreparation = { indexExisted: boolean; rulesChanged: boolean; large: LargeFiles };
 
 export async function prepareStage(repo: ShadowRepo): Promise<StagePreparation> {
-  const indexExisted = (await stat(path.join(repo.location.gitDir, "index")).catch(() => undefined)) !== undefined;
+  // A few reads of small files, synchronous: each step makes them, and on a busy event loop every asynchronous one waits its turn.
+  const indexExisted = existsSync(path.join(repo.location.gitDir, "index"));
   const large = new LargeFiles(repo);
   const rulesChanged = await large.writeExcludes(await large.stillLarge());
   return { indexExisted, rulesChanged, large };
@@ -112,6 +113,15 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   tree = await repo.writeTree();
   const final = await repo.changesBetween(baseTree, tree);
   return { tree, changes: async () => final };
+}
+
+/** A small file's text, or "" when it cannot be read. */
+function readTextSync(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 type Status = {
@@ -283,10 +293,10 @@ export class LargeFiles {
   }
 
   async stillLarge(): Promise<string[]> {
-    const listed = await this.load();
+    const listed = this.load();
     const still: string[] = [];
     for (const file of listed) {
-      const stats = await lstat(path.join(this.repo.location.workTree, file)).catch(() => undefined);
+      const stats = lstatSync(path.join(this.repo.location.workTree, file), { throwIfNoEntry: false });
       if (stats?.isFile() && stats.size > this.repo.maxFileBytes) still.push(file);
     }
     if (still.length !== listed.length) await this.save(still);
@@ -305,16 +315,16 @@ export class LargeFiles {
     const { workTree, gitDir } = this.repo.location;
     const inside = path.relative(workTree, gitDir);
     const ownFolders = inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside) ? [inside.split(path.sep).join("/")] : [];
-    const content = excludeFileContent({ ignoreFiles: await readIgnoreFiles(workTree), largeFiles, ownFolders });
-    if ((await readFile(this.excludeFile, "utf8").catch(() => "")) === content) return false;
+    const content = excludeFileContent({ ignoreFiles: readIgnoreFilesSync(workTree), largeFiles, ownFolders });
+    if (readTextSync(this.excludeFile) === content) return false;
     await mkdir(path.dirname(this.excludeFile), { recursive: true });
     await writeFile(this.excludeFile, content);
     return true;
   }
 
-  private async load(): Promise<string[]> {
+  private load(): string[] {
     try {
-      const parsed: unknown = JSON.parse(await readFile(this.listFile, "utf8"));
+      const parsed: unknown = JSON.parse(readFileSync(this.listFile, "utf8"));
       return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === "string") : [];
     } catch {
       return []; // missing or damaged: it only costs finding the large files again
