@@ -16,7 +16,7 @@
  *   (after a read_file, which must not wait for the indexing). Baseline: checkpoints off.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -83,6 +83,23 @@ function cpuMs(): number {
 }
 
 type TurnSample = { wallMs: number; cpuMs: number };
+
+/** Waits for the detached packing a task may leave running in its checkpoint stores (a marker file while it runs). */
+async function packingDone(home: string): Promise<void> {
+  const stores = path.join(home, "checkpoints");
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    const busy = existsSync(stores) && readdirSync(stores).some((store) => existsSync(path.join(stores, store, "cairn-packing")));
+    if (!busy) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Removes a CAIRN_HOME once no packing writes into it. */
+async function removeHome(home: string): Promise<void> {
+  await packingDone(home);
+  rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+}
 
 /** One scripted task of `TURNS` small writes then a completion; per turn, the middle turns' wall and CPU. */
 export async function runTask(workspace: string, home: string, checkpoints: boolean, tag: string): Promise<TurnSample> {
@@ -153,6 +170,8 @@ export async function perTurn(label: string, workspace: string, runs: number): P
     log(`${label}: warm-up (the first checkpoint of the workspace)...`);
     await runTask(workspace, homeOn, true, tag);
     await runTask(workspace, homeOff, false, tag);
+    // The first checkpoint's objects are packed in the background: not during the measured runs.
+    await packingDone(homeOn);
     const on: TurnSample[] = [];
     const off: TurnSample[] = [];
     for (let i = 0; i < runs; i++) {
@@ -164,8 +183,8 @@ export async function perTurn(label: string, workspace: string, runs: number): P
     return { on: pick(on), off: pick(off) };
   } finally {
     rmSync(path.join(workspace, "bench-turns"), { recursive: true, force: true });
-    rmSync(homeOn, { recursive: true, force: true });
-    rmSync(homeOff, { recursive: true, force: true });
+    await removeHome(homeOn);
+    await removeHome(homeOff);
   }
 }
 
@@ -289,7 +308,7 @@ export async function firstRequest(checkpoints: boolean): Promise<FirstRequest> 
   } finally {
     await server?.close();
     rmSync(path.join(BIG_WORKSPACE, "bench-first"), { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+    await removeHome(home);
   }
 }
 
