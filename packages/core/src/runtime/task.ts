@@ -772,14 +772,13 @@ function editedPaths(tools: ReadonlyMap<string, AnyTool>, calls: readonly Execut
   for (const done of calls) {
     const tool = tools.get(done.call.name);
     if (tool?.kind !== "edit") return undefined;
-    let edits: string[];
     try {
-      edits = (tool.access?.(done.call.input) ?? []).flatMap((a) => (a.type === "edit" && typeof a.path === "string" ? [a.path] : []));
+      const edits = (tool.access?.(done.call.input) ?? []).flatMap((a) => (a.type === "edit" && typeof a.path === "string" ? [a.path] : []));
+      if (edits.length === 0) return undefined;
+      for (const edit of edits) paths.push(resolveWorkspacePath(cwd, edit).absolute);
     } catch {
-      return undefined;
+      return undefined; // input the tool could not read: look at everything
     }
-    if (edits.length === 0) return undefined;
-    for (const edit of edits) paths.push(resolveWorkspacePath(cwd, edit).absolute);
   }
   return paths;
 }
