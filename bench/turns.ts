@@ -294,7 +294,7 @@ export async function firstRequest(checkpoints: boolean): Promise<FirstRequest> 
     server = await startScriptedModelServer({
       responder: (_request, index) => {
         arrivals.push(performance.now() - started);
-        return script[index];
+        return script[index] ?? script[script.length - 1]!;
       },
     });
     started = performance.now();

@@ -31,11 +31,11 @@ async function runTask(turns: ScriptedTurn[], approve = "edit"): Promise<string>
   return taskIds().find((id) => !before.has(id))!;
 }
 
-type Record = { hash: string; label: string; messageIndex: number };
-async function records(id: string): Promise<Record[]> {
+type CheckpointRow = { hash: string; label: string; messageIndex: number };
+async function records(id: string): Promise<CheckpointRow[]> {
   const list = await cli("checkpoints", id, "--json");
   expect(list.code, list.stderr).toBe(0);
-  return JSON.parse(list.stdout) as Record[];
+  return JSON.parse(list.stdout) as CheckpointRow[];
 }
 
 /** The undo command a restore printed, run as printed. */

@@ -11,7 +11,8 @@ export type RoutedKey = Key & { paste?: boolean };
 
 export type KeyEvent = { input: string; key: RoutedKey };
 
-const noKey: RoutedKey = {
+/** A key event with nothing pressed: the base for the events this module makes (and for tests). */
+export const noKey: RoutedKey = {
   upArrow: false,
   downArrow: false,
   leftArrow: false,

@@ -1,29 +1,8 @@
-import type { RoutedKey as Key } from "./bracketed-paste.js";
+import { noKey, type RoutedKey as Key } from "./bracketed-paste.js";
 import { describe, expect, it } from "vitest";
 import { editorKey, emptyEditor, type EditorState } from "./input-editor.js";
 
-const none: Key = {
-  upArrow: false,
-  downArrow: false,
-  leftArrow: false,
-  rightArrow: false,
-  pageDown: false,
-  pageUp: false,
-  home: false,
-  end: false,
-  return: false,
-  escape: false,
-  ctrl: false,
-  shift: false,
-  tab: false,
-  backspace: false,
-  delete: false,
-  meta: false,
-  super: false,
-  hyper: false,
-  capsLock: false,
-  numLock: false,
-};
+const none: Key = noKey;
 
 type Press = string | [string, Partial<Key>];
 

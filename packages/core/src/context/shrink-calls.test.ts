@@ -23,11 +23,11 @@ describe("shrinkAnsweredCalls", () => {
     expect(out.shrunk).toBe(2);
     const first = out.messages[1]!.content[0];
     expect(first).toMatchObject({ type: "tool-call", input: { path: "big.txt" } });
-    const firstNote = (first as { input: { content: string } }).input.content;
+    const firstNote = (first as unknown as { input: { content: string } }).input.content;
     expect(firstNote).toMatch(/^\[write_to_file content for big\.txt: 8,001 characters, sha256 [0-9a-f]{16}…; it was applied/);
-    expect((out.messages[3]!.content[0] as { input: { content: string } }).input.content).toContain("the call failed");
+    expect((out.messages[3]!.content[0] as unknown as { input: { content: string } }).input.content).toContain("the call failed");
     // The input objects of the original conversation are not touched.
-    expect((messages[1]!.content[0] as { input: { content: string } }).input.content).toBe(big);
+    expect((messages[1]!.content[0] as unknown as { input: { content: string } }).input.content).toBe(big);
   });
 
   it("leaves small values, and calls still waiting for a result, as they are", () => {

@@ -38,7 +38,7 @@ async function runTask(
   server = await startScriptedModelServer({
     responder: (_request, index) => {
       beforeReply?.(index);
-      return turns[index];
+      return turns[index] ?? turns[turns.length - 1]!;
     },
   });
   const checkpoints = await Checkpoints.open({ workspace: cwd, baseDir, ...(lazyAboveFiles !== undefined ? { lazyAboveFiles } : {}) });
