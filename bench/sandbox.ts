@@ -12,6 +12,7 @@ import path from "node:path";
 import { openSandbox } from "../packages/core/src/sandbox/index.js";
 import { Terminal } from "../packages/core/src/terminal/index.js";
 import type { BenchRow } from "./run.js";
+import { timePair } from "./terminal.js";
 
 const RUNS = 40;
 
@@ -21,21 +22,6 @@ function spawnTrue(file: string, args: string[], env: NodeJS.ProcessEnv): Promis
     child.on("error", reject);
     child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
   });
-}
-
-async function timePair(runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
-  await a();
-  await b();
-  const times: [number[], number[]] = [[], []];
-  for (let i = 0; i < runs; i += 1) {
-    for (const [index, fn] of [a, b].entries()) {
-      const start = performance.now();
-      await fn();
-      times[index as 0 | 1].push(performance.now() - start);
-    }
-  }
-  const median = (list: number[]) => list.sort((x, y) => x - y)[Math.floor(list.length / 2)] ?? 0;
-  return [median(times[0]), median(times[1])];
 }
 
 export async function run(): Promise<BenchRow[]> {

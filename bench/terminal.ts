@@ -34,7 +34,7 @@ function bare(command: string, cwd: string, toFile: boolean): Promise<void> {
 }
 
 /** Median times of `a` and `b`, run alternately so that drift in machine load hits both alike. */
-async function timePair(runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
+export async function timePair(runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
   await a(); // warm-up
   await b();
   const times: [number[], number[]] = [[], []];
