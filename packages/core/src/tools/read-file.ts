@@ -1,7 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
-import { openChecked, type OpenedFile } from "./files/index.js";
+import { hostFilesFor, openChecked, type OpenedFile, type TextFiles } from "./files/index.js";
 import { documentKind, extractDocumentText, imagePart, maxImageBytes } from "./read-document.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
@@ -80,7 +80,7 @@ export const readFileTool = defineTool({
       throw error;
     }
     try {
-      return await readOpened(opened, input, shown, ctx.modelSupportsImages, ctx.signal);
+      return await readOpened(opened, input, shown, ctx.modelSupportsImages, ctx.signal, hostFilesFor(ctx, opened.real));
     } finally {
       await opened.handle.close();
     }
@@ -93,6 +93,7 @@ async function readOpened(
   shown: string,
   modelSupportsImages: boolean,
   signal: AbortSignal,
+  host: TextFiles | undefined,
 ): Promise<ToolResult> {
   const { handle, stats } = opened;
   const first = input.start_line ?? 1;
@@ -120,7 +121,9 @@ async function readOpened(
 
   let scan: Scan;
   try {
-    scan = await scanLines(handle, first, Math.min(requestedLast, first + MAX_LINES - 1), signal);
+    // An editor host's buffer (unsaved edits included) stands for the file's text.
+    const source = host === undefined ? chunksOf(handle) : chunksOfBuffer(Buffer.from(await host.readText(opened.real), "utf8"));
+    scan = await scanLines(source, first, Math.min(requestedLast, first + MAX_LINES - 1), signal);
   } catch (error) {
     if (!isAccessDenied(error)) throw error;
     return failure(`Permission denied reading ${shown}. Ask the user to make it readable, or read another file.`);
@@ -204,7 +207,7 @@ type Scan = {
  * One streaming pass: collects the bytes of lines `first..last` (bounded by MAX_BYTES) and counts
  * every line, so a window of a huge file costs memory for the window only.
  */
-async function scanLines(handle: FileHandle, first: number, last: number, signal: AbortSignal): Promise<Scan> {
+async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: number, last: number, signal: AbortSignal): Promise<Scan> {
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   const pieces: Buffer[] = [];
   let windowBytes = 0;
@@ -220,7 +223,7 @@ async function scanLines(handle: FileHandle, first: number, last: number, signal
 
   for (;;) {
     signal.throwIfAborted();
-    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+    const bytesRead = await readChunk(chunk);
     if (bytesRead === 0) break;
     if (sniffed < BINARY_SNIFF_BYTES) {
       const sniffEnd = Math.min(bytesRead, BINARY_SNIFF_BYTES - sniffed);
@@ -273,6 +276,21 @@ async function scanLines(handle: FileHandle, first: number, last: number, signal
   const totalLines = lineHasBytes ? lineNumber : lineNumber - 1;
   if (lineHasBytes && collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
   return { binary: false, totalLines, window: Buffer.concat(pieces, windowBytes), lastShown, cutLine };
+}
+
+/** Reads a file's next bytes into a chunk buffer; 0 at the end. */
+function chunksOf(handle: FileHandle): (into: Buffer) => Promise<number> {
+  return async (into) => (await handle.read(into, 0, into.length, null)).bytesRead;
+}
+
+/** The same over bytes already in memory. */
+function chunksOfBuffer(bytes: Buffer): (into: Buffer) => Promise<number> {
+  let offset = 0;
+  return async (into) => {
+    const n = bytes.copy(into, 0, offset, Math.min(offset + into.length, bytes.length));
+    offset += n;
+    return n;
+  };
 }
 
 /** The largest length <= `limit` that does not split a UTF-8 sequence. */

@@ -3,7 +3,7 @@ import { displayPath } from "../policy/workspace.js";
 import { describeFailure } from "./edit/failure-report.js";
 import { applyDiff } from "./edit/streaming-applier.js";
 import { describeSuccess } from "./edit/success-report.js";
-import { openChecked, writeChecked, type OpenedFile } from "./files/index.js";
+import { openChecked, readOpenedBytes, writeChecked, type OpenedFile } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 /** A NUL byte in this many leading bytes marks a binary file (git's heuristic, as read_file uses). */
@@ -72,7 +72,7 @@ export const replaceInFileTool = defineTool({
     try {
       if (stats.isDirectory()) return failure(`${shown} is a folder, not a file. Give the path of a file inside it.`);
       if (!stats.isFile()) return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be edited.`);
-      bytes = await opened.handle.readFile();
+      bytes = await readOpenedBytes(ctx, opened);
     } catch (error) {
       if (!isAccessDenied(error)) throw error;
       return failure(`Permission denied reading ${shown}. Ask the user to make it readable and writable.`);

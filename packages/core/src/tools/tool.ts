@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { ImagePart, TextPart } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Terminal } from "../terminal/index.js";
+import type { TextFiles } from "./files/text-files.js";
 
 export type ToolKind = "read" | "edit" | "command" | "browser" | "mcp" | "interaction" | "control";
 export type Mode = "act" | "plan";
@@ -47,6 +48,8 @@ export type ToolContext = {
   modelSupportsImages: boolean;
   /** This task's commands, including those still running in the background. */
   terminal: Terminal;
+  /** The host's own text files (an editor's buffers): workspace files are read and written there. Default: the local disk. */
+  files?: TextFiles | undefined;
 };
 
 export type Tool<S extends z.ZodObject = z.ZodObject> = {

@@ -2,7 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
 import { summarizeRewrite } from "./edit/rewrite-summary.js";
-import { openChecked, writeChecked } from "./files/index.js";
+import { openChecked, readOpenedBytes, writeChecked } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 /** Files up to this size are echoed back in the result, so the model sees exactly what is on disk. */
@@ -66,7 +66,7 @@ export const writeToFileTool = defineTool({
           return failure(`${shown} is a folder. Give the path of a file inside it, e.g. ${shown}/index.ts.`);
         }
         if (!opened.stats.isFile()) return failure(`${shown} is not a regular file (a device, socket or pipe); it cannot be written.`);
-        previous = await opened.handle.readFile();
+        previous = await readOpenedBytes(ctx, opened);
         mode = opened.stats.mode;
         readFrom = opened.real;
       } finally {

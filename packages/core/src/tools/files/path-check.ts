@@ -1,5 +1,6 @@
 import { isInside, realPath } from "../../policy/workspace.js";
 import type { IgnoreRules } from "../../policy/ignore-rules.js";
+import type { TextFiles } from "./text-files.js";
 
 /** What a file tool needs to judge a path at the moment it uses it (a ToolContext is one). */
 export type Boundary = {
@@ -10,6 +11,8 @@ export type Boundary = {
   scratchDir?: string | undefined;
   /** The call was approved as reaching outside the workspace. */
   outsideApproved?: boolean | undefined;
+  /** The host's own text files (an editor's buffers); writes of workspace files go there instead of to disk. */
+  files?: TextFiles | undefined;
 };
 
 export type FileUse = "read" | "edit";

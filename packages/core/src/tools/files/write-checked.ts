@@ -5,6 +5,7 @@ import path from "node:path";
 import { realPath } from "../../policy/workspace.js";
 import { openedPath } from "./opened-path.js";
 import { refusal, refusalFor, type Boundary, type Refusal } from "./path-check.js";
+import { hostFilesFor } from "./text-files.js";
 
 /** A new temporary file, never through a link (O_EXCL already refuses one; O_NOFOLLOW says so twice). */
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
@@ -42,6 +43,12 @@ export async function writeChecked(
   if (options.expectReal !== undefined && target !== options.expectReal) return refusal(changedWhileWriting(shown));
   const refused = refusalFor(boundary, absolute, target, shown, "edit");
   if (refused !== undefined) return refusal(refused);
+  // An editor host writes its buffer (and saves it) itself; the checks above still decided.
+  const host = hostFilesFor(boundary, target);
+  if (host !== undefined && typeof data === "string") {
+    await host.writeText(target, data);
+    return { ok: true, real: target };
+  }
 
   const folder = path.dirname(target);
   await mkdir(folder, { recursive: true });
