@@ -158,11 +158,11 @@ async function sessionHeadless(): Promise<{ at10: Sample; at300: Sample }> {
   const script = scripted();
   const server = await startScriptedModelServer({ responder: script.responder });
   const task = new Task({
-    model: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }),
-    tools: allTools,
-    cwd: ws.dir,
-    autoApprove: ["read", "edit", "safe-commands"],
-    compaction: "off",
+    model: { main: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }) },
+    tools: { list: allTools },
+    workspace: { cwd: ws.dir },
+    policy: { autoApprove: ["read", "edit", "safe-commands"] },
+    limits: { compaction: "off" },
   });
   const samples: Partial<Record<10 | 300, Sample>> = {};
   try {

@@ -110,15 +110,11 @@ export async function runTask(workspace: string, home: string, checkpoints: bool
   try {
     const store = TaskStore.create(home, { workspace, provider: "anthropic", model: "claude-sonnet-4-5", protocol: "native", mode: "act", task: "bench" });
     const task = new Task({
-      model: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }),
-      tools: allTools,
-      cwd: workspace,
-      home,
-      journal: store,
-      mentions: true,
-      autoApprove: ["read", "edit"],
-      scratchDir: path.join(store.dir, "scratch"),
-      ...(checkpoints ? { checkpoints: await Checkpoints.open({ workspace, baseDir: path.join(home, "checkpoints") }) } : {}),
+      model: { main: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }) },
+      tools: { list: allTools, mentions: true, scratchDir: path.join(store.dir, "scratch") },
+      workspace: { cwd: workspace, home, ...(checkpoints ? { checkpoints: await Checkpoints.open({ workspace, baseDir: path.join(home, "checkpoints") }) } : {}) },
+      journal: { store },
+      policy: { autoApprove: ["read", "edit"] },
     });
     const marks: { wall: number; cpu: number }[] = [];
     const run = task.run("Make small edits, one per turn.");

@@ -61,13 +61,13 @@ export async function startTask(args: RunArgs, title: string, io: Io, host: Host
   });
   const checkpoints = await openCheckpoints(config, io);
   const mcp = openMcp(config, io);
+  const options = taskOptionsFrom(config, args, mode, store, io);
   const task = new Task({
-    ...taskOptionsFrom(config, args, mode, store, io),
-    sessionId: store.id,
-    journal: store,
+    ...options,
+    tools: { ...options.tools, ...(mcp ? { mcp } : {}) },
+    workspace: { ...options.workspace, ...(checkpoints ? { checkpoints } : {}) },
+    journal: { sessionId: store.id, store },
     host,
-    ...(checkpoints ? { checkpoints } : {}),
-    ...(mcp ? { mcp } : {}),
   });
   return { task, store, config, checkpoints, mcp };
 }
@@ -108,16 +108,13 @@ export async function reopenTask(args: RunArgs, id: string, io: Io, host: Host):
   for (const warning of warnings) io.stderr(`cairn: ${warning}\n`);
   const checkpoints = await openCheckpoints(config, io);
   const mcp = openMcp(config, io);
+  const options = taskOptionsFrom(config, args, mode, store, io);
   const task = new Task({
-    ...taskOptionsFrom(config, args, mode, store, io),
-    ...(checkpoints ? { checkpoints } : {}),
-    ...(mcp ? { mcp } : {}),
-    sessionId: meta.id,
-    journal: store,
+    ...options,
+    tools: { ...options.tools, ...(mcp ? { mcp } : {}) },
+    workspace: { ...options.workspace, ...(checkpoints ? { checkpoints } : {}) },
+    journal: { sessionId: meta.id, store, messages, pendingResults: pending, prior: { turns: meta.turns, usage: fromUsageJson(meta.usage), costUsd: meta.totalCostUsd } },
     host,
-    messages,
-    pendingResults: pending,
-    prior: { turns: meta.turns, usage: fromUsageJson(meta.usage), costUsd: meta.totalCostUsd },
   });
   const events = store.loadEvents();
   const last = [...events].reverse().find((e): e is Extract<AgentEvent, { type: "result" }> => e.type === "result");
@@ -141,15 +138,13 @@ export function resumeMessage(resumed: ResumedState, mode: "act" | "plan", messa
 export function withModel(opened: OpenedTask, args: RunArgs, model: string, io: Io, host: Host): OpenedTask {
   const config = resolveRunConfig({ ...args, cwd: opened.config.cwd, model, provider: opened.config.model.provider }, io.env);
   const snapshot = opened.task.snapshot();
+  const options = taskOptionsFrom(config, args, snapshot.mode, opened.store, io);
   const task = new Task({
-    ...taskOptionsFrom(config, args, snapshot.mode, opened.store, io),
-    ...(opened.checkpoints ? { checkpoints: opened.checkpoints } : {}),
-    ...(opened.mcp ? { mcp: opened.mcp } : {}),
-    sessionId: opened.task.sessionId,
-    journal: opened.store,
+    ...options,
+    tools: { ...options.tools, ...(opened.mcp ? { mcp: opened.mcp } : {}) },
+    workspace: { ...options.workspace, ...(opened.checkpoints ? { checkpoints: opened.checkpoints } : {}) },
+    journal: { sessionId: opened.task.sessionId, store: opened.store, messages: snapshot.messages, prior: { turns: snapshot.turns, usage: snapshot.usage, costUsd: snapshot.costUsd } },
     host,
-    messages: snapshot.messages,
-    prior: { turns: snapshot.turns, usage: snapshot.usage, costUsd: snapshot.costUsd },
   });
   opened.store.update({ model: config.model.id });
   return { ...opened, task, config };

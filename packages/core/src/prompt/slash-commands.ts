@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { fillWorkflow } from "./workflow-arguments.js";
 
 export type SlashCommand =
   /** Summarise the conversation now, then go on with `rest` (or carry on). */
@@ -46,6 +47,5 @@ export function parseSlashCommand(message: string, context: { cwd: string; home?
   if (name === "newrule") return { kind: "text", text: newRuleText(rest) };
   const workflow = findWorkflow(name, context.cwd, context.home);
   if (!workflow) return undefined;
-  const body = readFileSync(workflow, "utf8").trim();
-  return { kind: "text", text: `${body}${rest ? `\n\nArguments: ${rest}` : ""}` };
+  return { kind: "text", text: fillWorkflow(readFileSync(workflow, "utf8").trim(), rest) };
 }

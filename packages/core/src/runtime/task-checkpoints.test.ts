@@ -43,12 +43,10 @@ async function runTask(
   });
   const checkpoints = await Checkpoints.open({ workspace: cwd, baseDir, ...(lazyAboveFiles !== undefined ? { lazyAboveFiles } : {}) });
   const task = new Task({
-    model: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }),
-    tools: allTools,
-    cwd,
-    checkpoints,
-    autoApprove: ["read", "edit", "all-commands"],
-    scratchDir: path.join(root, "scratch"),
+    model: { main: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }) },
+    tools: { list: allTools, scratchDir: path.join(root, "scratch") },
+    workspace: { cwd, checkpoints },
+    policy: { autoApprove: ["read", "edit", "all-commands"] },
   });
   const events: AgentEvent[] = [];
   const run = task.run("work");

@@ -15,76 +15,113 @@ import type { Host } from "./host.js";
 import type { TaskJournal } from "./journal.js";
 import type { PendingResult } from "./resume.js";
 
-export type TaskOptions = {
-  model: Model;
-  /** Takes over when the model's retries are used up. */
-  fallbackModel?: Model;
-  tools: readonly AnyTool[];
-  cwd: string;
+/** Which model answers, how its tool calls travel and how its requests are retried. */
+export type ModelOptions = {
+  main: Model;
+  /** Takes over when the main model's retries are used up. */
+  fallback?: Model;
+  /** A cheaper model to write compaction summaries. */
+  compaction?: Model;
   protocol?: ProtocolName;
-  mode?: Mode;
-  yolo?: boolean;
-  autoApprove?: readonly ApprovalCategory[];
-  host?: Host;
-  hooks?: Hooks;
-  maxTurns?: number;
-  /** Consecutive mistakes (no tool used, invalid input, failed tools) before the task stops. */
-  maxMistakes?: number;
-  /** Continuations of a reply cut by the output-token limit. */
-  maxContinuations?: number;
   retry?: Partial<RetryPolicy>;
-  loopDetection?: Partial<LoopSettings>;
-  sessionId?: string;
   customInstructions?: string;
   /** Replaces the built system prompt entirely. */
   systemPrompt?: string;
   /** Where tools spill large outputs (default: a folder in the system temp dir). */
   scratchDir?: string;
-  /** Messages to start from (a restored conversation). */
-  messages?: Message[];
-  /** Results of calls recorded after the last message, when resuming a task cut by a crash. */
-  pendingResults?: PendingResult[];
-  /** Where the task writes down what happens as it happens (see TaskStore). */
-  journal?: TaskJournal;
-  /**
-   * CAIRN_HOME, for the global AGENTS.md. With it (or `rules: true`), rules and memory files of the
-   * workspace go into the system prompt.
-   */
-  home?: string;
+};
+
+/** What the model can act through. */
+export type ToolOptions = {
+  list: readonly AnyTool[];
+  /** MCP servers for this task: their tools are offered through use_mcp_tool / access_mcp_resource. */
+  mcp?: McpHub;
+  /** browser_action's page size and Chromium (default 900×600, Chromium found on PATH). */
+  browser?: { viewport?: { width: number; height: number }; chromiumPath?: string };
   /** Expand @-mentions in the person's messages (files, folders, URLs, git, @problems). */
   mentions?: boolean;
   /** The checker @problems runs. */
   problemsCommand?: string;
+  /** The host's own text files (an editor's buffers over ACP): file tools read and write workspace files there. Default: the local disk. */
+  files?: TextFiles;
+};
+
+/** The folder the task works in, and what surrounds it. */
+export type WorkspaceOptions = {
+  cwd: string;
+  /**
+   * CAIRN_HOME, for the global AGENTS.md. With it, rules and memory files of the workspace go into
+   * the system prompt.
+   */
+  home?: string;
+  /** The OS sandbox commands run in (see sandbox/openSandbox); without it commands run unconfined. */
+  sandbox?: TaskSandbox;
   /** Checkpoints of the workspace (a shadow git repository): one after every step that can change files. */
   checkpoints?: Checkpoints;
   /** allow/deny rules for commands; they apply in every mode, yolo included. */
   commandPermissions?: CommandPermissions;
-  /** Glob patterns of commands that always need approval, added to the built-in list. */
-  approvalRequiredCommands?: string[];
-  /** browser_action's page size and Chromium (default 900×600, Chromium found on PATH). */
-  browser?: { viewport?: { width: number; height: number }; chromiumPath?: string };
-  /** The OS sandbox commands run in (see sandbox/openSandbox); without it commands run unconfined. */
-  sandbox?: TaskSandbox;
-  /** MCP servers for this task: their tools are offered through use_mcp_tool / access_mcp_resource. */
-  mcp?: McpHub;
-  /** Hook commands from settings (Claude Code's contract; see hooks/). */
-  hookRunner?: HookRunner;
-  /** The conversation file hooks are told about (transcript_path). */
-  transcriptPath?: string;
   /** Add the workspace listing to the first message and a time/mode/context line to every turn (default true). */
   environmentDetails?: boolean;
+};
+
+/** What the task may do without asking, and what it may never do. */
+export type PolicyOptions = {
+  mode?: Mode;
+  yolo?: boolean;
+  autoApprove?: readonly ApprovalCategory[];
+  /** Glob patterns of commands that always need approval, added to the built-in list. */
+  approvalRequiredCommands?: string[];
+};
+
+/** When the task stops on its own, and how its conversation is kept inside the model's window. */
+export type LimitOptions = {
+  maxTurns?: number;
+  /** Consecutive mistakes (no tool used, invalid input, failed tools) before the task stops. */
+  maxMistakes?: number;
+  /** Continuations of a reply cut by the output-token limit. */
+  maxContinuations?: number;
   /** Stops before a request once the task has cost this much (USD). */
   maxBudgetUsd?: number;
-  /** How the conversation is kept inside the model's window (default auto: summarise when full). */
+  loopDetection?: Partial<LoopSettings>;
+  /** Default auto: summarise when the window is full. */
   compaction?: CompactionStrategy;
-  /** A cheaper model to write compaction summaries. */
-  compactionModel?: Model;
+};
+
+export type HookOptions = {
+  /** The loop's own hook interface (SDK hosts). */
+  loop?: Hooks;
+  /** Hook commands from settings (Claude Code's contract; see hooks/). */
+  runner?: HookRunner;
+  /** The conversation file hooks are told about (transcript_path). */
+  transcriptPath?: string;
+};
+
+/** Where the task writes down what happens, and what it starts from when carried on. */
+export type JournalOptions = {
+  sessionId?: string;
+  /** Where the task writes down what happens as it happens (see TaskStore). */
+  store?: TaskJournal;
+  /** Messages to start from (a restored conversation). */
+  messages?: Message[];
+  /** Results of calls recorded after the last message, when resuming a task cut by a crash. */
+  pendingResults?: PendingResult[];
   /** Totals of earlier runs of a resumed task, so its record keeps adding up. */
   prior?: { turns: number; usage: Usage; costUsd: number | null };
 };
 
 export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;
 
+/** A Task's options, grouped by concern (hosts normally get them from session/openSession). */
+export type TaskOptions = {
+  model: ModelOptions;
+  tools: ToolOptions;
+  workspace: WorkspaceOptions;
+  policy?: PolicyOptions;
+  limits?: LimitOptions;
+  hooks?: HookOptions;
+  journal?: JournalOptions;
+  host?: Host;
+};
 export type TaskSnapshot = {
   sessionId: string;
   mode: Mode;

@@ -21,15 +21,14 @@ afterEach(async () => {
 
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
 
-async function start(turns: ScriptedTurn[], options: Partial<TaskOptions> = {}): Promise<Task> {
+async function start(turns: ScriptedTurn[], options: Omit<TaskOptions, "model" | "tools" | "workspace"> = {}): Promise<Task> {
   server = await startScriptedModelServer({ turns });
   return new Task({
-    model: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }),
-    tools: allTools,
-    cwd,
-    autoApprove: ["read", "edit"],
-    retry: { baseDelayMs: 5, maxDelayMs: 20 },
+    model: { main: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }), retry: { baseDelayMs: 5, maxDelayMs: 20 } },
+    tools: { list: allTools },
+    workspace: { cwd },
     ...options,
+    policy: { autoApprove: ["read", "edit"], ...options.policy },
   });
 }
 
@@ -57,7 +56,7 @@ describe("Task", () => {
   it("abort() while a host is deciding an approval ends the run", async () => {
     let asked = false;
     const task = await start([call("write_to_file", { path: "x.txt", content: "x" })], {
-      autoApprove: [],
+      policy: { autoApprove: [] },
       host: {
         approve: (_request, signal) =>
           new Promise((resolve) => {
@@ -78,7 +77,7 @@ describe("Task", () => {
     const task = await start(
       [call("write_to_file", { path: "a.txt", content: "A" }), call("write_to_file", { path: "b.txt", content: "B" }), call("attempt_completion", { result: "ok" })],
       {
-        autoApprove: [],
+        policy: { autoApprove: [] },
         host: {
           approve: async (request) => {
             decisions.push(`${request.tool}:${request.category}`);
@@ -101,11 +100,13 @@ describe("Task", () => {
     const seen: string[] = [];
     const task = await start([call("read_file", { path: "a.txt" }), call("write_to_file", { path: "w.txt", content: "w" }), call("attempt_completion", { result: "ok" })], {
       hooks: {
-        beforeModel: (request) => ({ ...request, system: `${request.system}\n\nHOOKED-SYSTEM` }),
-        afterModel: (message) => void seen.push(`afterModel:${message.content.length}`),
-        beforeTool: (c) => (c.name === "write_to_file" ? { deny: "writes are frozen" } : undefined),
-        afterTool: (c, result) => (c.name === "read_file" ? { ...result, content: `${String(result.content)}[annotated]` } : undefined),
-        onEvent: (e) => void (e.type === "result" && seen.push("onEvent:result")),
+        loop: {
+          beforeModel: (request) => ({ ...request, system: `${request.system}\n\nHOOKED-SYSTEM` }),
+          afterModel: (message) => void seen.push(`afterModel:${message.content.length}`),
+          beforeTool: (c) => (c.name === "write_to_file" ? { deny: "writes are frozen" } : undefined),
+          afterTool: (c, result) => (c.name === "read_file" ? { ...result, content: `${String(result.content)}[annotated]` } : undefined),
+          onEvent: (e) => void (e.type === "result" && seen.push("onEvent:result")),
+        },
       },
     });
     const subscribed: string[] = [];
@@ -152,7 +153,7 @@ describe("Task", () => {
   });
 
   it("with compaction off, a context-window error is not retried", async () => {
-    const task = await start([{ fault: contextWindowFault() }, call("attempt_completion", { result: "unreachable" })], { compaction: "off" });
+    const task = await start([{ fault: contextWindowFault() }, call("attempt_completion", { result: "unreachable" })], { limits: { compaction: "off" } });
     const { result } = await drain(task.run("huge"));
     expect(result.subtype).toBe("error_during_execution");
     expect(server.requests).toHaveLength(1);
@@ -162,7 +163,7 @@ describe("Task", () => {
     const task = await start([
       { content: [{ type: "tool_use", name: "write_to_file", input: { path: "a.txt", content: "A" } }, { type: "tool_use", name: "read_file", input: { path: "a.txt" } }] },
       call("attempt_completion", { result: "ok" }),
-    ], { autoApprove: ["read"] });
+    ], { policy: { autoApprove: ["read"] } });
     const { events } = await drain(task.run("go"));
     const results = events.filter((e): e is Extract<AgentEvent, { type: "tool_result" }> => e.type === "tool_result");
     expect(results.slice(0, 2).map((r) => [r.name, r.status])).toEqual([["write_to_file", "denied"], ["read_file", "denied"]]);
@@ -170,7 +171,7 @@ describe("Task", () => {
   });
 
   it("refuses a tool that is not offered in the current mode", async () => {
-    const task = await start([call("write_to_file", { path: "a.txt", content: "A" }), call("read_file", { path: "." })], { mode: "plan", maxTurns: 2 });
+    const task = await start([call("write_to_file", { path: "a.txt", content: "A" }), call("read_file", { path: "." })], { policy: { mode: "plan" }, limits: { maxTurns: 2 } });
     const { events } = await drain(task.run("plan it"));
     const init = events[0] as Extract<AgentEvent, { type: "system"; subtype: "init" }>;
     expect(init.tools).not.toContain("write_to_file");

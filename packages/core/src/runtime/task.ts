@@ -35,6 +35,9 @@ import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached }
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { runTurn } from "./turn.js";
 
+/** TaskOptions with the optional groups filled in, so reads need no `?.` on the group. */
+type GroupedOptions = Required<Omit<TaskOptions, "host">> & Pick<TaskOptions, "host">;
+
 export type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 
 const handoffRequest =
@@ -51,7 +54,7 @@ export class Task {
   readonly cwd: string;
   private mode: Mode;
   private messages: Message[];
-  private readonly options: TaskOptions;
+  private readonly options: GroupedOptions;
   private readonly tools: Map<string, AnyTool>;
   private readonly listeners = new Set<(event: AgentEvent) => void>();
   private controller = new AbortController();
@@ -76,21 +79,29 @@ export class Task {
   private journalFailure: JournalFailure | undefined;
 
   constructor(options: TaskOptions) {
-    this.options = options.journal ? { ...options, journal: guardJournal(options.journal, (failure) => this.stopForJournal(failure)) } : options;
-    this.sessionId = options.sessionId ?? randomUUID();
-    this.cwd = realpathSync.native(options.cwd);
-    this.mode = options.mode ?? "act";
-    this.messages = options.messages ? structuredClone(options.messages) : [];
-    this.pendingResults = options.pendingResults;
-    if (options.prior) {
-      this.turns = options.prior.turns;
-      this.usage = { ...options.prior.usage };
-      this.costUsd = options.prior.costUsd;
+    const journal = options.journal ?? {};
+    this.options = {
+      policy: {},
+      limits: {},
+      hooks: {},
+      ...options,
+      journal: journal.store ? { ...journal, store: guardJournal(journal.store, (failure) => this.stopForJournal(failure)) } : journal,
+    };
+    this.sessionId = journal.sessionId ?? randomUUID();
+    this.cwd = realpathSync.native(options.workspace.cwd);
+    this.mode = options.policy?.mode ?? "act";
+    this.messages = journal.messages ? structuredClone(journal.messages) : [];
+    this.pendingResults = journal.pendingResults;
+    if (journal.prior) {
+      this.turns = journal.prior.turns;
+      this.usage = { ...journal.prior.usage };
+      this.costUsd = journal.prior.costUsd;
     }
-    const tools = [...options.tools, ...(options.mcp && options.mcp.servers().some((s) => s.state.status !== "disabled") ? mcpTools(options.mcp) : [])];
+    const mcp = options.tools.mcp;
+    const tools = [...options.tools.list, ...(mcp && mcp.servers().some((s) => s.state.status !== "disabled") ? mcpTools(mcp) : [])];
     this.tools = new Map(tools.map((t) => [t.name, t]));
     this.ignore = new IgnoreRules(this.cwd);
-    this.scratchDir = options.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
+    this.scratchDir = options.tools.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
     this.terminal = this.newTerminal();
   }
 
@@ -101,13 +112,13 @@ export class Task {
 
   /** The browser session of a run, with the configured viewport and Chromium (it is closed when the run ends). */
   private installBrowser(): void {
-    if (!this.options.browser) return;
-    const { viewport, chromiumPath } = this.options.browser;
+    if (!this.options.tools.browser) return;
+    const { viewport, chromiumPath } = this.options.tools.browser;
     useBrowser(this.scratchDir, new BrowserSession({ ...(viewport ? { viewport } : {}), ...(chromiumPath ? { chromiumPath } : {}) }));
   }
 
   private newTerminal(): Terminal {
-    const sandbox = this.options.sandbox?.sandbox;
+    const sandbox = this.options.workspace.sandbox?.sandbox;
     return new Terminal({ scratchDir: this.scratchDir, env: { [taskEnvName]: this.sessionId }, ...(sandbox ? { sandbox } : {}) });
   }
 
@@ -139,7 +150,7 @@ export class Task {
   restore(messages: Message[]): void {
     if (this.running) throw new Error("Cannot restore messages while the task is running; abort it first.");
     this.messages = structuredClone(messages);
-    this.options.journal?.replaceMessages(this.messages);
+    this.options.journal.store?.replaceMessages(this.messages);
   }
 
   setMode(mode: Mode): void {
@@ -154,8 +165,8 @@ export class Task {
     this.installBrowser();
     const channel = new Channel<AgentEvent>();
     const emit = (event: AgentEvent) => {
-      this.options.journal?.event(event);
-      this.options.hooks?.onEvent?.(event);
+      this.options.journal.store?.event(event);
+      this.options.hooks.loop?.onEvent?.(event);
       for (const listener of this.listeners) listener(event);
       channel.push(event);
     };
@@ -192,8 +203,8 @@ export class Task {
     return {
       sessionId: this.sessionId,
       cwd: this.cwd,
-      permissionMode: permissionMode({ mode: this.mode, yolo: this.options.yolo === true }),
-      ...(this.options.transcriptPath ? { transcriptPath: this.options.transcriptPath } : {}),
+      permissionMode: permissionMode({ mode: this.mode, yolo: this.options.policy.yolo === true }),
+      ...(this.options.hooks.transcriptPath ? { transcriptPath: this.options.hooks.transcriptPath } : {}),
     };
   }
 
@@ -203,13 +214,13 @@ export class Task {
 
   /** SessionStart (once) and UserPromptSubmit hooks: context to add, or the reason the prompt is blocked. */
   private async promptHooks(text: string, emit: (event: AgentEvent) => void): Promise<{ blocked?: string; context: string[] }> {
-    const runner = this.options.hookRunner;
+    const runner = this.options.hooks.runner;
     const context: string[] = [];
     if (!runner) return { context };
     if (!this.sessionStarted) {
       this.sessionStarted = true;
-      if (runner.has("SessionStart", this.options.messages?.length ? "resume" : "startup")) {
-        const start = await runner.sessionStart({ ...this.hookSession(), source: this.options.messages?.length ? "resume" : "startup" }, this.controller.signal);
+      if (runner.has("SessionStart", this.options.journal.messages?.length ? "resume" : "startup")) {
+        const start = await runner.sessionStart({ ...this.hookSession(), source: this.options.journal.messages?.length ? "resume" : "startup" }, this.controller.signal);
         this.emitNotices(emit, start.notices);
         if (start.additionalContext) context.push(start.additionalContext);
       }
@@ -233,24 +244,24 @@ export class Task {
   private readonly activePaths = new Set<string>();
 
   private systemPrompt(protocol: ProtocolName, tools: AnyTool[]): string {
-    if (this.options.systemPrompt) return this.options.systemPrompt;
-    const rules = this.options.home ? loadRules({ cwd: this.cwd, home: this.options.home, activePaths: [...this.activePaths] }).text : undefined;
+    if (this.options.model.systemPrompt) return this.options.model.systemPrompt;
+    const rules = this.options.workspace.home ? loadRules({ cwd: this.cwd, home: this.options.workspace.home, activePaths: [...this.activePaths] }).text : undefined;
     return buildSystemPrompt({
       cwd: this.cwd,
       mode: this.mode,
       protocol,
       tools,
-      ...(this.options.customInstructions ? { customInstructions: this.options.customInstructions } : {}),
+      ...(this.options.model.customInstructions ? { customInstructions: this.options.model.customInstructions } : {}),
       ...(rules ? { rules } : {}),
-      ...(this.options.mcp ? { mcp: this.options.mcp.promptSection() } : {}),
-      ...(this.options.sandbox?.sandbox ? { sandbox: this.options.sandbox.sandbox.promptLine() } : {}),
+      ...(this.options.tools.mcp ? { mcp: this.options.tools.mcp.promptSection() } : {}),
+      ...(this.options.workspace.sandbox?.sandbox ? { sandbox: this.options.workspace.sandbox.sandbox.promptLine() } : {}),
     });
   }
 
   /** The person's words, with @-mentions expanded when enabled. */
   private async userText(text: string, emit: (event: AgentEvent) => void): Promise<string> {
-    const first = this.messages.length === 0 && this.options.environmentDetails !== false;
-    const expandedText = this.options.mentions ? await this.expandMentions(text, emit) : text;
+    const first = this.messages.length === 0 && this.options.workspace.environmentDetails !== false;
+    const expandedText = this.options.tools.mentions ? await this.expandMentions(text, emit) : text;
     if (!first) return expandedText;
     return `${expandedText}\n\n${initialEnvironment({ cwd: this.cwd, now: new Date(), mode: this.mode, listing: await this.firstLook() })}`;
   }
@@ -280,7 +291,7 @@ export class Task {
       cwd: this.cwd,
       ignore: this.ignore,
       signal: this.controller.signal,
-      ...(this.options.problemsCommand ? { problemsCommand: this.options.problemsCommand } : {}),
+      ...(this.options.tools.problemsCommand ? { problemsCommand: this.options.tools.problemsCommand } : {}),
     });
     for (const path of expanded.mentioned) this.activePaths.add(path);
     for (const note of expanded.notes) emit({ type: "system", subtype: "notice", level: "warning", message: note });
@@ -289,7 +300,7 @@ export class Task {
 
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
   private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
-    const runner = this.options.hookRunner;
+    const runner = this.options.hooks.runner;
     const reported = this.reported && this.reported.messages <= this.messages.length ? this.reported : undefined;
     // The provider's count of the last request, plus an estimate of what was added since.
     const reportedTokens = reported ? reported.tokens + estimateMessagesTokens(this.messages.slice(reported.messages)) : undefined;
@@ -306,8 +317,8 @@ export class Task {
       messages: this.messages,
       fixedText: request.fixedText,
       model: request.model,
-      ...(this.options.compactionModel ? { compactionModel: this.options.compactionModel } : {}),
-      strategy: this.options.compaction ?? "auto",
+      ...(this.options.model.compaction ? { compactionModel: this.options.model.compaction } : {}),
+      strategy: this.options.limits.compaction ?? "auto",
       signal: this.controller.signal,
       ...(force ? { force } : {}),
     });
@@ -315,14 +326,14 @@ export class Task {
     if (fitted.actions.length === 0) return;
     this.reported = undefined; // the conversation changed shape; recount from scratch
     this.messages = fitted.messages;
-    this.options.journal?.replaceMessages(this.messages);
+    this.options.journal.store?.replaceMessages(this.messages);
     const trigger = force === "compact" ? "manual" : "auto";
     emit({ type: "system", subtype: "compact_boundary", compact_metadata: { trigger, pre_tokens: fitted.tokensBefore, post_tokens: fitted.tokensAfter, actions: fitted.actions.map((a) => a.kind) } });
   }
 
   /** SessionEnd hooks: the host calls this when the person's session with the task ends. */
   async endSession(reason: string): Promise<void> {
-    const runner = this.options.hookRunner;
+    const runner = this.options.hooks.runner;
     if (!runner?.has("SessionEnd")) return;
     const outcome = await runner.sessionEnd({ ...this.hookSession(), reason }, this.controller.signal);
     for (const n of outcome.notices) for (const listener of this.listeners) listener({ type: "system", subtype: "notice", level: n.level, message: n.message });
@@ -340,11 +351,11 @@ export class Task {
 
   /** /compact: summarise the conversation now, whatever its size. */
   async compact(): Promise<void> {
-    const protocol = protocolFor(this.options.protocol ?? "native");
+    const protocol = protocolFor(this.options.model.protocol ?? "native");
     const tools = [...this.tools.values()].filter((t) => t.modes.includes(this.mode));
     const system = this.systemPrompt(protocol.name, tools);
     const events: AgentEvent[] = [];
-    await this.fit((e) => events.push(e), { fixedText: system, model: this.options.model }, "compact");
+    await this.fit((e) => events.push(e), { fixedText: system, model: this.options.model.main }, "compact");
     for (const event of events) for (const listener of this.listeners) listener(event);
   }
 
@@ -354,7 +365,7 @@ export class Task {
    * change is reported once (and can be undone like a step of the agent's).
    */
   private async changesOutsideTheAgent(emit: (event: AgentEvent) => void): Promise<string | undefined> {
-    const checkpoints = this.options.checkpoints;
+    const checkpoints = this.options.workspace.checkpoints;
     // No baseline yet (a first index still running, or put off): nothing to compare with, and no step waits for it.
     if (!checkpoints || !this.lastCheckpoint) return undefined;
     await this.checkpointing;
@@ -382,14 +393,14 @@ export class Task {
    * pointing at the latest checkpoint when nothing changed.
    */
   private checkpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope = {}): void {
-    if (!this.options.checkpoints) return;
+    if (!this.options.workspace.checkpoints) return;
     // The conversation's length now: the checkpoint belongs to this point of it, however long it takes.
     const messageIndex = this.messages.length;
     this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint(label, emit, scope, messageIndex));
   }
 
   private async makeCheckpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope, messageIndex: number): Promise<void> {
-    const checkpoints = this.options.checkpoints;
+    const checkpoints = this.options.workspace.checkpoints;
     if (!checkpoints) return;
     try {
       const made = await checkpoints.step(label, {
@@ -426,7 +437,7 @@ export class Task {
 
   /** "task completed": the latest checkpoint when nothing can have changed since it was compared with the workspace. */
   private checkpointEnd(emit: (event: AgentEvent) => void): void {
-    if (!this.options.checkpoints) return;
+    if (!this.options.workspace.checkpoints) return;
     const messageIndex = this.messages.length;
     this.checkpointing = this.checkpointing.then(async () => {
       if (this.baselineDeferred) return; // nothing was changed, so there is nothing to go back to
@@ -448,13 +459,13 @@ export class Task {
 
   private recordCheckpoint(hash: string, label: string, changedFiles: number, messageIndex: number, emit: (event: AgentEvent) => void): void {
     this.lastCheckpoint = hash;
-    this.options.journal?.checkpoint?.({ hash, messageIndex, label, createdAt: new Date().toISOString() });
+    this.options.journal.store?.checkpoint?.({ hash, messageIndex, label, createdAt: new Date().toISOString() });
     emit({ type: "checkpoint", hash, message_index: messageIndex, label, changed_files: changedFiles });
   }
 
   private record(message: Message): void {
     this.messages.push(message);
-    this.options.journal?.message(message);
+    this.options.journal.store?.message(message);
   }
 
   private appendUser(text: string): void {
@@ -462,7 +473,7 @@ export class Task {
   }
 
   private journalState(status: TaskState["status"], result?: string): void {
-    this.options.journal?.state({
+    this.options.journal.store?.state({
       mode: this.mode,
       status,
       turns: this.turns,
@@ -481,17 +492,18 @@ export class Task {
       cwd: this.cwd,
       ignore: this.ignore,
       scratchDir: this.scratchDir,
-      home: options.home,
+      home: options.workspace.home,
       modelSupportsImages: model.info.supportsImages,
       terminal: this.terminal,
-      commandPermissions: options.commandPermissions,
-      approvalRequiredCommands: options.approvalRequiredCommands ?? [],
+      files: options.tools.files,
+      commandPermissions: options.policy.commandPermissions,
+      approvalRequiredCommands: options.policy.approvalRequiredCommands ?? [],
       approval,
       history: this.callHistory,
-      hookRunner: options.hookRunner,
+      hookRunner: options.hooks.runner,
       hookSession: this.hookSession(),
       host: options.host ?? {},
-      hooks: options.hooks ?? {},
+      hooks: options.hooks.loop ?? {},
       signal: this.controller.signal,
       emit,
     };
@@ -524,7 +536,7 @@ export class Task {
       const outside = await this.changesOutsideTheAgent(emit);
       if (outside) notes.push(outside);
     }
-    if (this.options.environmentDetails !== false) {
+    if (this.options.workspace.environmentDetails !== false) {
       notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.contextTokens, contextWindow: model.info.contextWindow }));
     }
     const background = this.terminal.updates();
@@ -534,34 +546,34 @@ export class Task {
 
   private async drive(text: string, emit: (event: AgentEvent) => void): Promise<TaskResult> {
     const options = this.options;
-    const protocol = protocolFor(options.protocol ?? "native");
+    const protocol = protocolFor(options.model.protocol ?? "native");
     const started = Date.now();
     const turnsAtStart = this.turns;
     let apiMs = 0;
     const denials: TaskResult["permission_denials"] = [];
-    const approval: ApprovalSettings = { yolo: options.yolo === true, autoApprove: new Set(options.autoApprove ?? []) };
+    const approval: ApprovalSettings = { yolo: options.policy.yolo === true, autoApprove: new Set(options.policy.autoApprove ?? []) };
     const offered = () => {
       // Native protocol: tools of MCP servers whose schemas the model has loaded become tools of their own.
-      if (protocol.name === "native" && options.mcp) {
-        for (const tool of nativeMcpTools(options.mcp, [...this.mcpLoaded])) if (!this.tools.has(tool.name)) this.tools.set(tool.name, tool);
+      if (protocol.name === "native" && options.tools.mcp) {
+        for (const tool of nativeMcpTools(options.tools.mcp, [...this.mcpLoaded])) if (!this.tools.has(tool.name)) this.tools.set(tool.name, tool);
       }
       return offeredTools([...this.tools.values()].filter((t) => t.modes.includes(this.mode)), this.toolsCalled);
     };
-    const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+    const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.model.retry };
 
     emit({
       type: "system",
       subtype: "init",
       session_id: this.sessionId,
       cwd: this.cwd,
-      model: options.model.id,
-      provider: options.model.provider,
+      model: options.model.main.id,
+      provider: options.model.main.provider,
       protocol: protocol.name,
       mode: this.mode,
       tools: offered().map((t) => t.name),
       permissionMode: approval.yolo ? "yolo" : "default",
       auto_approve: [...approval.autoApprove],
-      sandbox: options.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" },
+      sandbox: options.workspace.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" },
     });
 
     const finish = async (subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): Promise<TaskResult> => {
@@ -571,7 +583,7 @@ export class Task {
       }
       if (subtype === "success") this.checkpointEnd(emit);
       await this.checkpointing;
-      this.options.checkpoints?.packInBackground();
+      this.options.workspace.checkpoints?.packInBackground();
       const outcome: TaskResult = {
         subtype,
         is_error: subtype !== "success" && subtype !== "needs_input",
@@ -596,12 +608,12 @@ export class Task {
       for (const message of repaired.slice(this.messages.length)) this.record(message);
       this.pendingResults = undefined;
     }
-    const command = parseSlashCommand(text, { cwd: this.cwd, ...(options.home ? { home: options.home } : {}) });
+    const command = parseSlashCommand(text, { cwd: this.cwd, ...(options.workspace.home ? { home: options.workspace.home } : {}) });
     if (command?.kind === "compact") {
-      await this.fit(emit, { fixedText: this.systemPrompt(protocol.name, offered()), model: options.model }, "compact");
+      await this.fit(emit, { fixedText: this.systemPrompt(protocol.name, offered()), model: options.model.main }, "compact");
       text = command.rest || "[The conversation was compacted at the user's request. Continue the task from the summary.]";
     } else if (command?.kind === "newtask") {
-      const handoff = await this.handoff(command.rest, options.model);
+      const handoff = await this.handoff(command.rest, options.model.main);
       return finish("success", handoff, { new_task: handoff });
     } else if (command?.kind === "text") {
       text = command.text;
@@ -615,14 +627,14 @@ export class Task {
     this.journalState("running");
     let mistakes = 0;
     let compactRetried = false;
-    let model = options.model;
-    const maxMistakes = options.maxMistakes ?? 3;
+    let model = options.model.main;
+    const maxMistakes = options.limits.maxMistakes ?? 3;
     for (let transition: Transition = "start"; ; ) {
-      if (options.maxBudgetUsd !== undefined && this.costUsd !== null && this.costUsd >= options.maxBudgetUsd) {
-        return finish("error_max_budget_usd", `Stopped: the task has cost $${this.costUsd.toFixed(4)}, reaching the budget of $${options.maxBudgetUsd} (--max-budget-usd).`);
+      if (options.limits.maxBudgetUsd !== undefined && this.costUsd !== null && this.costUsd >= options.limits.maxBudgetUsd) {
+        return finish("error_max_budget_usd", `Stopped: the task has cost $${this.costUsd.toFixed(4)}, reaching the budget of $${options.limits.maxBudgetUsd} (--max-budget-usd).`);
       }
-      if (turnLimitReached(this.turns - turnsAtStart, options.maxTurns)) {
-        return finish("error_max_turns", `Stopped after ${options.maxTurns} turns without completing the task (--max-turns).`);
+      if (turnLimitReached(this.turns - turnsAtStart, options.limits.maxTurns)) {
+        return finish("error_max_turns", `Stopped after ${options.limits.maxTurns} turns without completing the task (--max-turns).`);
       }
       this.turns++;
       emit({ type: "turn_start", turn: this.turns, reason: transition });
@@ -639,18 +651,18 @@ export class Task {
       this.upToDate = false;
       const outcome = await runTurn({
         model,
-        fallbackModel: model === options.fallbackModel ? undefined : options.fallbackModel,
+        fallbackModel: model === options.model.fallback ? undefined : options.model.fallback,
         protocol,
         tools,
         system,
         messages: this.messages,
         retry,
-        maxContinuations: options.maxContinuations ?? 3,
-        hooks: options.hooks ?? {},
+        maxContinuations: options.limits.maxContinuations ?? 3,
+        hooks: options.hooks.loop ?? {},
         callEnv: this.callEnv(model, approval, emit),
         signal: this.controller.signal,
         emit,
-        journal: options.journal,
+        journal: options.journal.store,
         beforeWrite: () => this.readyForWrites(emit),
         costSoFar: this.costUsd,
       });
@@ -659,7 +671,7 @@ export class Task {
       apiMs += outcome.apiMs;
 
       if (outcome.kind === "aborted") return finish("error_aborted", "The task was stopped.");
-      if (outcome.kind === "failed" && outcome.error.kind === "context_window" && !compactRetried && options.compaction !== "off") {
+      if (outcome.kind === "failed" && outcome.error.kind === "context_window" && !compactRetried && options.limits.compaction !== "off") {
         // The provider counted more than we did: shrink once more and retry the same turn.
         compactRetried = true;
         this.turns--;
@@ -707,7 +719,7 @@ export class Task {
 
       const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.get(e.call.name)?.kind === "edit" || this.tools.get(e.call.name)?.kind === "command"));
       const notes = [...outcome.notes, ...(await this.environmentNotes(changing.length > 0, model, emit))];
-      const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.loopDetection });
+      const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.limits.loopDetection });
       if (loop.level === "warn") {
         notes.push(loopWarning(loop));
         emit({ type: "system", subtype: "notice", level: "warning", message: loop.reason });
@@ -721,8 +733,8 @@ export class Task {
       }
       const endRun = outcome.executed.find((e) => e.endRun)?.endRun;
       let stopBlocked: string | undefined;
-      if (control?.type === "complete" && !endRun && options.hookRunner?.has("Stop")) {
-        const stop = await options.hookRunner.stop({ ...this.hookSession(), continuations: stopContinuations }, this.controller.signal);
+      if (control?.type === "complete" && !endRun && options.hooks.runner?.has("Stop")) {
+        const stop = await options.hooks.runner.stop({ ...this.hookSession(), continuations: stopContinuations }, this.controller.signal);
         this.emitNotices(emit, stop.notices);
         if (stop.block) {
           stopContinuations++;

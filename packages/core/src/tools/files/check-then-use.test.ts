@@ -59,10 +59,10 @@ async function approvedWithSwap(step: ScriptedTurn, swap: (request: ApprovalRequ
   server = await startScriptedModelServer({ turns: [step, call("attempt_completion", { result: "done" })] });
   const approvals: string[] = [];
   const task = new Task({
-    model: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }),
-    tools: allTools,
-    cwd: ws,
-    autoApprove,
+    model: { main: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }) },
+    tools: { list: allTools },
+    workspace: { cwd: ws },
+    policy: { autoApprove },
     host: {
       approve: async (request) => {
         approvals.push(request.category);
