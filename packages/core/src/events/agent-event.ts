@@ -129,6 +129,8 @@ export type AgentEvent =
     }
   /** The workspace was checkpointed; restoring it (and the conversation to `message_index`) undoes what came after. */
   | { type: "checkpoint"; hash: string; message_index: number; label: string; changed_files: number }
+  /** The model's checklist of the task (the focus chain), each time it changes. */
+  | { type: "task_progress"; items: Array<{ text: string; done: boolean }> }
   | { type: "usage"; model: string; usage: UsageJson; cost_usd: number | null; total_cost_usd: number | null }
   | { type: "question"; id: string; question: string; options: string[] }
   | { type: "error"; message: string; kind: string }

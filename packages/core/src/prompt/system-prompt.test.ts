@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nativeProtocol } from "../protocol/native.js";
+import { nativeProtocol, nativeProtocolWith } from "../protocol/native.js";
 import { CommandSandbox } from "../sandbox/index.js";
 import { xmlToolSection } from "../protocol/xml/xml-protocol.js";
 import { offeredTools } from "../tools/brief-tools.js";
@@ -20,7 +20,8 @@ describe("what the model sees", () => {
     for (const protocol of ["xml", "native"] as const) {
       it(`system prompt: ${mode} mode, ${protocol} protocol`, async () => {
         const tools = offeredTools(allTools.filter((t) => t.modes.includes(mode)), new Set());
-        const prompt = buildSystemPrompt({ cwd: "/work/project", mode, protocol, tools, system, sandbox });
+        // As a task sends it by default: the focus chain is on.
+        const prompt = buildSystemPrompt({ cwd: "/work/project", mode, protocol, tools, system, sandbox, taskProgress: true });
         await expect(prompt).toMatchFileSnapshot(`__snapshots__/system-prompt.${mode}.${protocol}.txt`);
       });
     }
@@ -32,7 +33,7 @@ describe("what the model sees", () => {
   });
 
   it("native tool schemas of the first request", async () => {
-    const specs = nativeProtocol.requestTools(offeredTools(allTools, new Set()));
+    const specs = nativeProtocolWith(true).requestTools(offeredTools(allTools, new Set()));
     await expect(JSON.stringify(specs, null, 2)).toMatchFileSnapshot("__snapshots__/native-tools.first-request.json");
   });
 

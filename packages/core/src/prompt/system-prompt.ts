@@ -1,6 +1,7 @@
 import os from "node:os";
 import type { ProtocolName } from "../protocol/types.js";
 import { xmlToolSection } from "../protocol/xml/xml-protocol.js";
+import { taskProgressRule } from "./focus-chain-text.js";
 import { isBriefForm } from "../tools/brief-tools.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 
@@ -17,6 +18,8 @@ export type SystemPromptInput = {
   mcp?: string;
   /** What the OS sandbox lets commands do, in one line (CommandSandbox.promptLine); absent without a sandbox. */
   sandbox?: string;
+  /** The focus chain is on: the rules say what task_progress is. */
+  taskProgress?: boolean;
   system?: { platform: string; shell: string; home: string };
 };
 
@@ -42,6 +45,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     "Don't ask what a tool can tell you; ask only when the task is truly ambiguous.",
     "When a tool fails or is denied, read why and adapt; don't repeat the same call.",
     "Be brief in prose. Don't end with questions or offers of more help.",
+    input.taskProgress ? taskProgressRule : undefined,
     input.tools.some(isBriefForm) ? "A tool described in one line gets its full description once you call it: call it directly." : undefined,
   ];
   const sections = [

@@ -1,14 +1,16 @@
 export type { CallOutcome, ParsedCall, ProtocolEvent, ProtocolName, ToolProtocol, TurnParser } from "./types.js";
 export { coerceXmlParams } from "./coerce.js";
-export { nativeProtocol, toolSpec } from "./native.js";
+export { nativeProtocol, nativeProtocolWith, toolSpec } from "./native.js";
+export { takeTaskProgress, taskProgressParam } from "./task-progress.js";
 export { textCallNote } from "./text-calls.js";
 export { xmlProtocol, xmlToolSection } from "./xml/xml-protocol.js";
 export { XmlStreamParser, type XmlParseEvent, type XmlToolSpec } from "./xml/stream-parser.js";
 
-import { nativeProtocol } from "./native.js";
+import { nativeProtocolWith } from "./native.js";
 import type { ProtocolName, ToolProtocol } from "./types.js";
 import { xmlProtocol } from "./xml/xml-protocol.js";
 
-export function protocolFor(name: ProtocolName): ToolProtocol {
-  return name === "xml" ? xmlProtocol : nativeProtocol;
+/** `taskProgress`: native tools offer the focus chain's parameter (xml tools learn of it from the prompt). */
+export function protocolFor(name: ProtocolName, options: { taskProgress?: boolean } = {}): ToolProtocol {
+  return name === "xml" ? xmlProtocol : nativeProtocolWith(options.taskProgress === true);
 }

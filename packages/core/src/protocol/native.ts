@@ -3,11 +3,14 @@ import { parameterSchema } from "../tools/describe-parameters.js";
 import type { AnyTool } from "../tools/tool.js";
 import { splitDescription } from "./describe-tool.js";
 import { toolResultText } from "./result-text.js";
+import { takeTaskProgress, taskProgressParam, withTaskProgress } from "./task-progress.js";
 import { TextCalls } from "./text-calls.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "./types.js";
 
-export function toolSpec(tool: AnyTool): ToolSpec {
-  return { name: tool.name, description: splitDescription(tool).prose, inputSchema: parameterSchema(tool) };
+/** `taskProgress`: offer the focus chain's task_progress parameter too. */
+export function toolSpec(tool: AnyTool, taskProgress = false): ToolSpec {
+  const schema = parameterSchema(tool);
+  return { name: tool.name, description: splitDescription(tool).prose, inputSchema: taskProgress ? withTaskProgress(schema) : schema };
 }
 
 function parseArgs(argsText: string): { input: Record<string, unknown>; error?: string } {
@@ -46,8 +49,9 @@ class NativeParser implements TurnParser {
       case "tool-call-delta":
         return [{ type: "call-delta", id: event.id, name: this.names.get(event.id) ?? "", param: null, text: event.argsText }];
       case "tool-call": {
-        const { input, error } = parseArgs(event.argsText);
-        const call: ParsedCall = { id: event.id, name: event.name, input, ...(error ? { inputError: error } : {}) };
+        const parsed = parseArgs(event.argsText);
+        const { input, taskProgress } = takeTaskProgress(parsed.input);
+        const call: ParsedCall = { id: event.id, name: event.name, input, ...(parsed.error ? { inputError: parsed.error } : {}), ...(taskProgress ? { taskProgress } : {}) };
         return [{ type: "call", call }];
       }
       case "finish":
@@ -67,33 +71,39 @@ class NativeParser implements TurnParser {
 }
 
 /** The provider's own function calling: tools go in the request as JSON schemas. */
-export const nativeProtocol: ToolProtocol = {
-  name: "native",
-  requestTools: (tools) => tools.map(toolSpec),
-  createParser: (tools, messageId) => new NativeParser(tools, messageId),
-  assistantMessage(text: string, reasoning: ReasoningPart[], calls: ParsedCall[]): AssistantMessage {
-    return {
-      role: "assistant",
-      content: [
-        ...reasoning,
-        ...(text ? [{ type: "text" as const, text }] : []),
-        ...calls.map((c) => ({ type: "tool-call" as const, id: c.id, name: c.name, input: c.input })),
-      ],
-    };
-  },
-  resultsMessage(outcomes: CallOutcome[], notes: string[]): UserMessage {
-    return {
-      role: "user",
-      content: [
-        ...outcomes.map(({ call, result }) => ({
-          type: "tool-result" as const,
-          toolCallId: call.id,
-          toolName: call.name,
-          isError: result.isError === true,
-          content: typeof result.content === "string" ? [{ type: "text" as const, text: toolResultText(result) }] : result.content,
-        })),
-        ...notes.map((text) => ({ type: "text" as const, text })),
-      ],
-    };
-  },
-};
+export const nativeProtocol: ToolProtocol = nativeProtocolWith(false);
+
+/** `taskProgress`: every tool's schema offers task_progress (the focus chain). */
+export function nativeProtocolWith(taskProgress: boolean): ToolProtocol {
+  return {
+    name: "native",
+    requestTools: (tools) => tools.map((tool) => toolSpec(tool, taskProgress)),
+    createParser: (tools, messageId) => new NativeParser(tools, messageId),
+    assistantMessage(text: string, reasoning: ReasoningPart[], calls: ParsedCall[]): AssistantMessage {
+      return {
+        role: "assistant",
+        content: [
+          ...reasoning,
+          ...(text ? [{ type: "text" as const, text }] : []),
+          // The checklist stays in the conversation as the model wrote it: its own calls, unaltered.
+          ...calls.map((c) => ({ type: "tool-call" as const, id: c.id, name: c.name, input: c.taskProgress ? { ...c.input, [taskProgressParam]: c.taskProgress } : c.input })),
+        ],
+      };
+    },
+    resultsMessage(outcomes: CallOutcome[], notes: string[]): UserMessage {
+      return {
+        role: "user",
+        content: [
+          ...outcomes.map(({ call, result }) => ({
+            type: "tool-result" as const,
+            toolCallId: call.id,
+            toolName: call.name,
+            isError: result.isError === true,
+            content: typeof result.content === "string" ? [{ type: "text" as const, text: toolResultText(result) }] : result.content,
+          })),
+          ...notes.map((text) => ({ type: "text" as const, text })),
+        ],
+      };
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import type { AnyTool } from "../tools/tool.js";
 import { coerceXmlParams } from "./coerce.js";
+import { takeTaskProgress } from "./task-progress.js";
 import type { ParsedCall } from "./types.js";
 import { ambiguityError } from "./xml/ambiguity-error.js";
 import { XmlStreamParser, type XmlParseEvent } from "./xml/stream-parser.js";
@@ -44,13 +45,15 @@ export class TextCalls {
     return this.ends.flatMap((e): ParsedCall[] => {
       const tool = this.byName.get(e.name);
       if (!tool || e.truncated || e.fenced) return [];
-      const input = coerceXmlParams(tool.parameters, e.params);
+      const { input: params, taskProgress } = takeTaskProgress(e.params);
+      const input = coerceXmlParams(tool.parameters, params as Record<string, string>);
       return [
         {
           id: `${this.messageId}_text_${e.index}`,
           name: e.name,
           input,
           fromText: true,
+          ...(taskProgress ? { taskProgress } : {}),
           ...(e.ambiguous ? { inputError: ambiguityError(e.name, e.ambiguous) } : {}),
         },
       ];

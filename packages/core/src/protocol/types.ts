@@ -16,6 +16,8 @@ export type ParsedCall = {
    * function calls.
    */
   fromText?: true;
+  /** The focus chain's checklist sent with this call (taken out of `input`; see task-progress.ts). */
+  taskProgress?: string;
 };
 
 /** What the loop sees of a model stream, whatever the protocol. */

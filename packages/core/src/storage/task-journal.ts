@@ -10,6 +10,8 @@ export type TaskState = {
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };
   totalCostUsd: number | null;
   result?: string;
+  /** The focus chain's latest checklist, so a resumed task and its readers have it. */
+  taskProgress?: Array<{ text: string; done: boolean }>;
 };
 
 /**

@@ -4,12 +4,14 @@ import type { AnyTool } from "../../tools/tool.js";
 import { coerceXmlParams } from "../coerce.js";
 import { splitDescription } from "../describe-tool.js";
 import { toolResultText } from "../result-text.js";
+import { takeTaskProgress, taskProgressParam } from "../task-progress.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../types.js";
 import { ambiguityError } from "./ambiguity-error.js";
 import { XmlStreamParser, type XmlParseEvent, type XmlToolSpec } from "./stream-parser.js";
 
+/** Every tool's parameters, and task_progress (the focus chain's checklist, taken out before validation). */
 export function xmlSpec(tool: AnyTool): XmlToolSpec {
-  return { name: tool.name, params: Object.keys(tool.parameters.shape), rawParams: tool.rawParameters ?? [] };
+  return { name: tool.name, params: [...Object.keys(tool.parameters.shape), taskProgressParam], rawParams: tool.rawParameters ?? [] };
 }
 
 class XmlTurnParser implements TurnParser {
@@ -64,13 +66,14 @@ class XmlTurnParser implements TurnParser {
           break;
         case "tool-end": {
           const tool = this.byName.get(e.name);
-          const input = tool ? coerceXmlParams(tool.parameters, e.params) : { ...e.params };
+          const { input: params, taskProgress } = takeTaskProgress(e.params);
+          const input = tool ? coerceXmlParams(tool.parameters, params as Record<string, string>) : params;
           const inputError = e.ambiguous
             ? ambiguityError(e.name, e.ambiguous)
             : e.truncated
               ? `The <${e.name}> block was cut off before its closing tag </${e.name}>.`
               : undefined;
-          const call: ParsedCall = { id: this.callId(e.index), name: e.name, input, ...(inputError ? { inputError } : {}) };
+          const call: ParsedCall = { id: this.callId(e.index), name: e.name, input, ...(inputError ? { inputError } : {}), ...(taskProgress ? { taskProgress } : {}) };
           out.push({ type: "call", call });
           break;
         }
