@@ -8,7 +8,9 @@ import { UsageError } from "./usage-error.js";
 // terminal UI or the MCP SDK (issue 13: start only what a command needs).
 const runArgs = () => import("./run-args.js");
 const commands = {
+  acp: () => import("./acp/acp-command.js"),
   checkpoints: () => import("./commands/checkpoints.js"),
+  fleet: () => import("./fleet/index.js"),
   interactive: () => import("./commands/interactive.js"),
   mcp: () => import("./commands/mcp.js"),
   history: () => import("./commands/history.js"),
@@ -33,6 +35,8 @@ Usage:
   cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
   cairn mcp list|add|remove|test|approve    MCP servers (see cairn mcp --help)
   cairn trust [--cwd dir] | --list | --revoke  review and trust a repository's hooks and MCP servers
+  cairn acp [run options]                   serve an editor over the Agent Client Protocol (stdio)
+  cairn fleet add|worker|status|watch|result|cancel|retry  many tasks on many machines (Redis)
   cairn --version
 
 Run \`cairn run --help\` for the options. Keys come from the environment:
@@ -81,6 +85,16 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       }
       return await (await commands.resume()).resumeCommand(args, io);
     }
+    if (command === "acp") {
+      const { parseRunArgs } = await runArgs();
+      const acp = await commands.acp();
+      const args = parseRunArgs(rest, process.cwd());
+      if (args === "help") {
+        io.stdout(`${acp.acpHelp}\n`);
+        return 0;
+      }
+      return await acp.acpCommand(args, io, version);
+    }
     if (command === "history") return (await commands.history()).historyCommand(rest, io);
     if (command === "show") return (await commands.history()).showCommand(rest, io);
     if (command === "delete") return (await commands.history()).deleteCommand(rest, io);
@@ -88,6 +102,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "checkpoints") return await (await commands.checkpoints()).checkpointsCommand(rest, io);
     if (command === "mcp") return await (await commands.mcp()).mcpCommand(rest, io);
     if (command === "trust") return (await commands.trust()).trustCommand(rest, io);
+    if (command === "fleet") return await (await commands.fleet()).fleetCommand(rest, io);
     // At a terminal, anything else is a task (or options) for an interactive session; a single
     // lowercase word is more likely a mistyped command than a task.
     if (atTerminal && !(argv.length === 1 && /^[a-z-]+$/.test(command))) {

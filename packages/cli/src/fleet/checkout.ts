@@ -1,0 +1,74 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** git with an identity and no prompts: a worker has nobody to type a password. */
+async function git(args: string[], cwd?: string): Promise<string> {
+  const { stdout } = await run("git", ["-c", "user.name=cairn fleet", "-c", "user.email=fleet@cairn.invalid", "-c", "commit.gpgsign=false", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** Fetches into one mirror at a time per repository in this process; other processes are git's to lock. */
+const fetching = new Map<string, Promise<void>>();
+
+/**
+ * A bare mirror of the repository under the worker's cache, cloned once and fetched before each job,
+ * so a scratch checkout copies nothing over the network that the machine already has.
+ */
+async function mirrorOf(repo: string, cacheDir: string): Promise<string> {
+  const mirror = path.join(cacheDir, "mirrors", `${createHash("sha256").update(repo).digest("hex").slice(0, 16)}.git`);
+  const previous = fetching.get(mirror) ?? Promise.resolve();
+  const next = previous.catch(() => {}).then(async () => {
+    if (existsSync(path.join(mirror, "HEAD"))) await git(["fetch", "--prune", "--quiet", "origin"], mirror);
+    else {
+      mkdirSync(path.dirname(mirror), { recursive: true });
+      const partial = `${mirror}.${process.pid}.tmp`;
+      rmSync(partial, { recursive: true, force: true });
+      await git(["clone", "--mirror", "--quiet", repo, partial]);
+      // Another worker on this machine may have finished first; its mirror is as good as ours.
+      try {
+        renameSync(partial, mirror);
+      } catch {
+        rmSync(partial, { recursive: true, force: true });
+      }
+    }
+  });
+  fetching.set(mirror, next);
+  await next;
+  return mirror;
+}
+
+export type Checkout = { dir: string; base: string };
+
+/** A scratch working tree of the repository at `ref` (default its HEAD), on branch `branch`. */
+export async function checkout(repo: string, ref: string | undefined, branch: string, cacheDir: string, scratchDir: string): Promise<Checkout> {
+  const mirror = await mirrorOf(repo, cacheDir);
+  rmSync(scratchDir, { recursive: true, force: true });
+  mkdirSync(path.dirname(scratchDir), { recursive: true });
+  await git(["clone", "--quiet", "--shared", "--no-checkout", mirror, scratchDir]);
+  const base = (await git(["rev-parse", "--verify", `${ref ?? "HEAD"}^{commit}`], scratchDir)).trim();
+  await git(["checkout", "--quiet", "-B", branch, base], scratchDir);
+  return { dir: scratchDir, base };
+}
+
+/**
+ * Commits whatever the run changed on the job's branch and pushes it to the repository (its remote,
+ * or the local repository itself). Returns the files changed; none means nothing was pushed.
+ */
+export async function commitAndPush(work: Checkout, repo: string, branch: string, message: string): Promise<string[]> {
+  await git(["add", "-A"], work.dir);
+  const staged = (await git(["diff", "--cached", "--name-only", "-z"], work.dir)).split("\0").filter(Boolean);
+  if (staged.length === 0) return [];
+  await git(["commit", "--quiet", "--no-verify", "-m", message], work.dir);
+  // Forced: a job taken up again after its worker died owns its branch; the first try's push, if any, is stale.
+  await git(["push", "--quiet", "--force", repo, `${branch}:refs/heads/${branch}`], work.dir);
+  return staged;
+}

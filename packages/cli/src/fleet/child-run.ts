@@ -1,0 +1,62 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const guardPath = fileURLToPath(new URL("./run-guard.js", import.meta.url));
+const cairnBin = fileURLToPath(new URL("../../bin/cairn.js", import.meta.url));
+
+export type RunEvent = Record<string, unknown> & { type: string };
+
+export type ChildRunEnd = {
+  exitCode: number | null;
+  /** The run's final `result` event, absent when it died before writing one. */
+  result: RunEvent | undefined;
+  /** The last `error` event (a failed model request carries its kind: rate_limit, network…). */
+  lastError: RunEvent | undefined;
+  /** The end of stderr, for a failure that wrote no event. */
+  stderrTail: string;
+};
+
+/**
+ * Runs `cairn run --json` in `cwd` as a child of the run guard (see run-guard.ts), handing each
+ * event to `onEvent` as its line arrives. Aborting the signal closes the guard's pipe, which ends
+ * the run and everything it started.
+ */
+export function runCairnChild(flags: string[], task: string, cwd: string, signal: AbortSignal, onEvent: (event: RunEvent) => void): Promise<ChildRunEnd> {
+  const child = spawn(process.execPath, [guardPath, process.execPath, cairnBin, "run", ...flags, "--json", "--cwd", cwd, "--", task], {
+    cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: process.env,
+  });
+  let result: RunEvent | undefined;
+  let lastError: RunEvent | undefined;
+  let stderrTail = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-2000);
+  });
+  const lines = createInterface({ input: child.stdout });
+  lines.on("line", (line) => {
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return; // --json writes only events to stdout; anything else is not ours to forward
+    }
+    if (typeof event !== "object" || event === null || typeof (event as { type?: unknown }).type !== "string") return;
+    const typed = event as RunEvent;
+    if (typed.type === "result") result = typed;
+    if (typed.type === "error") lastError = typed;
+    onEvent(typed);
+  });
+  const stop = () => child.stdin.end();
+  if (signal.aborted) stop();
+  else signal.addEventListener("abort", stop, { once: true });
+  child.stdin.on("error", () => {}); // the guard may be gone already
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      signal.removeEventListener("abort", stop);
+      resolve({ exitCode: code, result, lastError, stderrTail });
+    });
+  });
+}

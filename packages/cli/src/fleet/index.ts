@@ -1,0 +1,1 @@
+export { fleetCommand } from "./fleet-command.js";

@@ -1,0 +1,185 @@
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { UnrecoverableError, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { parseRunArgs } from "../run-args.js";
+import { checkout, commitAndPush } from "./checkout.js";
+import { runCairnChild, type RunEvent } from "./child-run.js";
+import { eventWriter } from "./event-stream.js";
+import { fleetJobSchema, transientErrorKinds, type FleetJob, type FleetResult } from "./fleet-job.js";
+import { fleetKeys, retentionSeconds } from "./fleet-keys.js";
+import { branchFor } from "./job-id.js";
+import { pauseProvider, takeProviderPlace, waitForProvider } from "./provider-gate.js";
+
+export type WorkerContext = {
+  redis: Redis;
+  name: string;
+  /** Mirrors of repositories (kept) and scratch checkouts (one per running job, removed after). */
+  cacheDir: string;
+  /** At most this many jobs at once per provider, across every worker (none: no cap). */
+  providerCaps: ReadonlyMap<string, number>;
+  /** How long every worker holds back from a provider after a 429 that named no retry-after. */
+  rateLimitPauseMs: number;
+  log: (line: string) => void;
+};
+
+/** Why a run was stopped from outside: asked by `fleet cancel`, or out of time. */
+export type StopReason = "cancelled" | "timed_out";
+
+const short = (text: string, max = 60) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** Providers answer 429 to too many requests and 529 (or 503) when overloaded: either way, everyone slows down. */
+function isRateLimit(event: RunEvent): boolean {
+  if (event.type === "system" && event.subtype === "api_retry") return event.error_status === 429 || event.error_status === 529;
+  return event.type === "error" && (event.kind === "rate_limit" || event.kind === "overloaded");
+}
+
+/**
+ * One job on one worker: wait for the provider's turn, check the repository out, run the task as a
+ * child `cairn run`, forward its events to the job's stream, commit and push what changed, and
+ * return the result. A passing failure (429, overload, network) is thrown, for BullMQ to retry with
+ * backoff; anything else is the job's result, or an UnrecoverableError that ends it.
+ */
+export async function processJob(job: Job, ctx: WorkerContext, stop: AbortController): Promise<FleetResult> {
+  const parsed = fleetJobSchema.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`not a cairn fleet job (${parsed.error.issues[0]?.message ?? "bad data"})`);
+  const data: FleetJob = parsed.data;
+  const jobId = job.id!;
+  const attempt = job.attemptsStarted;
+  const started = Date.now();
+  const events = eventWriter(ctx.redis, jobId);
+  const note = (event: Record<string, unknown>) => events.append({ type: "fleet", worker: ctx.name, attempt, at: new Date().toISOString(), ...event } as RunEvent);
+  const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+  const runArgs = parseRunArgs([...data.run_flags, "--", data.task], "/");
+  if (runArgs === "help") throw new UnrecoverableError("the job's run options are not valid");
+  const provider = runArgs.provider ?? process.env.CAIRN_PROVIDER ?? "default";
+  const flags = [...data.run_flags];
+
+  const result = (outcome: string, fields: Partial<FleetResult>): FleetResult => ({
+    outcome,
+    exit_code: null,
+    answer: "",
+    branch: null,
+    pushed_to: null,
+    files_changed: [],
+    tokens: { input: 0, output: 0 },
+    cost_usd: null,
+    worker: ctx.name,
+    attempt,
+    duration_ms: Date.now() - started,
+    ...fields,
+  });
+  const end = async (state: string, fields: Record<string, unknown> = {}) => {
+    note({ subtype: "end", state, ...fields });
+    await events.flush();
+  };
+
+  if (await ctx.redis.exists(fleetKeys.cancel(jobId))) {
+    await end("cancelled");
+    throw new UnrecoverableError("cancelled");
+  }
+  if (data.batch_budget_usd !== undefined) {
+    const spent = Number((await ctx.redis.get(fleetKeys.batchSpent(data.batch))) ?? 0);
+    const left = data.batch_budget_usd - spent;
+    if (left <= 0) {
+      const skipped = result("skipped_budget", { answer: `The batch has spent $${spent.toFixed(2)} of its $${data.batch_budget_usd} budget.` });
+      await end("completed", { outcome: skipped.outcome });
+      return skipped;
+    }
+    // The run stops before a request that would take the batch past its budget.
+    flags.push("--max-budget-usd", String(Math.min(left, runArgs.maxBudgetUsd ?? Infinity)));
+  }
+
+  note({ subtype: "started", repo: data.repo, ref: data.ref ?? null, task: data.task });
+  ctx.log(`${jobId}: started (attempt ${attempt}) ${data.repo} "${short(data.task)}"`);
+  if (data.timeout_s !== undefined) {
+    const timer = setTimeout(() => stop.abort("timed_out" satisfies StopReason), data.timeout_s * 1000);
+    stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  }
+  const waited = await waitForProvider(ctx.redis, provider, stop.signal).catch(() => 0);
+  if (waited > 0) note({ subtype: "provider_paused", provider, waited_ms: waited });
+  const cap = ctx.providerCaps.get(provider);
+  const release = cap === undefined ? async () => {} : await takeProviderPlace(ctx.redis, provider, cap, jobId, stop.signal).catch(() => async () => {});
+
+  const branch = branchFor(jobId);
+  const scratch = path.join(ctx.cacheDir, "work", `${jobId}-${process.pid}`);
+  try {
+    if (stop.signal.aborted) return await stopped(stop.signal.reason as StopReason);
+    let work;
+    try {
+      work = await checkout(data.repo, data.ref, branch, ctx.cacheDir, scratch);
+    } catch (error) {
+      const reason = firstLine(error);
+      await end(finalAttempt ? "failed" : "retrying", { reason: `checkout failed: ${reason}` });
+      throw new Error(`cannot check out ${data.repo}${data.ref ? ` at ${data.ref}` : ""}: ${reason}`);
+    }
+    const run = await runCairnChild(flags, data.task, work.dir, stop.signal, (event) => {
+      events.append(event);
+      if (isRateLimit(event)) {
+        const delay = typeof event.retry_delay_ms === "number" && event.retry_delay_ms > 0 ? event.retry_delay_ms : ctx.rateLimitPauseMs;
+        void pauseProvider(ctx.redis, provider, delay).catch(() => {});
+      }
+    });
+    if (stop.signal.aborted) return await stopped(stop.signal.reason as StopReason, run.result);
+
+    const errorKind = typeof run.lastError?.kind === "string" ? run.lastError.kind : undefined;
+    if (run.result === undefined || (run.result.subtype === "error_during_execution" && errorKind !== undefined && transientErrorKinds.has(errorKind))) {
+      const reason = run.lastError?.message ?? (lastLine(run.stderrTail) || `cairn run ended with code ${run.exitCode} and no result`);
+      if (errorKind !== undefined && (errorKind === "rate_limit" || errorKind === "overloaded")) await pauseProvider(ctx.redis, provider, ctx.rateLimitPauseMs).catch(() => {});
+      // Exit code 2 is bad usage or configuration (a missing key): another try would fail the same way.
+      if (run.result === undefined && run.exitCode === 2) {
+        await end("failed", { reason });
+        throw new UnrecoverableError(`cairn run refused the job: ${reason}`);
+      }
+      await end(finalAttempt ? "failed" : "retrying", { reason: String(reason) });
+      ctx.log(`${jobId}: ${finalAttempt ? "failed" : "will retry"}: ${short(String(reason), 120)}`);
+      throw new Error(String(reason));
+    }
+
+    const files = await commitAndPush(work, data.repo, branch, `cairn fleet job ${jobId}: ${short(data.task, 70)}`);
+    const done = fromRun(run.result, run.exitCode, files.length > 0 ? { branch, pushed_to: data.repo } : {}, files);
+    if (done.cost_usd !== null && data.batch_budget_usd !== undefined) {
+      await ctx.redis.incrbyfloat(fleetKeys.batchSpent(data.batch), done.cost_usd);
+      await ctx.redis.expire(fleetKeys.batchSpent(data.batch), retentionSeconds);
+    }
+    await end("completed", { outcome: done.outcome, branch: done.branch });
+    ctx.log(`${jobId}: ${done.outcome} in ${(done.duration_ms / 1000).toFixed(1)}s${done.branch ? `, ${done.branch} (${files.length} file${files.length === 1 ? "" : "s"})` : ", no changes"}`);
+    return done;
+  } finally {
+    await release();
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    await events.flush().catch(() => {});
+  }
+
+  async function stopped(reason: StopReason, runResult?: RunEvent): Promise<FleetResult> {
+    if (reason === "timed_out") {
+      const limit = data.timeout_s ?? 0;
+      const timedOut = result("timed_out", { ...(runResult ? usageOf(runResult) : {}), answer: `Stopped after the job's time limit of ${limit}s.` });
+      await end("completed", { outcome: timedOut.outcome });
+      ctx.log(`${jobId}: timed out after ${limit}s`);
+      return timedOut;
+    }
+    await end("cancelled");
+    ctx.log(`${jobId}: cancelled`);
+    throw new UnrecoverableError("cancelled");
+  }
+
+  function fromRun(run: RunEvent, exitCode: number | null, pushed: { branch?: string; pushed_to?: string }, files: string[]): FleetResult {
+    return result(String(run.subtype), { exit_code: exitCode, answer: typeof run.result === "string" ? run.result : "", files_changed: files, ...usageOf(run), ...pushed });
+  }
+}
+
+function usageOf(run: RunEvent): Pick<FleetResult, "tokens" | "cost_usd"> {
+  const usage = (run.usage ?? {}) as { input_tokens?: number; output_tokens?: number };
+  return { tokens: { input: usage.input_tokens ?? 0, output: usage.output_tokens ?? 0 }, cost_usd: typeof run.total_cost_usd === "number" ? run.total_cost_usd : null };
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? ((error as { stderr?: string }).stderr || error.message) : String(error);
+  return text.trim().split("\n")[0] ?? "";
+}
+
+function lastLine(text: string): string {
+  return text.trim().split("\n").at(-1) ?? "";
+}

@@ -1,0 +1,109 @@
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "bullmq";
+import type { Io } from "../headless.js";
+import { UsageError } from "../usage-error.js";
+import { fleetKeys, queueName } from "./fleet-keys.js";
+import { processJob, type StopReason } from "./process-job.js";
+import { connectLasting, redisUrl } from "./redis-connection.js";
+import { takeFlags } from "./take-flags.js";
+
+export const workerHelp = `Usage: cairn fleet worker [--concurrency N] [--provider-cap <provider>=<n>,...] [--name <name>]
+
+Takes jobs from the queue in Redis (CAIRN_REDIS_URL) until stopped: checks each repository out
+(mirrors cached under CAIRN_HOME/fleet), runs the task with cairn run in its sandbox, commits the
+changes on branch cairn/<job-id> and pushes it to the repository. Keys come from this machine's
+environment. Ctrl-C stops taking jobs and waits for running ones; a second Ctrl-C leaves at once
+(other workers take those jobs up again).
+
+  --concurrency <n>            jobs at once on this worker (default 1)
+  --provider-cap <p>=<n>,...   at most n jobs at once on provider p, across all workers
+  --name <name>                how this worker signs its results (default host:pid)
+
+Tuning (environment): CAIRN_FLEET_LOCK_MS (default 30000): how long a job stays with a worker that
+stops answering before another takes it up; CAIRN_FLEET_RATE_PAUSE_MS (default 10000): how long all
+workers hold back from a provider after a 429 that named no delay.`;
+
+function parseCaps(value: string | undefined): Map<string, number> {
+  const caps = new Map<string, number>();
+  if (value === undefined) return caps;
+  for (const part of value.split(",")) {
+    const match = /^([\w-]+)=(\d+)$/.exec(part.trim());
+    if (!match || Number(match[2]) < 1) throw new UsageError(`--provider-cap takes provider=n pairs (anthropic=2,openai=4), got "${part}".`);
+    caps.set(match[1]!, Number(match[2]));
+  }
+  return caps;
+}
+
+export async function workerCommand(argv: string[], io: Io): Promise<number> {
+  const { values, rest } = takeFlags(argv, ["concurrency", "provider-cap", "name"]);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(`${workerHelp}\n`);
+    return 0;
+  }
+  if (rest.length > 0) throw new UsageError(`Unknown argument "${rest[0]}" for cairn fleet worker (see cairn fleet worker --help).`);
+  const concurrency = values.concurrency === undefined ? 1 : Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency needs a whole number above 0, got "${values.concurrency}".`);
+  const providerCaps = parseCaps(values["provider-cap"]);
+  const name = values.name ?? `${os.hostname()}:${process.pid}`;
+  const lockMs = Number(io.env.CAIRN_FLEET_LOCK_MS ?? "") || 30_000;
+  const rateLimitPauseMs = Number(io.env.CAIRN_FLEET_RATE_PAUSE_MS ?? "") || 10_000;
+  const home = io.env.CAIRN_HOME ?? path.join(os.homedir(), ".cairn");
+  const url = redisUrl(io.env);
+
+  const redis = await connectLasting(url);
+  const running = new Map<string, AbortController>();
+  const log = (line: string) => io.stdout(`${line}\n`);
+  const ctx = { redis, name, cacheDir: path.join(home, "fleet"), providerCaps, rateLimitPauseMs, log };
+
+  const worker = new Worker(
+    queueName,
+    async (job) => {
+      const stop = new AbortController();
+      running.set(job.id!, stop);
+      try {
+        return await processJob(job, ctx, stop);
+      } finally {
+        running.delete(job.id!);
+      }
+    },
+    // A job's lock is renewed every lockMs/2 while its worker lives; once it lapses, the next stalled
+    // check (every lockMs) hands the job to another worker. Twice stalled is a job that kills its workers.
+    { connection: redis, concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: 2, autorun: false },
+  );
+  worker.on("error", () => {}); // connection trouble: ioredis reconnects, BullMQ carries on
+
+  // `fleet cancel` leaves a mark in Redis; whichever worker holds the job sees it within a second.
+  const watchCancels = setInterval(() => {
+    const ids = [...running.keys()];
+    if (ids.length === 0) return;
+    void Promise.all(ids.map((id) => redis.exists(fleetKeys.cancel(id))))
+      .then((marks) => marks.forEach((marked, i) => marked && running.get(ids[i]!)?.abort("cancelled" satisfies StopReason)))
+      .catch(() => {});
+  }, 1000);
+
+  let stopping = false;
+  const onSignal = () => {
+    if (stopping) {
+      log(`worker ${name}: leaving now; running jobs go back to the queue`);
+      process.exit(130);
+    }
+    stopping = true;
+    log(`worker ${name}: stopping after the running jobs (Ctrl-C again to leave now)`);
+    void worker.close();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  log(`worker ${name}: ready (concurrency ${concurrency}, ${url})`);
+  try {
+    await worker.run();
+  } finally {
+    clearInterval(watchCancels);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    redis.disconnect();
+  }
+  log(`worker ${name}: stopped`);
+  return 0;
+}
