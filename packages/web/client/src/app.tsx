@@ -1,0 +1,143 @@
+import { useEffect, useState, useSyncExternalStore } from "react";
+import { api, type HistoryEntry } from "./api.ts";
+import type { EventStore } from "./event-store.ts";
+import { HistoryList } from "./history-list.tsx";
+import { TaskInput } from "./task-input.tsx";
+import { TaskView } from "./task-view.tsx";
+
+type Theme = "light" | "dark" | "system";
+
+function useTheme(): [Theme, (t: Theme) => void] {
+  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("cairn-theme") as Theme | null) ?? "system");
+  useEffect(() => {
+    if (theme === "system") delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    localStorage.setItem("cairn-theme", theme);
+  }, [theme]);
+  return [theme, setTheme];
+}
+
+function NewTask({ onStarted }: { onStarted(id: string): void }) {
+  const [mode, setMode] = useState<"act" | "plan">("act");
+  return (
+    <section className="new-task" aria-label="New task">
+      <h2>What should Cairn do?</h2>
+      <fieldset className="mode-switch">
+        <legend>Mode</legend>
+        <label>
+          <input type="radio" name="mode" checked={mode === "act"} onChange={() => setMode("act")} /> Act
+        </label>
+        <label>
+          <input type="radio" name="mode" checked={mode === "plan"} onChange={() => setMode("plan")} /> Plan
+        </label>
+      </fieldset>
+      <TaskInput
+        label="Task"
+        placeholder="Describe the task"
+        onSend={async (text) => {
+          const started = await api.start(text, mode);
+          if (!started.ok) return started.error;
+          onStarted(String(started.data.id));
+          return undefined;
+        }}
+      />
+    </section>
+  );
+}
+
+function StoredTask({ entry, onSent }: { entry: HistoryEntry; onSent(): void }) {
+  return (
+    <section className="task-view" aria-label={`Task: ${entry.title}`}>
+      <header className="task-header">
+        <h2>{entry.title}</h2>
+        <span className="muted">
+          {entry.status} · {entry.turns} turns · {entry.workspace}
+        </span>
+      </header>
+      <p>This task is stored. Send a message to carry it on here.</p>
+      <TaskInput
+        label="Task message"
+        placeholder="Continue the task"
+        onSend={async (text) => {
+          const sent = await api.send(entry.id, text);
+          if (!sent.ok) return sent.error;
+          onSent();
+          return undefined;
+        }}
+      />
+    </section>
+  );
+}
+
+export function App({ store }: { store: EventStore }) {
+  useSyncExternalStore(store.subscribe, store.getVersion);
+  const [selected, setSelected] = useState<string | undefined>();
+  const [stored, setStored] = useState<HistoryEntry>();
+  const [theme, setTheme] = useTheme();
+  const running = store.order.filter((id) => store.tasks.get(id)?.running).length;
+  const [historyKey, setHistoryKey] = useState(0);
+  useEffect(() => setHistoryKey((k) => k + 1), [running]);
+
+  if (store.connection === "unauthorized") {
+    return (
+      <main className="unauthorized">
+        <h1>Cairn</h1>
+        <p role="alert">This page needs the link <code>cairn web</code> printed in your terminal (it carries the access token). Open that link again.</p>
+      </main>
+    );
+  }
+  const task = selected ? store.tasks.get(selected) : undefined;
+  return (
+    <div className="app">
+      <header className="top-bar">
+        <h1>Cairn</h1>
+        <nav className="task-tabs" aria-label="Open tasks">
+          <button type="button" aria-current={selected === undefined ? "page" : undefined} onClick={() => setSelected(undefined)}>
+            New task
+          </button>
+          {store.order.map((id) => {
+            const t = store.tasks.get(id)!;
+            return (
+              <button type="button" key={id} aria-current={selected === id ? "page" : undefined} onClick={() => setSelected(id)}>
+                {t.running ? "● " : ""}
+                {t.title.length > 30 ? `${t.title.slice(0, 30)}…` : t.title}
+              </button>
+            );
+          })}
+        </nav>
+        <span className={`connection ${store.connection}`} role="status">
+          {store.connection === "live" ? "" : store.connection === "connecting" ? "Connecting…" : "Reconnecting…"}
+        </span>
+        <label className="theme">
+          <span className="visually-hidden">Theme</span>
+          <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)} aria-label="Theme">
+            <option value="system">System theme</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+      </header>
+      <div className="columns">
+        <main className="main">
+          {selected === undefined ? (
+            <NewTask onStarted={(id) => setSelected(id)} />
+          ) : task ? (
+            <TaskView task={task} />
+          ) : stored && stored.id === selected ? (
+            <StoredTask entry={stored} onSent={() => setSelected(stored.id)} />
+          ) : (
+            <p role="status">Starting…</p>
+          )}
+        </main>
+        <HistoryList
+          refreshKey={historyKey}
+          selected={selected}
+          onSelect={(entry) => {
+            setStored(entry);
+            setSelected(entry.id);
+          }}
+        />
+      </div>
+    </div>
+  );
+}

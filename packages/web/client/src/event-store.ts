@@ -1,0 +1,70 @@
+import { applyEntry, type StreamEntry, type TaskState } from "./task-state.ts";
+
+export type Connection = "connecting" | "live" | "reconnecting" | "unauthorized";
+
+/**
+ * The page's copy of every task's state, fed by the server's event stream. EventSource resends
+ * Last-Event-ID when it reconnects, so the server replays exactly what was missed; a reload
+ * starts from nothing and gets everything. Renders are batched to one per animation frame so a
+ * fast stream costs one render per frame, not one per token.
+ */
+export class EventStore {
+  readonly tasks = new Map<string, TaskState>();
+  /** Task ids in the order they first appeared. */
+  readonly order: string[] = [];
+  connection: Connection = "connecting";
+  version = 0;
+  eventsApplied = 0;
+  private listeners = new Set<() => void>();
+  private frame = 0;
+  private source: EventSource | undefined;
+
+  connect(): void {
+    const source = new EventSource("/api/events");
+    this.source = source;
+    source.onopen = () => this.setConnection("live");
+    source.onmessage = (message) => {
+      const entry = JSON.parse(message.data as string) as StreamEntry;
+      if (!this.tasks.has(entry.task_id)) this.order.push(entry.task_id);
+      applyEntry(this.tasks, entry);
+      this.eventsApplied += 1;
+      this.changed();
+    };
+    source.onerror = () => {
+      void fetch("/api/state", { credentials: "same-origin" })
+        .then((res) => {
+          if (res.status === 401) {
+            source.close();
+            this.setConnection("unauthorized");
+          } else this.setConnection("reconnecting");
+        })
+        .catch(() => this.setConnection("reconnecting"));
+    };
+  }
+
+  close(): void {
+    this.source?.close();
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getVersion = (): number => this.version;
+
+  private setConnection(connection: Connection): void {
+    if (this.connection === connection) return;
+    this.connection = connection;
+    this.changed();
+  }
+
+  private changed(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.version += 1;
+      for (const listener of this.listeners) listener();
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import { useEffect, useState } from "react";
+import { api, type HistoryEntry } from "./api.ts";
+
+type Props = { refreshKey: number; selected: string | undefined; onSelect(entry: HistoryEntry): void };
+
+/** Stored tasks, newest first, with a search over titles and workspaces. */
+export function HistoryList({ refreshKey, selected, onSelect }: Props) {
+  const [entries, setEntries] = useState<HistoryEntry[]>([]);
+  const [query, setQuery] = useState("");
+  useEffect(() => {
+    let live = true;
+    void api.history().then((found) => live && setEntries(found));
+    return () => {
+      live = false;
+    };
+  }, [refreshKey]);
+  const q = query.trim().toLowerCase();
+  const shown = q ? entries.filter((e) => e.title.toLowerCase().includes(q) || e.workspace.toLowerCase().includes(q)) : entries;
+  return (
+    <nav className="history" aria-label="History">
+      <h2>History</h2>
+      <input type="search" aria-label="Search history" placeholder="Search" value={query} onChange={(e) => setQuery(e.target.value)} />
+      <ul>
+        {shown.map((entry) => (
+          <li key={entry.id}>
+            <button type="button" aria-current={entry.id === selected ? "true" : undefined} onClick={() => onSelect(entry)}>
+              <span className="history-title">{entry.title}</span>
+              <span className="muted">
+                {entry.status} · {new Date(entry.updatedAt).toLocaleString()}
+              </span>
+            </button>
+          </li>
+        ))}
+        {shown.length === 0 ? <li className="muted">No stored tasks{q ? " match" : " yet"}.</li> : null}
+      </ul>
+    </nav>
+  );
+}

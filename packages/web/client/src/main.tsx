@@ -1,0 +1,10 @@
+import { createRoot } from "react-dom/client";
+import { App } from "./app.tsx";
+import { EventStore } from "./event-store.ts";
+import "./styles.css";
+
+const store = new EventStore();
+store.connect();
+// The bench reads how many events the page has applied.
+(window as unknown as { cairnStore: EventStore }).cairnStore = store;
+createRoot(document.getElementById("root")!).render(<App store={store} />);

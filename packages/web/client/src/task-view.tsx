@@ -1,0 +1,142 @@
+import { useState } from "react";
+import { api } from "./api.ts";
+import { StatusBar } from "./status-bar.tsx";
+import type { Item, TaskState } from "./task-state.ts";
+import { TaskInput } from "./task-input.tsx";
+import { ToolCard } from "./tool-card.tsx";
+
+const resultText: Record<string, string> = {
+  success: "Task completed.",
+  needs_input: "The task waits for your answer.",
+  error_aborted: "Stopped.",
+  error_max_turns: "Stopped: the turn limit was reached.",
+  error_max_budget_usd: "Stopped: the budget was reached.",
+  error_mistake_limit: "Stopped: too many mistakes in a row.",
+  error_loop_detected: "Stopped: the task was repeating itself.",
+  error_during_execution: "The task failed.",
+};
+
+function QuestionItem({ item, task }: { item: Extract<Item, { kind: "question" }>; task: TaskState }) {
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string>();
+  const open = item.answer === undefined && task.waitingQuestion === item.question;
+  const answer = async (value: string) => {
+    const sent = await api.answer(task.id, value);
+    setError(sent.ok ? undefined : sent.error);
+  };
+  return (
+    <section className="question" aria-label="Question">
+      <p>
+        <strong>{item.question}</strong>
+      </p>
+      {item.answer !== undefined ? <p className="muted">You answered: {item.answer}</p> : null}
+      {open ? (
+        <>
+          <div className="choices">
+            {item.options.map((option) => (
+              <button type="button" key={option} onClick={() => void answer(option)}>
+                {option}
+              </button>
+            ))}
+          </div>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (text.trim()) void answer(text.trim());
+            }}
+          >
+            <label>
+              Your answer <input value={text} onChange={(e) => setText(e.target.value)} />
+            </label>
+            <button type="submit">Answer</button>
+          </form>
+        </>
+      ) : null}
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function ItemView({ item, task }: { item: Item; task: TaskState }) {
+  switch (item.kind) {
+    case "user":
+      return <div className="msg user">{item.text}</div>;
+    case "assistant":
+      return (
+        <div className="msg assistant" aria-busy={!item.done}>
+          {item.reasoning ? (
+            <details className="reasoning">
+              <summary>Reasoning</summary>
+              <p>{item.reasoning}</p>
+            </details>
+          ) : null}
+          {item.text ? <div className="assistant-text">{item.text}</div> : null}
+        </div>
+      );
+    case "tool": {
+      const record = task.tools.get(item.tool_use_id);
+      if (!record) return null;
+      return (
+        <ToolCard
+          record={record}
+          onAnswer={async (approved, feedback) => {
+            const sent = await api.approve(task.id, record.tool_use_id, approved, feedback);
+            return sent.ok ? undefined : sent.error;
+          }}
+        />
+      );
+    }
+    case "question":
+      return <QuestionItem item={item} task={task} />;
+    case "notice":
+      return <p className={`notice ${item.level}`}>{item.text}</p>;
+    case "result":
+      return (
+        <p className={`result ${item.is_error ? "error" : ""}`} role="status">
+          {resultText[item.subtype] ?? item.subtype}
+          {item.text && item.subtype !== "needs_input" ? ` ${item.text}` : ""}
+        </p>
+      );
+  }
+}
+
+/** One task: its conversation and tool calls as they stream, its status, and the box to carry it on. */
+export function TaskView({ task }: { task: TaskState }) {
+  return (
+    <section className="task-view" aria-label={`Task: ${task.title}`}>
+      <header className="task-header">
+        <h2>{task.title}</h2>
+        <span className="muted">{task.cwd}</span>
+        {task.running ? (
+          <button type="button" className="stop" onClick={() => void api.stop(task.id)}>
+            Stop
+          </button>
+        ) : null}
+      </header>
+      <div className="timeline" aria-live="polite">
+        {task.items.map((item) => (
+          <ItemView key={item.key} item={item} task={task} />
+        ))}
+        {task.running ? (
+          <p className="working" role="status">
+            Working…
+          </p>
+        ) : null}
+      </div>
+      <TaskInput
+        label="Task message"
+        placeholder={task.running ? "The task is working; send when it is done" : "Reply, or give the next step"}
+        busy={task.running}
+        onSend={async (text) => {
+          const sent = await api.send(task.id, text);
+          return sent.ok ? undefined : sent.error;
+        }}
+      />
+      <StatusBar task={task} />
+    </section>
+  );
+}

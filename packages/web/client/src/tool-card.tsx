@@ -1,0 +1,143 @@
+import { useState } from "react";
+import { DiffView } from "./diff-view.tsx";
+import type { ApprovalPreview, ToolCallRecord } from "./tool-calls.ts";
+
+const statusText: Record<ToolCallRecord["status"], string> = {
+  pending: "pending",
+  awaiting_approval: "needs your approval",
+  running: "running",
+  completed: "done",
+  failed: "failed",
+  denied: "denied",
+  cancelled: "cancelled",
+};
+
+function Preview({ preview }: { preview: ApprovalPreview }) {
+  switch (preview.type) {
+    case "diff":
+      return <DiffView path={preview.path} oldText={preview.old_text} newText={preview.new_text} />;
+    case "command":
+      return (
+        <div className="command-preview">
+          <pre>
+            <code>$ {preview.command}</code>
+          </pre>
+          <p className="muted">
+            in {preview.cwd} · {preview.sandbox.mode === "off" ? `no sandbox (${preview.sandbox.reason})` : `sandbox: ${preview.sandbox.mode}, network ${preview.sandbox.network}`}
+            {preview.reasons.length > 0 ? ` · ${preview.reasons.join("; ")}` : ""}
+          </p>
+        </div>
+      );
+    case "browser":
+      return <p>{preview.action}{preview.url ? ` ${preview.url}` : ""}</p>;
+    case "mcp":
+      return (
+        <pre>
+          <code>
+            {preview.server}/{preview.tool} {JSON.stringify(preview.arguments, null, 2)}
+          </code>
+        </pre>
+      );
+    case "paths":
+      return (
+        <ul>
+          {preview.paths.map((p) => (
+            <li key={p}>
+              <code>{p}</code>
+            </li>
+          ))}
+        </ul>
+      );
+  }
+}
+
+/** An edit's diff, from its approval preview or, when it needed none, from its input. */
+function editDiff(record: ToolCallRecord): ApprovalPreview | undefined {
+  if (record.approval?.preview) return record.approval.preview;
+  const input = record.input as { path?: unknown; content?: unknown };
+  if (record.name === "write_to_file" && typeof input.path === "string" && typeof input.content === "string") {
+    return { type: "diff", path: input.path, old_text: null, new_text: input.content };
+  }
+  return undefined;
+}
+
+type Props = { record: ToolCallRecord; onAnswer(approved: boolean, feedback?: string): Promise<string | undefined> };
+
+/** One tool call: what it does, its status, and when it waits for the person, the approval itself. */
+export function ToolCard({ record, onAnswer }: Props) {
+  const [feedback, setFeedback] = useState("");
+  const [asking, setAsking] = useState(false);
+  const [error, setError] = useState<string>();
+  const waiting = record.status === "awaiting_approval";
+  const preview = editDiff(record);
+  const answer = async (approved: boolean, withFeedback?: string) => {
+    setError(await onAnswer(approved, withFeedback));
+  };
+  return (
+    <article className={`tool-card status-${record.status}`} aria-label={`${record.name}: ${statusText[record.status]}`}>
+      <header>
+        <span className="tool-name">{record.name}</span>
+        <span className="tool-summary">{record.summary}</span>
+        <span className={`status status-${record.status}`} role="status">
+          {statusText[record.status]}
+        </span>
+      </header>
+      {waiting && record.approval ? (
+        <section className="approval" aria-label="Approval">
+          <p>
+            <strong>{record.approval.summary}</strong>
+          </p>
+          {record.approval.protected ? (
+            <p className="warning">
+              Protected file {record.approval.protected.path}: {record.approval.protected.reason}
+            </p>
+          ) : null}
+          {preview ? <Preview preview={preview} /> : null}
+          <div className="approval-buttons">
+            <button type="button" className="approve" onClick={() => void answer(true)}>
+              Approve
+            </button>
+            <button type="button" className="deny" onClick={() => void answer(false)}>
+              Deny
+            </button>
+            <button type="button" className="link" aria-expanded={asking} onClick={() => setAsking(!asking)}>
+              Deny with feedback…
+            </button>
+          </div>
+          {asking ? (
+            <form
+              className="feedback"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void answer(false, feedback);
+              }}
+            >
+              <label>
+                What should it do instead?
+                <input value={feedback} onChange={(e) => setFeedback(e.target.value)} />
+              </label>
+              <button type="submit">Deny and send</button>
+            </form>
+          ) : null}
+          {error ? (
+            <p role="alert" className="error">
+              {error}
+            </p>
+          ) : null}
+        </section>
+      ) : preview && record.kind === "edit" ? (
+        <details>
+          <summary>Diff</summary>
+          <Preview preview={preview} />
+        </details>
+      ) : null}
+      {record.output ? (
+        <pre className="tool-output" aria-label="Output">
+          {record.output}
+        </pre>
+      ) : null}
+      {record.decision && !record.decision.approved ? <p className="muted">Denied by {record.decision.by}: {record.decision.reason}{record.decision.feedback ? ` — “${record.decision.feedback}”` : ""}</p> : null}
+      {record.content !== undefined && (record.is_error || record.status !== "completed") ? <p className={record.is_error ? "error" : "muted"}>{record.content.slice(0, 500)}</p> : null}
+    </article>
+  );
+}

@@ -1,0 +1,28 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { EventLog, LoggedEvent } from "./event-log.js";
+
+const frame = (entry: LoggedEvent) => `id: ${entry.id}\ndata: ${JSON.stringify({ task_id: entry.task_id, event: entry.event })}\n\n`;
+
+/**
+ * Server-sent events: what the page missed since `lastId` (all of it on a first load), then every
+ * new event as it is logged. EventSource reconnects by itself and sends Last-Event-ID, so nothing
+ * is lost between the two. A comment every 15 s keeps proxies and idle timers from closing it.
+ */
+export function streamEvents(req: IncomingMessage, res: ServerResponse, log: EventLog, lastId: number, headers: Record<string, string>): void {
+  res.writeHead(200, { ...headers, "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive" });
+  req.socket.setNoDelay(true);
+  res.write("retry: 1000\n\n");
+  const backlog = log.since(lastId);
+  if (backlog.length > 0) res.write(backlog.map(frame).join(""));
+  let seen = backlog.at(-1)?.id ?? lastId;
+  const unsubscribe = log.subscribe((entry) => {
+    if (entry.id <= seen) return;
+    seen = entry.id;
+    res.write(frame(entry));
+  });
+  const heartbeat = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
+  res.on("close", () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+  });
+}

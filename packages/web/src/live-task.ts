@@ -1,0 +1,147 @@
+import type { AgentEvent, ApprovalRequest, ApprovalResponse, Host, TaskResult } from "@cairn/core";
+import type { WebSession } from "./task-opener.js";
+import type { WebEvent } from "./web-event.js";
+
+type Publish = (event: AgentEvent | WebEvent) => void;
+
+export type Answer = { ok: true } | { ok: false; status: 404 | 409; message: string };
+
+/**
+ * One task this server runs: the session it was opened with, the run in progress, and the
+ * questions it is waiting on (approvals, a question). Runs belong to the server, not to a page:
+ * closing the browser never stops them, and any tab may answer what the task waits for.
+ */
+export class LiveTask {
+  private session: WebSession | undefined;
+  private run: Promise<TaskResult | undefined> | undefined;
+  private approvals = new Map<string, (response: ApprovalResponse) => void>();
+  private question: { resolve: (answer: string | undefined) => void } | undefined;
+  private lastQuestionId: string | undefined;
+  private firstRunDone = false;
+  readonly host: Host;
+
+  constructor(private readonly publish: Publish) {
+    this.host = {
+      approve: (request, signal) => this.waitForApproval(request, signal),
+      ask: (_question, _options, signal) => this.waitForAnswer(signal),
+    };
+  }
+
+  get id(): string {
+    return this.session!.id;
+  }
+
+  get running(): boolean {
+    return this.run !== undefined;
+  }
+
+  attach(session: WebSession, resumed: boolean): void {
+    this.session = session;
+    this.publish({
+      type: "web_task",
+      title: session.title,
+      cwd: session.cwd,
+      model: session.model.id,
+      provider: session.model.provider,
+      context_window: session.model.contextWindow,
+      mode: session.mode,
+      resumed,
+    });
+    for (const message of session.notices) this.publish({ type: "web_notice", level: "warning", message });
+    session.notices.length = 0;
+  }
+
+  /** Starts a run with the person's message; refused while one is in progress. */
+  send(text: string): Answer {
+    const session = this.session;
+    if (!session) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
+    if (this.run) return { ok: false, status: 409, message: "The task is working; wait for it to finish or stop it first." };
+    if (text !== "") this.publish({ type: "web_user_message", text });
+    const generator = this.firstRunDone ? session.task.continue(text) : session.firstRun(text);
+    this.firstRunDone = true;
+    this.run = this.drive(generator);
+    return { ok: true };
+  }
+
+  approve(tool_use_id: string, response: ApprovalResponse): Answer {
+    const resolve = this.approvals.get(tool_use_id);
+    if (!resolve) return { ok: false, status: 409, message: "That call is not waiting for approval any more (answered in another tab, or the task stopped)." };
+    this.approvals.delete(tool_use_id);
+    resolve(response);
+    return { ok: true };
+  }
+
+  answer(text: string): Answer {
+    const question = this.question;
+    if (!question) return { ok: false, status: 409, message: "The task is not waiting for an answer." };
+    this.question = undefined;
+    this.publish({ type: "web_answered", tool_use_id: this.lastQuestionId ?? "", answer: text });
+    question.resolve(text);
+    return { ok: true };
+  }
+
+  stop(): void {
+    this.session?.task.abort();
+  }
+
+  /** Every run's events go to the log as they come; the run keeps going whoever is watching. */
+  private async drive(run: AsyncGenerator<AgentEvent, TaskResult>): Promise<TaskResult | undefined> {
+    this.publish({ type: "web_run", running: true });
+    try {
+      let next = await run.next();
+      while (!next.done) {
+        const event = next.value;
+        if (event.type === "question") this.lastQuestionId = event.tool_use_id;
+        this.publish(event);
+        next = await run.next();
+      }
+      return next.value;
+    } catch (error) {
+      this.publish({ type: "error", message: (error as Error).message ?? String(error), kind: "web_host" });
+      return undefined;
+    } finally {
+      this.run = undefined;
+      this.publish({ type: "web_run", running: false });
+    }
+  }
+
+  private waitForApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
+    // The approval request names its call (tool_use_id in the new event model, id before it).
+    const named = request as { tool_use_id?: string; id?: string };
+    const id = named.tool_use_id ?? named.id ?? "";
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        this.approvals.delete(id);
+        resolve({ approved: false, feedback: "The task was stopped." });
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.approvals.set(id, (response) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(response);
+      });
+    });
+  }
+
+  private waitForAnswer(signal: AbortSignal): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        this.question = undefined;
+        resolve(undefined);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.question = {
+        resolve: (answer) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(answer);
+        },
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    this.stop();
+    await this.run;
+    await this.session?.task.endSession("other").catch(() => {});
+    await this.session?.close();
+  }
+}

@@ -1,0 +1,194 @@
+import { randomBytes } from "node:crypto";
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RunArgs } from "cairn/dist/run-args.js";
+import { z } from "zod";
+import { checkAccess, cookieName, hostPort, type AccessRules } from "./access-guard.js";
+import { streamEvents } from "./event-stream.js";
+import { TaskHub } from "./task-hub.js";
+
+export type WebServerOptions = {
+  host: string;
+  /** 0: a free port. */
+  port: number;
+  args: RunArgs;
+  env: NodeJS.ProcessEnv;
+  /** The built page; defaults to this package's client-dist. */
+  clientDir?: string;
+};
+
+export type WebServer = { url: string; token: string; host: string; port: number; hub: TaskHub; close(): Promise<void> };
+
+const defaultClientDir = fileURLToPath(new URL("../client-dist/", import.meta.url));
+
+const securityHeaders = {
+  "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};
+
+const contentTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json",
+};
+
+const startBody = z.object({ text: z.string().min(1), mode: z.enum(["act", "plan"]).optional() });
+const messageBody = z.object({ text: z.string() });
+const approvalBody = z.object({ tool_use_id: z.string(), approved: z.boolean(), feedback: z.string().optional() });
+const answerBody = z.object({ answer: z.string() });
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { ...securityHeaders, "Content-Type": "application/json", "Cache-Control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+function refuse(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { ...securityHeaders, "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
+  res.end(`${message}\n`);
+}
+
+async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+  if (!(req.headers["content-type"] ?? "").startsWith("application/json")) return { ok: false, message: "Send JSON (Content-Type: application/json)." };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1_000_000) return { ok: false, message: "The request is too large (over 1 MB)." };
+    chunks.push(chunk as Buffer);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return { ok: false, message: "The body is not valid JSON." };
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, message: `Invalid request: ${parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ")}.` };
+  return { ok: true, value: parsed.data };
+}
+
+function serveFile(res: ServerResponse, clientDir: string, urlPath: string): void {
+  const relative = urlPath === "/" ? "index.html" : decodeURIComponent(urlPath).replace(/^\/+/, "");
+  const file = path.resolve(clientDir, relative);
+  if (!file.startsWith(clientDir) || !existsSync(file) || !statSync(file).isFile()) {
+    if (!existsSync(path.join(clientDir, "index.html"))) return refuse(res, 500, "The page is not built: run npm run build at the repository root.");
+    return refuse(res, 404, "Not found.");
+  }
+  const immutable = relative.startsWith("assets/");
+  res.writeHead(200, {
+    ...securityHeaders,
+    "Content-Type": contentTypes[path.extname(file)] ?? "application/octet-stream",
+    "Cache-Control": immutable ? "private, max-age=31536000, immutable" : "no-store",
+  });
+  createReadStream(file).pipe(res);
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
+  const token = randomBytes(24).toString("base64url");
+  const hub = new TaskHub(options.args, options.env);
+  const clientDir = path.resolve(options.clientDir ?? defaultClientDir) + path.sep;
+  const rules: AccessRules = { token, host: options.host, port: 0 };
+  const streams = new Set<ServerResponse>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const givenToken = req.method === "GET" && url.pathname === "/" ? url.searchParams.get("token") ?? undefined : undefined;
+    const verdict = checkAccess(req, rules, givenToken);
+    if (!verdict.ok) return refuse(res, verdict.status, verdict.message);
+    if (givenToken !== undefined) {
+      // The token leaves the URL (history, screenshots) for a cookie no script and no other site can read.
+      res.writeHead(303, {
+        ...securityHeaders,
+        "Set-Cookie": `${cookieName(rules.port)}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        Location: "/",
+        "Cache-Control": "no-store",
+      });
+      return void res.end();
+    }
+    const route = `${req.method} ${url.pathname}`;
+    if (!url.pathname.startsWith("/api/")) {
+      if (req.method !== "GET") return refuse(res, 405, "Method not allowed.");
+      return serveFile(res, clientDir, url.pathname);
+    }
+    if (route === "GET /api/events") {
+      const last = Number(req.headers["last-event-id"] ?? url.searchParams.get("last_event_id") ?? 0);
+      streams.add(res);
+      res.on("close", () => streams.delete(res));
+      return streamEvents(req, res, hub.log, Number.isFinite(last) ? last : 0, securityHeaders);
+    }
+    if (route === "GET /api/state") return send(res, 200, { tasks: hub.running(), mode: options.args.mode ?? "act" });
+    if (route === "GET /api/history") return send(res, 200, { tasks: hub.history() });
+    if (route === "POST /api/tasks") {
+      const body = await readJson(req, startBody);
+      if (!body.ok) return send(res, 400, { error: body.message });
+      const opened = await hub.start(body.value.text, body.value.mode);
+      return opened.ok ? send(res, 201, { id: opened.id }) : send(res, opened.status, { error: opened.message });
+    }
+    const taskRoute = /^\/api\/tasks\/([\w.-]+)\/(messages|approvals|answer|stop)$/.exec(url.pathname);
+    if (taskRoute && req.method === "POST") {
+      const [, id, action] = taskRoute as unknown as [string, string, string];
+      if (action === "messages") {
+        const body = await readJson(req, messageBody);
+        if (!body.ok) return send(res, 400, { error: body.message });
+        const sent = await hub.send(id, body.value.text);
+        return sent.ok ? send(res, 202, { id }) : send(res, sent.status, { error: sent.message });
+      }
+      const task = hub.get(id);
+      if (!task) return send(res, 404, { error: `No task ${id} runs in this server; send it a message to carry it on.` });
+      if (action === "stop") {
+        task.stop();
+        return send(res, 202, { id });
+      }
+      if (action === "approvals") {
+        const body = await readJson(req, approvalBody);
+        if (!body.ok) return send(res, 400, { error: body.message });
+        const { tool_use_id, approved, feedback } = body.value;
+        const answered = task.approve(tool_use_id, { approved, ...(feedback ? { feedback } : {}) });
+        return answered.ok ? send(res, 200, { ok: true }) : send(res, answered.status, { error: answered.message });
+      }
+      const body = await readJson(req, answerBody);
+      if (!body.ok) return send(res, 400, { error: body.message });
+      const answered = task.answer(body.value.answer);
+      return answered.ok ? send(res, 200, { ok: true }) : send(res, answered.status, { error: answered.message });
+    }
+    return send(res, 404, { error: `No such endpoint: ${route}.` });
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, { error: `The server failed: ${(error as Error).message}` });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  rules.port = port;
+  const shownHost = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
+  return {
+    url: `http://${hostPort(shownHost, port)}/?token=${token}`,
+    token,
+    host: options.host,
+    port,
+    hub,
+    close: async () => {
+      for (const res of streams) res.end();
+      await hub.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { request } from "node:http";
+import { startCairn } from "../support/cairn-cli.js";
+
+/** A running `cairn web`, its link split into the parts tests need. */
+export type WebRun = {
+  url: string;
+  origin: string;
+  host: string;
+  port: number;
+  token: string;
+  stdout: () => string;
+  stderr: () => string;
+  stop: () => Promise<void>;
+};
+
+export async function startWeb(args: string[], options: { env: Record<string, string>; cwd?: string }): Promise<WebRun> {
+  const cairn = startCairn(["web", ...args], options);
+  const line = await cairn.waitForLine((l) => l.startsWith("Cairn is running at "), 20_000);
+  const url = line.slice("Cairn is running at ".length).trim();
+  const parsed = new URL(url);
+  return {
+    url,
+    origin: parsed.origin,
+    host: parsed.host,
+    port: Number(parsed.port),
+    token: parsed.searchParams.get("token") ?? "",
+    stdout: () => cairn.output().stdout,
+    stderr: () => cairn.output().stderr,
+    stop: async () => {
+      if (cairn.child.exitCode === null) cairn.child.kill("SIGTERM");
+      const timer = setTimeout(() => cairn.child.kill("SIGKILL"), 10_000);
+      await cairn.exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export type RawResponse = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+/**
+ * An HTTP request with every header as given (fetch will not forge Host or send a foreign Origin
+ * the way an attacking page's browser would). SSE answers are read for `readMs` and then cut.
+ */
+export function rawRequest(
+  web: Pick<WebRun, "port">,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string; readMs?: number },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: web.port, method: options.method ?? "GET", path: options.path, headers: options.headers ?? {} }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (d: string) => (body += d));
+      const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      res.on("end", done);
+      if (options.readMs !== undefined) {
+        setTimeout(() => {
+          res.destroy();
+          done();
+        }, options.readMs);
+      }
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+/** Headers of a legitimate API call from the page: our Host, our Origin, the token. */
+export function goodHeaders(web: WebRun, extra: Record<string, string> = {}): Record<string, string> {
+  return { Host: web.host, Authorization: `Bearer ${web.token}`, ...extra };
+}
