@@ -7,6 +7,8 @@ import { UsageError } from "./usage-error.js";
 // Each command is loaded when it runs, so `cairn --version` does not pay for the agent, the
 // terminal UI or the MCP SDK (issue 13: start only what a command needs).
 const runArgs = () => import("./run-args.js");
+// @cairn/web builds after the CLI (it opens tasks through it), so it is loaded by name at run time.
+const webPackage = "@cairn/web";
 const commands = {
   acp: () => import("./acp/acp-command.js"),
   checkpoints: () => import("./commands/checkpoints.js"),
@@ -18,6 +20,7 @@ const commands = {
   rules: () => import("./commands/rules.js"),
   run: () => import("./commands/run.js"),
   trust: () => import("./commands/trust.js"),
+  web: () => import(webPackage) as Promise<{ webCommand(argv: string[], io: Io): Promise<number> }>,
 };
 
 const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
@@ -37,6 +40,7 @@ Usage:
   cairn trust [--cwd dir] | --list | --revoke  review and trust a repository's hooks and MCP servers
   cairn acp [run options]                   serve an editor over the Agent Client Protocol (stdio)
   cairn fleet add|worker|status|watch|result|cancel|retry  many tasks on many machines (Redis)
+  cairn web [--port n] [--host h] [--open]  the agent in your browser (run options apply to its tasks)
   cairn --version
 
 Run \`cairn run --help\` for the options. Keys come from the environment:
@@ -103,6 +107,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "mcp") return await (await commands.mcp()).mcpCommand(rest, io);
     if (command === "trust") return (await commands.trust()).trustCommand(rest, io);
     if (command === "fleet") return await (await commands.fleet()).fleetCommand(rest, io);
+    if (command === "web") return await (await commands.web()).webCommand(rest, io);
     // At a terminal, anything else is a task (or options) for an interactive session; a single
     // lowercase word is more likely a mistyped command than a task.
     if (atTerminal && !(argv.length === 1 && /^[a-z-]+$/.test(command))) {
