@@ -5,6 +5,7 @@
 export * from "./browser/index.js";
 export * from "./checkpoints/index.js";
 export * from "./context/index.js";
+export * from "./events/index.js";
 export * from "./hooks/index.js";
 export * from "./mcp/index.js";
 export * from "./model/index.js";
@@ -13,6 +14,7 @@ export * from "./prompt/index.js";
 export * from "./protocol/index.js";
 export * from "./runtime/index.js";
 export * from "./sandbox/index.js";
+export * from "./session/index.js";
 export * from "./storage/index.js";
 export * from "./terminal/index.js";
 export * from "./tools/index.js";

@@ -1,4 +1,4 @@
-export type { CallOutcome, ParsedCall, ProtocolEvent, ProtocolName, ToolProtocol, TurnParser } from "./types.js";
+export { protocolNames, type CallOutcome, type ParsedCall, type ProtocolEvent, type ProtocolName, type ToolProtocol, type TurnParser } from "./types.js";
 export { coerceXmlParams } from "./coerce.js";
 export { nativeProtocol, nativeProtocolWith, toolSpec } from "./native.js";
 export { takeTaskProgress, taskProgressParam } from "./task-progress.js";

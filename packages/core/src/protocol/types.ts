@@ -1,7 +1,9 @@
 import type { AssistantMessage, FinishReason, ModelEvent, ReasoningPart, ToolSpec, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
 
-export type ProtocolName = "xml" | "native";
+/** How tool calls travel: xml (text in the reply) or native (the provider's tool calls). */
+export const protocolNames = ["xml", "native"] as const;
+export type ProtocolName = (typeof protocolNames)[number];
 
 /** A complete tool call as the protocol understood it; `input` is not validated yet. */
 export type ParsedCall = {

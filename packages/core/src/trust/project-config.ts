@@ -6,15 +6,15 @@ import { projectFileDigest, revokeProjectApprovals } from "../mcp/project-approv
 import { isTrusted, revokeTrust, trustDigest, trustRecord, workspaceKey, type TrustRecord } from "./trust-store.js";
 
 /**
- * A workspace file that can run code, as `cairn trust` and the interactive session show it. Today
- * two files: `.cairn/settings.json` (its hooks; the workspace's settings file is read for nothing
- * else, so it sets no permissions) and `.mcp.json` (its servers). User-level config in CAIRN_HOME
- * is the person's own and never listed.
+ * A workspace file that can run code or widen what the agent may do, as `cairn trust` and the
+ * interactive session show it. Today two files: `.cairn/settings.json` (its hooks and its settings,
+ * which the session layers over the person's own only once trusted) and `.mcp.json` (its servers).
+ * User-level config in CAIRN_HOME is the person's own and never listed.
  */
 export type ProjectConfigFile = {
   /** Absolute, under the workspace's real path. */
   file: string;
-  what: "hooks" | "MCP servers";
+  what: "hooks" | "settings" | "hooks and settings" | "MCP servers";
   /** What would run, one line each, exactly as configured. */
   items: string[];
   /** Workspace files those commands run, covered by the same trust. */
@@ -37,10 +37,12 @@ export function projectConfig(options: { home: string; cwd: string }): ProjectCo
   const text = realOrSelf(settings) === realOrSelf(path.join(options.home, "settings.json")) ? undefined : readOrUndefined(settings);
   if (text !== undefined) {
     const { hooks } = parseHooks(settings, text);
-    if (hooks.length > 0) {
+    const values = settingValues(text);
+    if (hooks.length > 0 || values.length > 0) {
       const digest = hooksDigest(workspace, text, hooks);
-      const items = hooks.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ""}: ${h.command}`);
-      files.push(entry(options.home, workspace, settings, "hooks", items, digest));
+      const items = [...hooks.map((h) => `${h.event}${h.matcher ? ` (${h.matcher})` : ""}: ${h.command}`), ...values];
+      const what = hooks.length === 0 ? "settings" : values.length === 0 ? "hooks" : "hooks and settings";
+      files.push(entry(options.home, workspace, settings, what, items, digest));
     }
   }
   const mcpFile = projectConfigFile(workspace);
@@ -71,6 +73,18 @@ export function trustProjectConfig(home: string, config: ProjectConfig): TrustRe
 /** Forgets the person's trust in the workspace's config, and its per-server MCP approvals. */
 export function revokeProjectTrust(home: string, cwd: string): { records: TrustRecord[]; mcpApprovals: number } {
   return { records: revokeTrust(home, cwd), mcpApprovals: revokeProjectApprovals(home, workspaceKey(cwd)) };
+}
+
+/** The settings a workspace's settings file sets besides its hooks, one line each ("maxTurns: 5"). */
+function settingValues(text: string): string[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    return []; // broken: the session refuses it, there is nothing to trust in it
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return [];
+  return Object.entries(json).flatMap(([key, value]) => (key === "hooks" ? [] : [`${key}: ${JSON.stringify(value)}`]));
 }
 
 function readOrUndefined(file: string): string | undefined {

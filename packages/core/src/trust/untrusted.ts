@@ -5,7 +5,7 @@ export type UntrustedConfig = {
   /** The workspace's real path. */
   workspace: string;
   /** What was not loaded from it, as the notice names it. */
-  what: "hooks" | "MCP servers";
+  what: "hooks" | "settings" | "MCP servers";
   /** The person trusted an earlier version: the content changed since. */
   changed: boolean;
 };

@@ -1,0 +1,16 @@
+/**
+ * # Sessions: how every host opens and resumes a task
+ *
+ * `openSession` and `resumeSession` do everything between a host's inputs and a running Task:
+ * settings (overrides > environment > the workspace's trusted .cairn/settings.json >
+ * CAIRN_HOME/settings.json > defaults), the models, the task's store, checkpoints, MCP servers,
+ * hooks, the OS sandbox, leftover commands of an interrupted run and the stored conversation.
+ * Problems the person must fix are thrown as SessionError; everything else they should know is in
+ * `notices` (and in the task's event stream).
+ */
+export { openSession, resumeSession, type OpenSessionOptions, type ResumeSessionOptions, type Session } from "./open-session.js";
+export { mergeSettings, settingFromText, settingsFromEnv, type Env, type SessionOverrides } from "./overrides.js";
+export { resolveSettings, type ResolvedSettings } from "./resolve-settings.js";
+export { resumeMessage, type ResumedState } from "./resumed-state.js";
+export { SessionError } from "./session-error.js";
+export { loadWorkspaceSettings } from "./workspace-settings.js";
