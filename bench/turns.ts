@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { Checkpoints } from "../packages/core/src/checkpoints/index.js";
 import { createModel } from "../packages/core/src/model/providers.js";
 import { Task } from "../packages/core/src/runtime/task.js";
-import type { AgentEvent } from "../packages/core/src/runtime/events.js";
+import type { AgentEvent } from "../packages/core/src/events/index.js";
 import { TaskStore } from "../packages/core/src/storage/task-store.js";
 import { allTools } from "../packages/core/src/tools/registry.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../test/support/scripted-model-server.js";

@@ -21,10 +21,11 @@ describe("headless progress", () => {
 
   it("shows a command's output lines as they come, then its exit code", () => {
     const out = render([
-      { type: "tool_call", id: "c1", name: "execute_command", input: { command: "make" }, summary: "$ make" },
-      { type: "tool_output", id: "c1", text: "compiling\n" },
-      { type: "tool_output", id: "c1", text: "linking\n" },
-      { type: "tool_result", tool_use_id: "c1", name: "execute_command", content: "Command: make\nExit code: 2\nOutput:\ncompiling\nlinking\n", is_error: false, status: "done" },
+      { type: "tool_call", tool_use_id: "c1", name: "execute_command", kind: "command", input: { command: "make" }, summary: "$ make", status: "pending", locations: [] },
+      { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", status: "running" },
+      { type: "tool_output", tool_use_id: "c1", text: "compiling\n" },
+      { type: "tool_output", tool_use_id: "c1", text: "linking\n" },
+      { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", content: "Command: make\nExit code: 2\nOutput:\ncompiling\nlinking\n", is_error: false, status: "completed" },
     ]);
     expect(out).toBe("→ $ make\n  │ compiling\n  │ linking\n  ✗ exit code 2\n");
   });

@@ -73,20 +73,23 @@ export class ProgressRenderer {
         if (this.shownReplies.delete(event.message_id)) this.line(`[the response above was discarded: ${firstLine(event.reason, 100)}]`);
         return;
       case "tool_output":
-        this.output.push(event.id, event.text);
+        this.output.push(event.tool_use_id, event.text);
         return;
       case "tool_call":
         this.line(`→ ${event.summary}`);
         return;
-      case "approval_decision":
-        if (!event.approved) this.line(`  ✗ denied (${event.by}): ${firstLine(event.reason)}`);
-        return;
-      case "tool_result": {
+      case "tool_call_update": {
+        if (event.status === "awaiting_approval" || event.status === "running") return;
         this.output.end(event.tool_use_id);
-        const exit = event.name === "execute_command" && event.status !== "denied" ? exitNote(event.content) : undefined;
+        if (event.status === "denied") {
+          if (event.decision) this.line(`  ✗ denied (${event.decision.by}): ${firstLine(event.decision.reason)}`);
+          return;
+        }
+        if (event.status === "cancelled") return;
+        const exit = event.name === "execute_command" ? exitNote(event.content) : undefined;
         if (exit) this.line(`  ${exit.ok ? "✓" : "✗"} ${exit.text}`);
-        else if (event.status === "done") this.line(`  ✓ ${firstLine(event.content) || "done"}`);
-        else if (event.status === "error") this.line(`  ✗ ${firstLine(event.content)}`);
+        else if (event.status === "completed") this.line(`  ✓ ${firstLine(event.content) || "done"}`);
+        else this.line(`  ✗ ${firstLine(event.content)}`);
         return;
       }
       case "error":

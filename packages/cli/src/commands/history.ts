@@ -87,7 +87,7 @@ export function showCommand(argv: string[], io: Io): number {
   );
   for (const event of events) {
     if (event.type === "tool_call") io.stdout(`  → ${event.summary}\n`);
-    else if (event.type === "tool_result" && event.status !== "done") io.stdout(`    ${event.status}: ${event.content.split("\n")[0]}\n`);
+    else if (event.type === "tool_call_update" && "content" in event && event.status !== "completed") io.stdout(`    ${event.status === "failed" ? "error" : "denied"}: ${event.content.split("\n")[0]}\n`);
     else if (event.type === "result") io.stdout(`  ${event.subtype}: ${event.result.split("\n")[0]}\n`);
   }
   return 0;

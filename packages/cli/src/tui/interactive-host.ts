@@ -1,31 +1,26 @@
-import type { ApprovalCategory, ApprovalRequest, ApprovalResponse, Host } from "@cairn/core";
+import type { ApprovalRequest, ApprovalResponse, Host } from "@cairn/core";
 import type { SessionView } from "./session-view.js";
 
 /**
  * The Host of an interactive session: every callback becomes a prompt in the view and waits for
- * the person. "Always allow this kind" is remembered here, for the task's lifetime (the Task has
- * no setter for its auto-approve list, so the host answers those requests itself).
+ * the person. "Always allow" answers with remember: "task", so the task's policy adds the
+ * request's suggested rule and records later calls as allowed by that rule.
  */
 export class InteractiveHost implements Host {
-  readonly alwaysAllowed = new Set<ApprovalCategory>();
-
   constructor(private readonly view: SessionView) {}
 
   async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
-    // A protected file is asked about every time: "always allow edits" does not reach it.
-    if (!request.protected && this.alwaysAllowed.has(request.category)) {
-      const card = this.view.live.tools.find((c) => c.id === request.id);
-      if (card) card.approvedBy = "always";
-      return { approved: true };
-    }
-    const card = this.view.live.tools.find((c) => c.id === request.id);
+    const card = this.view.live.tools.find((c) => c.id === request.tool_use_id);
     const answer = await this.view.ask<{ approved: boolean; feedback?: string; always?: boolean }>(
       (resolve) => ({ kind: "approval", request, ...(card ? { card: { ...card } } : {}), resolve }),
       { approved: false },
       signal,
     );
-    if (answer.approved && answer.always && !request.protected) this.alwaysAllowed.add(request.category);
-    return answer.feedback ? { approved: answer.approved, feedback: answer.feedback } : { approved: answer.approved };
+    return {
+      approved: answer.approved,
+      ...(answer.feedback ? { feedback: answer.feedback } : {}),
+      ...(answer.approved && answer.always && !request.protected && request.suggested_rule ? { remember: "task" as const } : {}),
+    };
   }
 
   async ask(question: string, options: string[], signal: AbortSignal): Promise<string | undefined> {

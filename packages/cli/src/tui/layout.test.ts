@@ -91,8 +91,8 @@ describe("an 80x24 terminal under load", () => {
       presenter.apply({ type: "reasoning_delta", message_id: "m", text: "thinking hard " });
       for (let i = 0; i < 60; i++) presenter.apply({ type: "text_delta", message_id: "m", text: `word ${i} `.repeat(i % 3 === 0 ? 30 : 2) + (i % 5 === 0 ? "\n" : "") });
       await settle();
-      presenter.apply({ type: "tool_call", id: "t", name: "execute_command", input: { command: "make" }, summary: "$ make" });
-      for (let i = 0; i < 100; i++) presenter.apply({ type: "tool_output", id: "t", text: `${"output ".repeat(i % 4 === 0 ? 20 : 1)}${i}\n` });
+      presenter.apply({ type: "tool_call", tool_use_id: "t", name: "execute_command", kind: "command", input: { command: "make" }, summary: "$ make", status: "pending", locations: [] });
+      for (let i = 0; i < 100; i++) presenter.apply({ type: "tool_output", tool_use_id: "t", text: `${"output ".repeat(i % 4 === 0 ? 20 : 1)}${i}\n` });
       stdin.push("\u000f");
       await settle();
       expect(view.expanded).toBe(true);

@@ -124,41 +124,18 @@ export class EventPresenter {
         return;
       }
       case "edit_preview": {
-        const same = live.streamingCall?.id === event.id ? live.streamingCall : undefined;
+        const same = live.streamingCall?.id === event.tool_use_id ? live.streamingCall : undefined;
         const note = `${event.path}: ${event.blocks_applied} block${event.blocks_applied === 1 ? "" : "s"} applied`;
-        live.streamingCall = { id: event.id, name: same?.name ?? "replace_in_file", chars: same?.chars ?? 0, note };
+        live.streamingCall = { id: event.tool_use_id, name: same?.name ?? "replace_in_file", chars: same?.chars ?? 0, note };
         view.changed(false);
         return;
       }
       case "tool_call":
         return this.toolCall(event);
-      case "approval_request": {
-        const card = this.card(event.id);
-        if (!card) return;
-        card.status = "awaiting";
-        if (card.edit && (card.edit.lines.length > 0 || card.edit.problem)) {
-          card.shownForApproval = true;
-          view.add({ kind: "proposal", card: { ...card } });
-        }
-        view.changed();
-        return;
-      }
-      case "approval_decision": {
-        const card = this.card(event.id);
-        if (!card) return;
-        if (event.approved) {
-          card.status = "running";
-          card.approvedBy ??= event.by === "auto" ? "auto" : "you";
-        } else {
-          card.status = "denied";
-          card.reason = event.by === "user" ? "denied by you" : event.reason;
-          if (event.feedback) card.feedback = event.feedback;
-        }
-        view.changed();
-        return;
-      }
+      case "tool_call_update":
+        return this.toolCallUpdate(event);
       case "tool_output": {
-        const card = this.card(event.id);
+        const card = this.card(event.tool_use_id);
         if (!card) return;
         card.status = "running";
         card.output = keepTail(card.output + event.text, MAX_OUTPUT_CHARS);
@@ -166,8 +143,7 @@ export class EventPresenter {
         view.changed(false);
         return;
       }
-      case "tool_result":
-        return this.toolResult(event);
+
       case "assistant": {
         // A reply that streamed no prose (only a tool call, or a replayed one): its text may
         // still hold the calls as XML blocks (the xml protocol), which are not prose.
@@ -245,13 +221,44 @@ export class EventPresenter {
     }
   }
 
+  /** A call's new status: the approval it awaits, who let it run or refused it, or its end. */
+  private toolCallUpdate(event: Extract<AgentEvent, { type: "tool_call_update" }>): void {
+    const { view } = this;
+    const card = this.card(event.tool_use_id);
+    if (event.status === "awaiting_approval") {
+      if (!card) return;
+      card.status = "awaiting";
+      if (card.edit && (card.edit.lines.length > 0 || card.edit.problem)) {
+        card.shownForApproval = true;
+        view.add({ kind: "proposal", card: { ...card } });
+      }
+      view.changed();
+      return;
+    }
+    const decision = event.decision;
+    if (card && decision) {
+      if (decision.approved) {
+        card.status = "running";
+        card.approvedBy ??= decision.by === "auto" ? "auto" : decision.by === "rule" ? "always" : "you";
+      } else {
+        card.status = "denied";
+        card.reason = decision.by === "user" ? "denied by you" : decision.reason;
+        if (decision.feedback) card.feedback = decision.feedback;
+      }
+      view.changed();
+    }
+    if (event.status === "running") return;
+    const status = event.status === "completed" ? "done" : event.status === "failed" ? "error" : "denied";
+    this.toolResult({ tool_use_id: event.tool_use_id, name: event.name, content: event.content, is_error: event.is_error, status });
+  }
+
   private toolCall(event: Extract<AgentEvent, { type: "tool_call" }>): void {
     const { view } = this;
     view.live.streamingCall = undefined;
     this.turnCalls.push({ name: event.name, input: event.input });
     this.flushReply();
     if (hiddenCards.has(event.name)) {
-      this.hidden.add(event.id);
+      this.hidden.add(event.tool_use_id);
       const response = event.input.response;
       if ((event.name === "plan_mode_respond" || event.name === "act_mode_respond") && typeof response === "string") {
         view.add({ kind: "assistant", text: response });
@@ -259,7 +266,7 @@ export class EventPresenter {
       return;
     }
     const card: ToolCard = {
-      id: event.id,
+      id: event.tool_use_id,
       name: event.name,
       kind: this.kinds.get(event.name) ?? "other",
       summary: event.summary,
@@ -274,7 +281,7 @@ export class EventPresenter {
     view.changed();
   }
 
-  private toolResult(event: Extract<AgentEvent, { type: "tool_result" }>): void {
+  private toolResult(event: { tool_use_id: string; name: string; content: string; is_error: boolean; status: "done" | "error" | "denied" }): void {
     const { view } = this;
     if (this.hidden.delete(event.tool_use_id)) {
       if (event.is_error && event.status !== "denied") view.add({ kind: "error", text: `${event.name}: ${event.content.split("\n")[0]}` });

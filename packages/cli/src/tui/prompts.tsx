@@ -70,15 +70,17 @@ export function ApprovalPrompt({ prompt }: { prompt: Extract<Prompt, { kind: "ap
   const kind = categoryNames[prompt.request.category];
   // A protected file (.cairnignore, .cairn/, .git/...) is asked about each time: no "always" for it.
   const guarded = prompt.request.protected;
+  // "Always" adds the suggested rule for the rest of the task; without one (a protected file, a path outside the workspace) there is none.
+  const rule = guarded ? undefined : prompt.request.suggested_rule;
   const theme = useTheme();
   const items: PickItem[] = [
     { label: "Yes", shortcut: "y" },
-    ...(guarded ? [] : [{ label: `Yes, and allow ${kind} for the rest of this task`, shortcut: "a" }]),
+    ...(rule === undefined ? [] : [{ label: `Yes, and allow ${rule} for the rest of this task`, shortcut: "a" }]),
     { label: "No", shortcut: "n" },
     { label: "No, and tell the model why…", shortcut: "f" },
   ];
   const pick = (index: number) => {
-    const choice = guarded && index > 0 ? index + 1 : index;
+    const choice = rule === undefined && index > 0 ? index + 1 : index;
     if (choice === 0) prompt.resolve({ approved: true });
     else if (choice === 1) prompt.resolve({ approved: true, always: true });
     else if (choice === 2) prompt.resolve({ approved: false });

@@ -12,9 +12,9 @@ const assistant = (n: number, content: AssistantContentJson[]): AgentEvent => ({
   message: { id: `s_${n}`, role: "assistant", model: "m", content, stop_reason: "tool_calls", usage },
 });
 const call = (id: string, name: string, input: Record<string, unknown>, summary: string): AgentEvent[] => [
-  { type: "tool_call", id, name, input, summary },
-  { type: "approval_decision", id, tool: name, approved: true, by: "auto", reason: "auto-approved" } as AgentEvent,
-  { type: "tool_result", tool_use_id: id, name, content: "ok", is_error: false, status: "done" },
+  { type: "tool_call", tool_use_id: id, name, kind: "unknown", input, summary, status: "pending", locations: [] },
+  { type: "tool_call_update", tool_use_id: id, name, status: "running", decision: { approved: true, by: "auto", reason: "auto-approved" } },
+  { type: "tool_call_update", tool_use_id: id, name, content: "ok", is_error: false, status: "completed" },
 ];
 const result: AgentEvent = { type: "result", subtype: "success", is_error: false, result: "Wrote both", num_turns: 2, duration_ms: 1, duration_api_ms: 1, total_cost_usd: null, usage } as AgentEvent;
 

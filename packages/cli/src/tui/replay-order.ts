@@ -6,14 +6,12 @@ type AssistantEvent = Extract<AgentEvent, { type: "assistant" }>;
 /** The call an event belongs to, if it belongs to one. */
 function callIdOf(event: AgentEvent): string | undefined {
   switch (event.type) {
-    case "tool_call":
     case "tool_call_delta":
-    case "approval_request":
-    case "approval_decision":
+      return event.id;
+    case "tool_call":
+    case "tool_call_update":
     case "tool_output":
     case "edit_preview":
-      return event.id;
-    case "tool_result":
       return event.tool_use_id;
     default:
       return undefined;

@@ -224,7 +224,6 @@ export class SessionController {
     this.opened = opened;
     if (!sameTask) {
       this.lastResult = undefined;
-      this.host.alwaysAllowed.clear();
     }
     this.presenter = new EventPresenter(this.view, opened.task.cwd);
     const presenter = this.presenter;
@@ -375,7 +374,6 @@ export class SessionController {
     this.presenter = undefined;
     this.resumed = undefined;
     this.lastResult = undefined;
-    this.host.alwaysAllowed.clear();
     const { status } = this.view;
     status.taskId = undefined;
     status.checkpoints = 0;

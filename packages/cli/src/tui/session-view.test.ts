@@ -46,7 +46,7 @@ describe("rendering rate", () => {
 
   it("a structural change (a new card, a prompt) renders on the next tick", async () => {
     const { presenter, renders } = setup({ frameMs: 10_000 });
-    presenter.apply({ type: "tool_call", id: "t1", name: "read_file", input: { path: "a" }, summary: "read a" });
+    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "read_file", kind: "unknown", input: { path: "a" }, summary: "read a", status: "pending", locations: [] });
     await sleep(5);
     expect(renders()).toBe(1);
   });
@@ -87,11 +87,11 @@ describe("the streamed reply", () => {
 describe("tool calls", () => {
   it("a card lives while the call runs, then moves to the history with its result", () => {
     const { presenter, snapshot } = setup();
-    presenter.apply({ type: "tool_call", id: "t1", name: "execute_command", input: { command: "ls" }, summary: "$ ls" });
-    presenter.apply({ type: "approval_decision", id: "t1", tool: "execute_command", approved: true, by: "auto", reason: "safe" });
-    presenter.apply({ type: "tool_output", id: "t1", text: "a\nb\n" });
+    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "execute_command", kind: "unknown", input: { command: "ls" }, summary: "$ ls", status: "pending", locations: [] });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "execute_command", status: "running", decision: { approved: true, by: "auto", reason: "safe" } });
+    presenter.apply({ type: "tool_output", tool_use_id: "t1", text: "a\nb\n" });
     expect(snapshot().live.tools[0]).toMatchObject({ status: "running", output: "a\nb\n", outputLines: 2, approvedBy: "auto" });
-    presenter.apply({ type: "tool_result", tool_use_id: "t1", name: "execute_command", content: "Command: ls\nExit code: 0\nOutput:\na\nb\n", is_error: false, status: "done" });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "execute_command", content: "Command: ls\nExit code: 0\nOutput:\na\nb\n", is_error: false, status: "completed" });
     const { live, history } = snapshot();
     expect(live.tools).toEqual([]);
     expect(history[0]).toMatchObject({ kind: "tool", card: { status: "done", summary: "$ ls" } });
@@ -100,17 +100,17 @@ describe("tool calls", () => {
   it("an edit awaiting approval prints its full diff first, computed before the file changes", () => {
     writeFileSync(path.join(dir, "a.txt"), "old\n");
     const { presenter, snapshot } = setup();
-    presenter.apply({ type: "tool_call", id: "t1", name: "write_to_file", input: { path: "a.txt", content: "new\n" }, summary: "write a.txt" });
+    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "write_to_file", kind: "unknown", input: { path: "a.txt", content: "new\n" }, summary: "write a.txt", status: "pending", locations: [] });
     writeFileSync(path.join(dir, "a.txt"), "new\n");
-    presenter.apply({ type: "approval_request", id: "t1", tool: "write_to_file", category: "edit", summary: "write a.txt", input: {} });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write a.txt" } });
     const proposal = snapshot().history[0];
     expect(proposal).toMatchObject({ kind: "proposal", card: { edit: { added: 1, removed: 1 } } });
   });
 
   it("plan and progress messages read as the model's words, not as tool cards", () => {
     const { presenter, snapshot } = setup();
-    presenter.apply({ type: "tool_call", id: "p1", name: "plan_mode_respond", input: { response: "1. do it" }, summary: "plan ready for review" });
-    presenter.apply({ type: "tool_result", tool_use_id: "p1", name: "plan_mode_respond", content: "1. do it", is_error: false, status: "done" });
+    presenter.apply({ type: "tool_call", tool_use_id: "p1", name: "plan_mode_respond", kind: "unknown", input: { response: "1. do it" }, summary: "plan ready for review", status: "pending", locations: [] });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "p1", name: "plan_mode_respond", content: "1. do it", is_error: false, status: "completed" });
     expect(snapshot().history).toEqual([expect.objectContaining({ kind: "assistant", text: "1. do it" })]);
   });
 
@@ -126,8 +126,8 @@ describe("memory", () => {
   it("printed history items are released; only what is still live is held", () => {
     const { view, presenter, snapshot } = setup();
     for (let i = 0; i < 50; i++) {
-      presenter.apply({ type: "tool_call", id: `t${i}`, name: "read_file", input: { path: "a" }, summary: "read a" });
-      presenter.apply({ type: "tool_result", tool_use_id: `t${i}`, name: "read_file", content: "x".repeat(1000), is_error: false, status: "done" });
+      presenter.apply({ type: "tool_call", tool_use_id: `t${i}`, name: "read_file", kind: "unknown", input: { path: "a" }, summary: "read a", status: "pending", locations: [] });
+      presenter.apply({ type: "tool_call_update", tool_use_id: `t${i}`, name: "read_file", content: "x".repeat(1000), is_error: false, status: "completed" });
     }
     const printed = snapshot().history.length;
     expect(view.heldItems).toBe(50);
@@ -152,16 +152,18 @@ describe("prompts", () => {
     expect(view.prompt).toBeUndefined();
   });
 
-  it('"always allow" answers later requests of that category without a prompt, others still ask', async () => {
+  it('"always allow" answers with remember: "task" so the task adds the suggested rule; never for a protected file', async () => {
     const { view } = setup();
     const host = new InteractiveHost(view);
     const signal = new AbortController().signal;
-    const request = { id: "1", tool: "write_to_file", category: "edit" as const, summary: "write a", input: {} };
+    const request = { tool_use_id: "1", tool: "write_to_file", category: "edit" as const, summary: "write a", input: {}, suggested_rule: "write_to_file(**)" };
     const answer = host.approve(request, signal);
     if (view.prompt?.kind === "approval") view.prompt.resolve({ approved: true, always: true });
-    await expect(answer).resolves.toEqual({ approved: true });
-    await expect(host.approve({ ...request, id: "2" }, signal)).resolves.toEqual({ approved: true });
-    void host.approve({ ...request, id: "3", category: "all-commands" }, signal);
+    await expect(answer).resolves.toEqual({ approved: true, remember: "task" });
+    // The host keeps no list of its own: the next request is the task's to answer, so it reaches the person.
+    const guarded = host.approve({ ...request, tool_use_id: "2", protected: { path: ".cairnignore", reason: "the person's list" } }, signal);
     expect(view.prompt?.kind).toBe("approval");
+    if (view.prompt?.kind === "approval") view.prompt.resolve({ approved: true, always: true });
+    await expect(guarded).resolves.toEqual({ approved: true });
   });
 });

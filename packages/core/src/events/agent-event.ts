@@ -6,27 +6,59 @@
  * system/api_retry, result) the names and shapes match it, so tools built for it read ours.
  */
 
+import type { ApprovalCategory } from "../policy/approval-category.js";
+
 export type UsageJson = {
   input_tokens: number;
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** Of output_tokens, those spent thinking; present when the model reasoned. */
+  reasoning_output_tokens?: number;
 };
 
-export type ApprovalCategory =
-  | "read"
-  | "read-external"
-  | "edit"
-  | "edit-external"
-  | "safe-commands"
-  | "all-commands"
-  | "browser"
-  | "mcp";
+/** What a tool does, for approval and display. "control" ends or steers the task (completion, a plan). */
+export type ToolKind = "read" | "edit" | "command" | "browser" | "mcp" | "interaction" | "control";
+
+/** The life of one tool call: pending -> awaiting_approval -> running -> one of the ends. */
+export type ToolCallStatus = "pending" | "awaiting_approval" | "running" | "completed" | "failed" | "denied" | "cancelled";
+
+/** The end states of a tool call. */
+export type ToolCallEnd = "completed" | "failed" | "denied" | "cancelled";
 
 /** The OS sandbox of a task as hosts show it: in force (and how), or off and why. */
 export type SandboxJson =
   | { mode: "workspace-write" | "read-only"; network: "on" | "off"; engine: "bubblewrap" }
   | { mode: "off"; reason: string };
+
+/**
+ * What the person must see to approve a call, computed once in core so no host recomputes it.
+ * diff: old_text null for a new file. mcp: for a resource, tool is its uri.
+ */
+export type ApprovalPreview =
+  | { type: "diff"; path: string; old_text: string | null; new_text: string }
+  | { type: "command"; command: string; cwd: string; risk: "safe" | "needs_approval"; reasons: string[]; sandbox: SandboxJson }
+  | { type: "browser"; action: string; url?: string }
+  | { type: "mcp"; server: string; tool: string; arguments: Record<string, unknown> }
+  | { type: "paths"; paths: string[] };
+
+/** Who let a call run or refused it, and why. `rule`: the "always allow" rule that answered. */
+export type Decision = {
+  approved: boolean;
+  by: "auto" | "user" | "policy" | "hook" | "rule";
+  reason: string;
+  feedback?: string;
+  rule?: string;
+};
+
+/** What an approval asks the person about; `suggested_rule` is what "always allow" would add (absent for protected files). */
+export type ApprovalJson = {
+  category: ApprovalCategory;
+  summary: string;
+  preview?: ApprovalPreview;
+  protected?: { path: string; reason: string };
+  suggested_rule?: string;
+};
 
 export type AssistantContentJson =
   | { type: "text"; text: string }
@@ -85,35 +117,33 @@ export type AgentEvent =
   | { type: "stream_discarded"; message_id: string; reason: string }
   /** A piece of a tool call still streaming: text of one parameter (xml), or of the raw JSON arguments (native, param null). */
   | { type: "tool_call_delta"; id: string; name: string; param: string | null; text: string }
-  | { type: "tool_call"; id: string; name: string; input: Record<string, unknown>; summary: string }
+  /** A complete tool call, before anything is decided about it. `locations`: the absolute paths it touches. */
   | {
-      type: "approval_request";
-      id: string;
-      tool: string;
-      category: ApprovalCategory;
-      summary: string;
+      type: "tool_call";
+      tool_use_id: string;
+      name: string;
+      kind: ToolKind | "unknown";
       input: Record<string, unknown>;
+      summary: string;
+      status: "pending";
+      locations: string[];
     }
-  | {
-      type: "approval_decision";
-      id: string;
-      tool: string;
-      approved: boolean;
-      by: "auto" | "user" | "policy" | "hook";
-      reason: string;
-      feedback?: string;
-    }
-  | { type: "tool_output"; id: string; text: string }
+  | { type: "tool_call_update"; tool_use_id: string; name: string; status: "awaiting_approval"; approval: ApprovalJson }
+  /** `decision`: present when the call needed an approval. */
+  | { type: "tool_call_update"; tool_use_id: string; name: string; status: "running"; decision?: Decision }
+  /** The end of a call; `denied` always carries its decision. */
+  | { type: "tool_call_update"; tool_use_id: string; name: string; status: ToolCallEnd; content: string; is_error: boolean; decision?: Decision }
+  /** Live output of a running call (command output). */
+  | { type: "tool_output"; tool_use_id: string; text: string }
   /** replace_in_file applied in memory while its diff streams (a live diff view); the file changes when the call runs. */
   | {
       type: "edit_preview";
-      id: string;
+      tool_use_id: string;
       path: string;
       blocks_applied: number;
       changed_range: { start_line: number; line_count: number };
       preview: string;
     }
-  | { type: "tool_result"; tool_use_id: string; name: string; content: string; is_error: boolean; status: "done" | "error" | "denied" }
   /** A complete assistant message, as Claude Code's stream-json `assistant` event. */
   | {
       type: "assistant";
@@ -132,7 +162,7 @@ export type AgentEvent =
   /** The model's checklist of the task (the focus chain), each time it changes. */
   | { type: "task_progress"; items: Array<{ text: string; done: boolean }> }
   | { type: "usage"; model: string; usage: UsageJson; cost_usd: number | null; total_cost_usd: number | null }
-  | { type: "question"; id: string; question: string; options: string[] }
+  | { type: "question"; tool_use_id: string; question: string; options: string[] }
   | { type: "error"; message: string; kind: string }
   | {
       type: "result";

@@ -1,17 +1,8 @@
-import type { ApprovalCategory } from "../runtime/events.js";
-import type { AnyTool, ToolAccess } from "../tools/tool.js";
-import { resolveWorkspacePath } from "./workspace.js";
+import type { ApprovalCategory } from "./approval-category.js";
+import { approvalCategories } from "./approval-category.js";
+import type { CallFacts } from "./call-facts.js";
 
-export const approvalCategories: readonly ApprovalCategory[] = [
-  "read",
-  "read-external",
-  "edit",
-  "edit-external",
-  "safe-commands",
-  "all-commands",
-  "browser",
-  "mcp",
-];
+export { approvalCategories };
 
 export type ApprovalSettings = {
   /** Approve everything, without asking. */
@@ -24,27 +15,13 @@ export type ApprovalSettings = {
  * counts as a safe command only when the built-in classifier finds it safe AND the model did not
  * ask for approval: the model's own requires_approval=false is never enough (Cline's #12020).
  */
-export function approvalCategory(
-  tool: AnyTool,
-  input: Record<string, unknown>,
-  cwd: string,
-  commandRisk?: "safe" | "needs_approval",
-  /** Folders outside the workspace whose reads count as plain reads (the task's own scratch folder of logs). */
-  readRoots: readonly string[] = [],
-): ApprovalCategory | undefined {
-  if (tool.kind === "command") return commandRisk === "safe" && input.requires_approval === false ? "safe-commands" : "all-commands";
-  const accesses: ToolAccess[] = tool.access?.(input) ?? [];
-  const touched = accesses.filter((a): a is Exclude<ToolAccess, { type: "none" }> => a.type !== "none");
-  if (touched.length > 0) {
-    const edits = touched.some((a) => a.type === "edit");
-    if (edits) return touched.some((a) => resolveWorkspacePath(cwd, a.path).external) ? "edit-external" : "edit";
-    const external = touched.some((a) => {
-      const resolved = resolveWorkspacePath(cwd, a.path);
-      return resolved.external && !readRoots.some((root) => !resolveWorkspacePath(root, resolved.absolute).external);
-    });
-    return external ? "read-external" : "read";
+export function approvalCategory(facts: CallFacts): ApprovalCategory | undefined {
+  if (facts.kind === "command") return facts.command?.risk === "safe" && !facts.command.modelAsksApproval ? "safe-commands" : "all-commands";
+  if (facts.paths.length > 0) {
+    if (facts.paths.some((p) => p.access === "edit")) return facts.paths.some((p) => p.external) ? "edit-external" : "edit";
+    return facts.paths.some((p) => p.external && !p.inReadRoot) ? "read-external" : "read";
   }
-  switch (tool.kind) {
+  switch (facts.kind) {
     case "read":
       return "read";
     case "edit":

@@ -1,4 +1,9 @@
-export { approvalCategories, approvalCategory, autoApproval, hookMayAllow, parseApprovalList, type ApprovalSettings, type AutoDecision } from "./approval.js";
+export { modes, type Mode } from "./mode.js";
+export { approvalCategories, type ApprovalCategory } from "./approval-category.js";
+export { approvalCategory, autoApproval, hookMayAllow, parseApprovalList, type ApprovalSettings, type AutoDecision } from "./approval.js";
+export { protectedHit, type CallFacts, type PathFact } from "./call-facts.js";
+export { decideCall, type ActiveRule, type CallDecision, type PolicyRules, type PolicyState } from "./decide-call.js";
+export { matchingRule, parsePermissionRule, ruleMatches, ruleProblem, suggestedRule, type ParsedRule, type PermissionRule, type RuleScope } from "./permission-rules.js";
 export { resolveWorkspacePath } from "./workspace.js";
 export { IgnoreRules, ignoreFileNames } from "./ignore-rules.js";
 export { protectedFileNames, protectedFolderNames, protectedHomeEntries, protectedPath, protectedPaths, type ProtectedHit } from "./protected-paths.js";

@@ -25,7 +25,7 @@ import { ignoreFileNames } from "./ignore-rules.js";
 export const protectedFolderNames: readonly string[] = [".git", ".cairn"];
 export const protectedFileNames: readonly string[] = [".mcp.json", ...ignoreFileNames];
 /** Entries of CAIRN_HOME that hold the person's own config and decisions. */
-export const protectedHomeEntries: readonly string[] = ["settings.json", "mcp_settings.json", "mcp_approvals.json", "trust.json", "checkpoints"];
+export const protectedHomeEntries: readonly string[] = ["settings.json", "mcp_settings.json", "mcp_approvals.json", "trust.json", "permissions.json", "checkpoints"];
 
 const why: Record<string, string> = {
   ".git": "git's folder: its hooks and config run commands",

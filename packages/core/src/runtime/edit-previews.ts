@@ -2,7 +2,7 @@ import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { StreamingDiffApplier } from "../tools/edit/index.js";
 import { readCheckedSync } from "../tools/files/index.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent } from "../events/index.js";
 
 type Pending = { path: string; diff: string; applier?: StreamingDiffApplier; off?: true };
 
@@ -42,7 +42,7 @@ export class EditPreviews {
     }
     return pending.applier.push(text).map((update) => ({
       type: "edit_preview" as const,
-      id,
+      tool_use_id: id,
       path: pending.path.trim(),
       blocks_applied: update.blocksApplied,
       changed_range: { start_line: update.changedRange.startLine, line_count: update.changedRange.lineCount },

@@ -1,17 +1,23 @@
-import { approvalCategory, autoApproval, hookMayAllow, type ApprovalSettings } from "../policy/approval.js";
-import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk } from "../policy/command/index.js";
+import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
+import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ShellParser } from "../policy/command/index.js";
 import type { Terminal } from "../terminal/index.js";
 import type { HookNotice, HookRunner, HookSession } from "../hooks/index.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
-import { protectedPath, type ProtectedHit } from "../policy/protected-paths.js";
+import { decideCall, type ActiveRule, type CallDecision } from "../policy/decide-call.js";
+import { parsePermissionRule, suggestedRule as suggestedRuleOf } from "../policy/permission-rules.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { toolResultText } from "../protocol/result-text.js";
+import { addPermissionRule } from "../storage/permission-store.js";
 import { gitTracksIgnored } from "./tracked-ignored.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
 import { runTool, validateInput } from "../tools/run-tool.js";
 import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
-import type { AgentEvent, ApprovalCategory } from "./events.js";
+import type { AgentEvent, Decision, SandboxJson, ToolCallEnd } from "../events/index.js";
+import type { CallFacts } from "../policy/call-facts.js";
+import type { TextFiles } from "../tools/files/index.js";
+import { approvalPreview } from "./approval-preview.js";
+import { accessesOf, gatherFacts } from "./gather-facts.js";
 import type { Hooks } from "./hooks.js";
 import type { Host } from "./host.js";
 
@@ -24,7 +30,13 @@ export type CallEnv = {
   /** CAIRN_HOME, whose config files are protected like the workspace's. */
   home?: string | undefined;
   modelSupportsImages: boolean;
+  /** The host's own text files, handed to the tools (see ToolContext.files). */
+  files?: TextFiles | undefined;
   approval: ApprovalSettings;
+  /** The "always allow" rules in force (saved and this task's); "always allow" adds to it. */
+  policyState: { rules: ActiveRule[] };
+  /** The task's OS sandbox as hosts show it, for a command's approval. */
+  sandbox: SandboxJson;
   terminal: Terminal;
   /** allow/deny rules for commands (CAIRN_COMMAND_PERMISSIONS); checked even in yolo mode. */
   commandPermissions: CommandPermissions | undefined;
@@ -58,102 +70,115 @@ function summarize(tool: AnyTool | undefined, call: ParsedCall): string {
   }
 }
 
-function finish(env: CallEnv, call: ParsedCall, result: ToolResult, verdict: Verdict): ExecutedCall {
-  const status = verdict === "ok" ? "done" : verdict;
+const statusOf: Record<Verdict, ToolCallEnd> = { ok: "completed", error: "failed", denied: "denied" };
+
+function finish(env: CallEnv, call: ParsedCall, result: ToolResult, verdict: Verdict, decision?: Decision, end?: ToolCallEnd): ExecutedCall {
   env.history.push({
     name: call.name,
     signature: callSignature(call.name, call.input),
     ...(verdict === "ok" ? {} : { error: toolResultText(result) }),
   });
-  env.emit({ type: "tool_result", tool_use_id: call.id, name: call.name, content: toolResultText(result), is_error: result.isError === true, status });
+  env.emit({
+    type: "tool_call_update",
+    tool_use_id: call.id,
+    name: call.name,
+    status: end ?? statusOf[verdict],
+    content: toolResultText(result),
+    is_error: result.isError === true,
+    ...(decision ? { decision } : {}),
+  });
   return { call, result, verdict };
 }
 
 const fail = (env: CallEnv, call: ParsedCall, content: string) => finish(env, call, { content, isError: true }, "error");
 
-async function decideApproval(
-  env: CallEnv,
-  tool: AnyTool,
-  call: ParsedCall,
-  summary: string,
-  commandRisk: CommandRisk | undefined,
-  hookDecision: "allow" | "ask" | undefined,
-): Promise<{ approved: true } | { approved: false; content: string }> {
-  const category = approvalCategory(tool, call.input, env.cwd, commandRisk?.risk, [env.scratchDir]) ?? (hookDecision === "ask" ? "read" : undefined);
-  // A protected file is the person's alone: nothing below (hook, yolo, auto-approve) may answer for them.
-  const guarded = protectedEdit(env, tool, call.input);
-  if (guarded) return askPerson(env, call, category ?? "edit", summary, guarded);
-  if (!category) return { approved: true };
-  if (hookDecision === "allow" && hookMayAllow(category)) {
-    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "hook", reason: "allowed by a PreToolUse hook" });
-    return { approved: true };
-  }
-  const auto =
-    hookDecision === "ask"
-      ? undefined
-      : tool.autoApproved?.(call.input)
-        ? { approved: true as const, reason: "auto-approved by its server's configuration" }
-        : autoApproval(category, env.approval);
-  if (auto) {
-    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: true, by: "auto", reason: auto.reason });
-    return { approved: true };
-  }
-  const why = commandRisk && commandRisk.reasons.length > 0 ? ` (${commandRisk.reasons.join("; ")})` : "";
-  return askPerson(env, call, category, `${summary}${why}`, undefined);
+/** A refusal by policy or a hook: the model reads `content`, the person and the journal read `reason`. */
+function deny(env: CallEnv, call: ParsedCall, content: string, by: Decision["by"], reason: string): ExecutedCall {
+  return finish(env, call, { content, isError: true }, "denied", { approved: false, by, reason });
 }
 
-/** Asks the host (the person) about one call; without a host that can ask, the call is denied. */
-async function askPerson(
-  env: CallEnv,
-  call: ParsedCall,
-  category: ApprovalCategory,
-  summary: string,
-  guarded: ProtectedHit | undefined,
-): Promise<{ approved: true } | { approved: false; content: string }> {
-  const shown = guarded ? `${summary} (protected file ${guarded.path}: ${guarded.reason}; only you can allow this)` : summary;
-  env.emit({ type: "approval_request", id: call.id, tool: call.name, category, summary: shown, input: call.input });
+/** Lets the call run: policy decided, or asks the host (the person); without a host that can ask, it is denied. */
+async function approve(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts): Promise<{ decision?: Decision } | { denied: ExecutedCall }> {
+  const decided = decideCall(facts, env.approval, env.policyState);
+  if (decided.action === "allow") {
+    if (!decided.category) return {};
+    return { decision: { approved: true, by: decided.by, reason: decided.reason, ...(decided.rule ? { rule: decided.rule } : {}) } };
+  }
+  if (decided.action === "deny") return { denied: deny(env, call, decided.reason, decided.by, decided.reason) };
+  return askPerson(env, tool, call, summary, facts, decided);
+}
+
+async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, decided: CallDecision): Promise<{ decision: Decision } | { denied: ExecutedCall }> {
+  const category = decided.category ?? "edit";
+  const guarded = decided.protected;
+  const why = facts.command && facts.command.reasons.length > 0 ? ` (${facts.command.reasons.join("; ")})` : "";
+  const shown = guarded ? `${summary} (protected file ${guarded.path}: ${guarded.reason}; only you can allow this)` : `${summary}${why}`;
+  const preview = approvalPreview(tool, facts, env);
+  const rule = guarded ? undefined : suggestRule(facts);
+  const approval = { category, summary: shown, ...(preview ? { preview } : {}), ...(guarded ? { protected: guarded } : {}), ...(rule ? { suggested_rule: rule } : {}) };
+  env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "awaiting_approval", approval });
   const notified = notify(env, `Cairn needs your approval: ${shown}`, "permission_prompt");
   if (!env.host.approve) {
     if (guarded) {
       const reason = `${guarded.path} is a protected file (${guarded.reason}); only the person can approve changing it, and nobody can approve in this run`;
-      env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
       return {
-        approved: false,
-        content: `${call.name} was denied: ${reason}. Do not try to change it another way (a command, a link, another tool); finish without it and tell the user what should change there and why.`,
+        denied: deny(
+          env,
+          call,
+          `${call.name} was denied: ${reason}. Do not try to change it another way (a command, a link, another tool); finish without it and tell the user what should change there and why.`,
+          "policy",
+          reason,
+        ),
       };
     }
     const reason = `needs approval (${category}) and nobody can approve it in this run`;
-    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
     return {
-      approved: false,
-      content: `The user denied this operation: ${call.name} ${reason}. Do not retry it; find another way or finish with what you can do.`,
+      denied: deny(env, call, `The user denied this operation: ${call.name} ${reason}. Do not retry it; find another way or finish with what you can do.`, "policy", reason),
     };
   }
-  const request = { id: call.id, tool: call.name, category, summary: shown, input: call.input, ...(guarded ? { protected: guarded } : {}) };
-  const response = await env.host.approve(request, env.signal);
+  const response = await env.host.approve({ tool_use_id: call.id, tool: call.name, input: call.input, ...approval }, env.signal);
   await notified;
-  env.emit({
-    type: "approval_decision",
-    id: call.id,
-    tool: call.name,
-    approved: response.approved,
-    by: "user",
-    reason: response.approved ? "approved by the user" : "denied by the user",
-    ...(response.feedback ? { feedback: response.feedback } : {}),
-  });
-  if (response.approved) return { approved: true };
-  const feedback = response.feedback ? `\nThe user said: ${response.feedback}` : "";
-  return { approved: false, content: `The user denied this operation.${feedback}` };
+  const feedback = response.feedback ? { feedback: response.feedback } : {};
+  if (!response.approved) {
+    const said = response.feedback ? `\nThe user said: ${response.feedback}` : "";
+    return { denied: finish(env, call, { content: `The user denied this operation.${said}`, isError: true }, "denied", { approved: false, by: "user", reason: "denied by the user", ...feedback }) };
+  }
+  if (response.remember && rule) remember(env, rule, response.remember);
+  return { decision: { approved: true, by: "user", reason: "approved by the user", ...feedback } };
+}
+
+function suggestRule(facts: CallFacts): string | undefined {
+  try {
+    return suggestedRuleOf(facts);
+  } catch {
+    return undefined;
+  }
+}
+
+/** "Always allow": the rule holds for the rest of the task, and is saved for a workspace or user scope. */
+function remember(env: CallEnv, text: string, scope: "task" | "workspace" | "user"): void {
+  const parsed = parsePermissionRule(text);
+  if (!parsed.ok) return;
+  if (!env.policyState.rules.some((r) => r.text === parsed.rule.text)) env.policyState.rules.push({ ...parsed.rule, scope });
+  if (scope === "task" || !env.home) return;
+  try {
+    addPermissionRule(env.home, env.cwd, scope, parsed.rule.text);
+  } catch (error) {
+    env.emit({ type: "system", subtype: "notice", level: "warning", message: `The rule ${parsed.rule.text} holds for this task only: it could not be saved (${(error as Error).message.split("\n")[0]}).` });
+  }
 }
 
 /**
  * One call's way through the loop: known tool, mode, valid input, hooks, approval, execution,
  * then the answer to a question. Never throws for the tool's sake; every outcome is a result.
+ * Its life goes out as events: tool_call (pending), then tool_call_update (awaiting_approval,
+ * running, and one end: completed, failed, denied or cancelled).
  */
 export async function executeCall(call: ParsedCall, env: CallEnv): Promise<ExecutedCall> {
   const tool = env.tools.get(call.name);
   const summary = summarize(tool, call);
-  env.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input, summary });
+  const locations = accessesOf(tool, call.input).map((a) => resolveWorkspacePath(env.cwd, a.path).absolute);
+  env.emit({ type: "tool_call", tool_use_id: call.id, name: call.name, kind: tool?.kind ?? "unknown", input: call.input, summary, status: "pending", locations });
 
   if (!tool) {
     const names = [...env.tools.keys()].join(", ");
@@ -161,12 +186,11 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   }
   if (call.inputError) return fail(env, call, `${call.inputError} Call ${call.name} again with complete parameters.`);
   if (!tool.modes.includes(env.mode)) {
-    const result = { content: `${call.name} is not available in ${env.mode.toUpperCase()} mode.`, isError: true };
-    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason: result.content });
-    return finish(env, call, result, "denied");
+    const reason = `${call.name} is not available in ${env.mode.toUpperCase()} mode.`;
+    return deny(env, call, reason, "policy", reason);
   }
   const narration = narrationRefusal(env.history, call.name);
-  if (narration) return finish(env, call, { content: narration, isError: true }, "denied");
+  if (narration) return deny(env, call, narration, "policy", narration);
   const valid = validateInput(tool, call.input);
   if (!valid.ok) return fail(env, call, valid.message);
   let input = valid.input;
@@ -175,10 +199,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   if (blocked) return blocked;
 
   const hookVerdict = await env.hooks.beforeTool?.({ ...call, input });
-  if (hookVerdict && "deny" in hookVerdict) {
-    env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "hook", reason: hookVerdict.deny });
-    return finish(env, call, { content: `Blocked by a hook: ${hookVerdict.deny}`, isError: true }, "denied");
-  }
+  if (hookVerdict && "deny" in hookVerdict) return deny(env, call, `Blocked by a hook: ${hookVerdict.deny}`, "hook", hookVerdict.deny);
   if (hookVerdict && "input" in hookVerdict) {
     const revalidated = validateInput(tool, hookVerdict.input);
     if (!revalidated.ok) return fail(env, call, revalidated.message);
@@ -195,8 +216,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     emitNotices(env, pre.notices);
     if (pre.decision === "deny") {
       const reason = pre.reason ?? "denied by a PreToolUse hook";
-      env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "hook", reason });
-      const executed = finish(env, { ...call, input }, { content: `Blocked by a PreToolUse hook: ${reason}`, isError: true }, "denied");
+      const executed = deny(env, { ...call, input }, `Blocked by a PreToolUse hook: ${reason}`, "hook", reason);
       return pre.endRun ? { ...executed, endRun: pre.endRun } : executed;
     }
     if (pre.updatedInput) {
@@ -213,24 +233,26 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   }
 
   let commandRisk: CommandRisk | undefined;
+  let shell: ShellParser | undefined;
   if (tool.kind === "command" && typeof input.command === "string") {
-    const shell = await loadShellParser();
+    shell = await loadShellParser();
     if (env.commandPermissions) {
       const decision = checkCommand(input.command, env.commandPermissions, shell);
       if (!decision.allowed) {
         const reason = decision.segment ? `${decision.reason} (failing part: ${decision.segment})` : decision.reason;
-        env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
-        return finish(env, { ...call, input }, { content: `Command denied by the command rules: ${reason}`, isError: true }, "denied");
+        return deny(env, { ...call, input }, `Command denied by the command rules: ${reason}`, "policy", reason);
       }
     }
     commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands], gitTracksIgnored: gitTracksIgnored(env.cwd, env.ignore) }, shell);
   }
 
+  const facts = gatherFacts(env, tool, input, { commandRisk, shell, hook: hookDecision });
   // Whether the call reaches outside the workspace as it is approved: tools hold its paths to this
   // when they use them, so a link swapped while the approval is pending cannot carry them out.
-  const reach = approvalCategory(tool, input, env.cwd, undefined, [env.scratchDir]);
-  const approval = await decideApproval(env, tool, { ...call, input }, summary, commandRisk, hookDecision);
-  if (!approval.approved) return finish(env, call, { content: approval.content, isError: true }, "denied");
+  const reach = tool.kind === "command" ? undefined : approvalCategory(facts);
+  const approval = await approve(env, tool, { ...call, input }, summary, facts);
+  if ("denied" in approval) return approval.denied;
+  env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "running", ...(approval.decision ? { decision: approval.decision } : {}) });
 
   let result = await runTool(tool, input, {
     cwd: env.cwd,
@@ -238,10 +260,11 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     ignore: env.ignore,
     scratchDir: env.scratchDir,
     modelSupportsImages: env.modelSupportsImages,
+    files: env.files,
     terminal: env.terminal,
     resolvePath: (path) => resolveWorkspacePath(env.cwd, path).absolute,
     outsideApproved: reach === "read-external" || reach === "edit-external",
-    emitOutput: (text) => env.emit({ type: "tool_output", id: call.id, text }),
+    emitOutput: (text) => env.emit({ type: "tool_output", tool_use_id: call.id, text }),
   });
   result = (await env.hooks.afterTool?.({ ...call, input }, result)) ?? result;
   if (env.hookRunner?.has("PostToolUse", call.name)) {
@@ -258,13 +281,15 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
 
   if (result.control?.type === "ask") {
     const { question, options } = result.control;
-    env.emit({ type: "question", id: call.id, question, options });
+    env.emit({ type: "question", tool_use_id: call.id, question, options });
     const notified = notify(env, `Cairn asks: ${question}`, "question");
     const answer = await env.host.ask?.(question, options, env.signal);
     await notified;
     result = answer === undefined ? { ...result, content: "[Waiting for the user's answer.]" } : { content: `<answer>\n${answer}\n</answer>` };
   }
-  const executed = finish(env, { ...call, input }, result, result.isError ? "error" : "ok");
+  // A call stopped by the person (abort) while it ran is cancelled, whatever its result says.
+  const end: ToolCallEnd | undefined = env.signal.aborted ? "cancelled" : undefined;
+  const executed = finish(env, { ...call, input }, result, result.isError ? "error" : "ok", approval.decision, end);
   return endRun ? { ...executed, endRun } : executed;
 }
 
@@ -288,35 +313,22 @@ function denyIgnored(env: CallEnv, tool: AnyTool, call: ParsedCall, input: Recor
   const blocked = blockedPath(env, tool, input);
   if (!blocked) return undefined;
   const reason = `${blocked} is blocked by ${env.ignore.files.join(" / ") || ".cairnignore"}; the person has put it out of reach.`;
-  env.emit({ type: "approval_decision", id: call.id, tool: call.name, approved: false, by: "policy", reason });
-  return finish(env, { ...call, input }, { content: `${reason} Do not try to access it another way; work without it.`, isError: true }, "denied");
-}
-
-/** The first protected file (see policy/protected-paths.ts) the call would change, if any. */
-function protectedEdit(env: CallEnv, tool: AnyTool, input: Record<string, unknown>): ProtectedHit | undefined {
-  for (const access of tool.access?.(input) ?? []) {
-    if (access.type !== "edit") continue;
-    // The path as the tool will use it (`~` expanded), then judged on what it really is.
-    const target = resolveWorkspacePath(env.cwd, access.path).absolute;
-    const hit = protectedPath(target, { cwd: env.cwd, ...(env.home ? { home: env.home } : {}) });
-    if (hit) return hit;
-  }
-  return undefined;
+  return deny(env, { ...call, input }, `${reason} Do not try to access it another way; work without it.`, "policy", reason);
 }
 
 /** The first path of the call that the workspace's ignore files block, if any. */
 function blockedPath(env: CallEnv, tool: AnyTool, input: Record<string, unknown>): string | undefined {
-  for (const access of tool.access?.(input) ?? []) {
-    if (access.type === "none") continue;
+  for (const access of accessesOf(tool, input)) {
     if (env.ignore.ignores(resolveWorkspacePath(env.cwd, access.path).absolute)) return access.path;
   }
   return undefined;
 }
 
-/** The result recorded for calls after a denial in the same message (Cline skips them too). */
+/** The result recorded for calls after a denial in the same message (Cline skips them too): cancelled, never run. */
 export function skippedResult(env: CallEnv, call: ParsedCall, because: string): ExecutedCall {
   const result = { content: `Skipped: ${because}`, isError: true };
-  env.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input, summary: call.name });
-  env.emit({ type: "tool_result", tool_use_id: call.id, name: call.name, content: result.content, is_error: true, status: "denied" });
+  const tool = env.tools.get(call.name);
+  env.emit({ type: "tool_call", tool_use_id: call.id, name: call.name, kind: tool?.kind ?? "unknown", input: call.input, summary: call.name, status: "pending", locations: [] });
+  env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "cancelled", content: result.content, is_error: true });
   return { call, result, verdict: "denied" };
 }

@@ -1,4 +1,4 @@
-import type { TaskJournal } from "./journal.js";
+import type { TaskJournal } from "../storage/task-journal.js";
 
 /** A write the journal could not make: which file, and the system's reason. */
 export type JournalFailure = { path: string | undefined; code: string | undefined; message: string };

@@ -1,7 +1,7 @@
 import type { AssistantMessage, ModelRequest } from "../model/types.js";
 import type { ParsedCall } from "../protocol/types.js";
 import type { ToolResult } from "../tools/tool.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent } from "../events/index.js";
 
 type MaybePromise<T> = T | Promise<T>;
 

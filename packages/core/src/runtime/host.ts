@@ -1,19 +1,30 @@
-import type { ApprovalCategory } from "./events.js";
+import type { ApprovalPreview } from "../events/index.js";
+import type { ApprovalCategory } from "../policy/approval-category.js";
+import type { RuleScope } from "../policy/permission-rules.js";
 
 export type ApprovalRequest = {
-  id: string;
+  tool_use_id: string;
   tool: string;
   category: ApprovalCategory;
   summary: string;
   input: Record<string, unknown>;
+  /** What the person must see (the diff, the command and its sandbox, the URL), computed once in core. */
+  preview?: ApprovalPreview;
   /**
    * Set when the call changes a protected file (.cairnignore, .cairn/, .mcp.json, .git/...): the
-   * host must ask the person about this one call, never answer from an "always allow" it remembers.
+   * host must ask the person about this one call; "always allow" does not apply to it.
    */
   protected?: { path: string; reason: string };
+  /** The rule "always allow" would add, shown to the person, e.g. "execute_command(npm test *)"; absent for protected files. */
+  suggested_rule?: string;
 };
 
-export type ApprovalResponse = { approved: boolean; feedback?: string };
+export type ApprovalResponse = {
+  approved: boolean;
+  feedback?: string;
+  /** "Always allow": add the request's suggested_rule at this scope (ignored for protected files). */
+  remember?: RuleScope;
+};
 
 /**
  * What a host supplies. A headless host answers from its flags; an interactive one asks the person.

@@ -1,8 +1,7 @@
 import type { Message } from "../model/types.js";
 import type { CallOutcome, ParsedCall, ToolProtocol } from "../protocol/types.js";
+import type { PendingResult } from "../storage/task-journal.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
-
-export type PendingResult = { call: ParsedCall; result: ToolResult };
 
 const interrupted: ToolResult = {
   content: "[Interrupted: the task was stopped while this call was running or before it ran. Check its effect (read the file, list the folder) before trying again.]",

@@ -7,7 +7,7 @@ import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn }
 import { Checkpoints } from "../checkpoints/index.js";
 import { createModel } from "../model/providers.js";
 import { allTools } from "../tools/registry.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent } from "../events/index.js";
 import { Task } from "./task.js";
 
 let server: ScriptedModelServer | undefined;
@@ -94,7 +94,7 @@ describe("a task's checkpoints", () => {
     );
     expect(notices(events)).toContain("checkpoints: 12 files here, more than checkpointsLazyAboveFiles; the first checkpoint is made before the first change");
     // The read ran before any checkpoint; the baseline came after it and before the write.
-    const order = events.flatMap((e) => (e.type === "tool_result" ? [`result ${e.name}`] : e.type === "checkpoint" ? [`checkpoint ${e.label}`] : []));
+    const order = events.flatMap((e) => (e.type === "tool_call_update" && "content" in e ? [`result ${e.name}`] : e.type === "checkpoint" ? [`checkpoint ${e.label}`] : []));
     expect(order.slice(0, 3)).toEqual(["result read_file", "checkpoint task start", "result write_to_file"]);
     expect(labels(events)).toEqual(["task start", "turn 2: write_to_file", "task completed"]);
     const start = events.find((e) => e.type === "checkpoint" && e.label === "task start");

@@ -5,15 +5,17 @@ import type { McpHub } from "../mcp/index.js";
 import type { RetryPolicy } from "../model/retry.js";
 import type { Message, Model, Usage } from "../model/types.js";
 import type { CommandPermissions } from "../policy/command/index.js";
+import type { ActiveRule } from "../policy/decide-call.js";
 import type { LoopSettings } from "../policy/loop-detection.js";
 import type { ProtocolName } from "../protocol/types.js";
 import type { TaskSandbox } from "../sandbox/index.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
-import type { AgentEvent, ApprovalCategory } from "./events.js";
+import type { AgentEvent } from "../events/index.js";
+import type { ApprovalCategory } from "../policy/approval-category.js";
 import type { Hooks } from "./hooks.js";
 import type { Host } from "./host.js";
-import type { TaskJournal } from "./journal.js";
-import type { PendingResult } from "./resume.js";
+import type { TaskJournal } from "../storage/task-journal.js";
+import type { PendingResult } from "../storage/task-journal.js";
 
 /** Which model answers, how its tool calls travel and how its requests are retried. */
 export type ModelOptions = {
@@ -60,6 +62,8 @@ export type WorkspaceOptions = {
   checkpoints?: Checkpoints;
   /** allow/deny rules for commands; they apply in every mode, yolo included. */
   commandPermissions?: CommandPermissions;
+  /** "Always allow" rules in force from the start (saved ones: storage's loadPermissionRules). */
+  rules?: readonly ActiveRule[];
   /** Add the workspace listing to the first message and a time/mode/context line to every turn (default true). */
   environmentDetails?: boolean;
 };

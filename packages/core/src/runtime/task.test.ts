@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { contextWindowFault, startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../test/support/scripted-model-server.js";
 import { createModel } from "../model/providers.js";
 import { allTools } from "../tools/registry.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent } from "../events/index.js";
 import { Task, type TaskOptions, type TaskResult } from "./task.js";
 
 let server: ScriptedModelServer;
@@ -165,8 +165,8 @@ describe("Task", () => {
       call("attempt_completion", { result: "ok" }),
     ], { policy: { autoApprove: ["read"] } });
     const { events } = await drain(task.run("go"));
-    const results = events.filter((e): e is Extract<AgentEvent, { type: "tool_result" }> => e.type === "tool_result");
-    expect(results.slice(0, 2).map((r) => [r.name, r.status])).toEqual([["write_to_file", "denied"], ["read_file", "denied"]]);
+    const results = events.filter((e): e is Extract<AgentEvent, { type: "tool_call_update"; content: string }> => e.type === "tool_call_update" && "content" in e);
+    expect(results.slice(0, 2).map((r) => [r.name, r.status])).toEqual([["write_to_file", "denied"], ["read_file", "cancelled"]]);
     expect(results[1]!.content).toMatch(/^Skipped/);
   });
 
@@ -175,7 +175,7 @@ describe("Task", () => {
     const { events } = await drain(task.run("plan it"));
     const init = events[0] as Extract<AgentEvent, { type: "system"; subtype: "init" }>;
     expect(init.tools).not.toContain("write_to_file");
-    expect(events.find((e) => e.type === "tool_result")).toMatchObject({ name: "write_to_file", status: "denied" });
+    expect(events.find((e) => e.type === "tool_call_update" && "content" in e)).toMatchObject({ name: "write_to_file", status: "denied", decision: { approved: false, by: "policy" } });
     expect(() => readFileSync(path.join(cwd, "a.txt"))).toThrow();
   });
 

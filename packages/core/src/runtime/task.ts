@@ -11,6 +11,7 @@ import { mcpTools, nativeMcpTools } from "../mcp/index.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type Message, type Model, type Usage } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
+import type { ActiveRule } from "../policy/decide-call.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from "../policy/loop-detection.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
@@ -27,10 +28,11 @@ import { listFilesTool } from "../tools/list-files.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
-import type { AgentEvent, ResultSubtype } from "./events.js";
-import type { TaskState } from "./journal.js";
+import type { AgentEvent, ResultSubtype } from "../events/index.js";
+import type { TaskState } from "../storage/task-journal.js";
 import { describeJournalFailure, guardJournal, type JournalFailure } from "./guarded-journal.js";
-import { repairInterrupted, type PendingResult } from "./resume.js";
+import type { PendingResult } from "../storage/task-journal.js";
+import { repairInterrupted } from "./resume.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { runTurn } from "./turn.js";
@@ -64,6 +66,8 @@ export class Task {
   private costUsd: number | null = null;
   private readonly ignore: IgnoreRules;
   private readonly callHistory: CallRecord[] = [];
+  /** The "always allow" rules in force; the person's "always allow" adds to them. */
+  private readonly policyState: { rules: ActiveRule[] };
   private pendingResults: PendingResult[] | undefined;
   private lastCheckpoint: string | undefined;
   /** The checkpoint being written; tools of the next step that may write wait for it, the model request and reads do not. */
@@ -92,6 +96,7 @@ export class Task {
     this.mode = options.policy?.mode ?? "act";
     this.messages = journal.messages ? structuredClone(journal.messages) : [];
     this.pendingResults = journal.pendingResults;
+    this.policyState = { rules: [...(options.policy?.rules ?? [])] };
     if (journal.prior) {
       this.turns = journal.prior.turns;
       this.usage = { ...journal.prior.usage };
@@ -499,6 +504,8 @@ export class Task {
       commandPermissions: options.policy.commandPermissions,
       approvalRequiredCommands: options.policy.approvalRequiredCommands ?? [],
       approval,
+      policyState: this.policyState,
+      sandbox: options.workspace.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" },
       history: this.callHistory,
       hookRunner: options.hooks.runner,
       hookSession: this.hookSession(),

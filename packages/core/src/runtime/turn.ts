@@ -8,11 +8,11 @@ import { continueAfterOutputLimit } from "../prompt/system-prompt.js";
 import { textCallNote } from "../protocol/text-calls.js";
 import type { ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../protocol/types.js";
 import type { AnyTool } from "../tools/tool.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent } from "../events/index.js";
 import { executeCall, skippedResult, type CallEnv, type ExecutedCall } from "./execute-call.js";
 import { EditPreviews } from "./edit-previews.js";
 import type { Hooks } from "./hooks.js";
-import type { TaskJournal } from "./journal.js";
+import type { TaskJournal } from "../storage/task-journal.js";
 import { usageJson } from "./usage-json.js";
 
 export type TurnInput = {

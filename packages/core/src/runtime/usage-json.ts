@@ -1,5 +1,5 @@
 import type { Usage } from "../model/types.js";
-import type { UsageJson } from "./events.js";
+import type { UsageJson } from "../events/index.js";
 
 export function usageJson(usage: Usage): UsageJson {
   return {
@@ -7,5 +7,6 @@ export function usageJson(usage: Usage): UsageJson {
     output_tokens: usage.outputTokens,
     cache_read_input_tokens: usage.cacheReadTokens,
     cache_creation_input_tokens: usage.cacheWriteTokens,
+    ...(usage.reasoningTokens !== undefined ? { reasoning_output_tokens: usage.reasoningTokens } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { SandboxJson } from "../runtime/events.js";
+import type { SandboxJson } from "../events/index.js";
 import { blockedWriteNote } from "./blocked-write.js";
 import { bwrapArgs, contains, type BwrapPlan, type Mask } from "./bwrap-args.js";
 import { existingMasks } from "./hidden-paths.js";

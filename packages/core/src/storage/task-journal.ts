@@ -1,7 +1,12 @@
+import type { AgentEvent } from "../events/index.js";
 import type { Message } from "../model/types.js";
-import type { ParsedCall } from "../protocol/types.js";
-import type { ToolResult } from "../tools/tool.js";
-import type { AgentEvent } from "./events.js";
+import type { CallOutcome, ParsedCall } from "../protocol/types.js";
+
+/** A result the model gets back for a call (the protocol's shape of it). */
+type CallResult = CallOutcome["result"];
+
+/** A call that ran before its reply's results were recorded (kept so a resumed task knows). */
+export type PendingResult = { call: ParsedCall; result: CallResult };
 
 export type TaskState = {
   mode: "act" | "plan";
@@ -22,7 +27,7 @@ export interface TaskJournal {
   /** A complete message was added to the conversation. */
   message(message: Message): void;
   /** A tool call finished before its message's results were recorded. */
-  callResult(call: ParsedCall, result: ToolResult): void;
+  callResult(call: ParsedCall, result: CallResult): void;
   /** The conversation was replaced (restore, truncation). */
   replaceMessages(messages: readonly Message[]): void;
   event(event: AgentEvent): void;

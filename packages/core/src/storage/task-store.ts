@@ -3,10 +3,8 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Message } from "../model/types.js";
 import type { ParsedCall } from "../protocol/types.js";
-import type { AgentEvent } from "../runtime/events.js";
-import type { TaskJournal, TaskState } from "../runtime/journal.js";
-import type { PendingResult } from "../runtime/resume.js";
-import type { ToolResult } from "../tools/tool.js";
+import type { AgentEvent } from "../events/index.js";
+import type { PendingResult, TaskJournal, TaskState } from "./task-journal.js";
 import { appendWholeSync, writeFileAtomicSync } from "./atomic-write.js";
 import { updateHistoryIndex } from "./history.js";
 import { DamagedMetadataError, readTaskMetadata } from "./task-metadata.js";
@@ -28,7 +26,7 @@ export type TaskMetadata = TaskState & {
   checkpoints: CheckpointRecord[];
 };
 
-export type { PendingResult } from "../runtime/resume.js";
+export type { PendingResult } from "./task-journal.js";
 
 export type LoadedConversation = {
   messages: Message[];
@@ -197,7 +195,7 @@ export class TaskStore implements TaskJournal {
     this.append("conversation.jsonl", { message } satisfies Line);
   }
 
-  callResult(call: ParsedCall, result: ToolResult): void {
+  callResult(call: ParsedCall, result: PendingResult["result"]): void {
     this.append("conversation.jsonl", { call_result: { call, result } } satisfies Line);
   }
 

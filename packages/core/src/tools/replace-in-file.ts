@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
+import { currentText } from "./edit/current-text.js";
 import { describeFailure } from "./edit/failure-report.js";
 import { applyDiff } from "./edit/streaming-applier.js";
 import { describeSuccess } from "./edit/success-report.js";
@@ -49,6 +50,14 @@ export const replaceInFileTool = defineTool({
   modes: ["act"],
   access: (input) => [{ type: "edit", path: input.path }],
   summarize: (input) => `edit ${input.path}`,
+  preview(input, ctx) {
+    const current = currentText(ctx, input.path);
+    if (current === undefined || current.text === null) return undefined;
+    // The same edit code the call runs, in memory: the person sees exactly what would be written.
+    const applied = applyDiff(current.text, input.diff);
+    if (!applied.ok) return undefined;
+    return { type: "diff", path: current.shown, old_text: current.text, new_text: applied.content };
+  },
   async execute(input, ctx) {
     const absolute = ctx.resolvePath(input.path);
     const shown = displayPath(ctx.cwd, absolute);

@@ -1,10 +1,11 @@
 import type { z } from "zod";
+import type { ApprovalPreview, ToolKind } from "../events/index.js";
 import type { ImagePart, TextPart } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Terminal } from "../terminal/index.js";
 import type { TextFiles } from "./files/text-files.js";
 
-export type ToolKind = "read" | "edit" | "command" | "browser" | "mcp" | "interaction" | "control";
+export type { ToolKind };
 export type Mode = "act" | "plan";
 
 /** What a call touches, so policy can decide approval and the workspace boundary without knowing the tool. */
@@ -24,6 +25,9 @@ export type ToolResult = {
     /** A plan presented in Plan mode, for the person to approve (then Act) or refine. */
     | { type: "plan"; plan: string };
 };
+
+/** What a preview may read: the workspace, through the ignore rules. */
+export type PreviewContext = { cwd: string; ignore: IgnoreRules };
 
 /** Everything a tool may use. Host capabilities are passed in, never imported. */
 export type ToolContext = {
@@ -74,6 +78,11 @@ export type Tool<S extends z.ZodObject = z.ZodObject> = {
   access?(input: z.infer<S>): ToolAccess[];
   /** True when this call is approved by configuration of its own (an MCP server's autoApprove list). */
   autoApproved?(input: z.infer<S>): boolean;
+  /**
+   * What the person sees before approving the call (an edit's diff), computed once here so no
+   * host recomputes it; undefined when it cannot be computed. Reads only, never changes a file.
+   */
+  preview?(input: z.infer<S>, ctx: PreviewContext): ApprovalPreview | undefined;
   /** One line for people: "read src/a.ts". */
   summarize?(input: z.infer<S>): string;
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
+import { currentText } from "./edit/current-text.js";
 import { summarizeRewrite } from "./edit/rewrite-summary.js";
 import { openChecked, readOpenedBytes, writeChecked } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
@@ -41,6 +42,12 @@ export const writeToFileTool = defineTool({
   modes: ["act"],
   access: (input) => [{ type: "edit", path: input.path }],
   summarize: (input) => `write ${input.path}`,
+  preview(input, ctx) {
+    const current = currentText(ctx, input.path);
+    if (current === undefined || /[/\\]$/.test(input.path)) return undefined;
+    const unwrapped = MARKDOWN_EXTENSIONS.has(path.extname(input.path).toLowerCase()) ? undefined : unwrapCodeFence(input.content);
+    return { type: "diff", path: current.shown, old_text: current.text, new_text: unwrapped?.inner ?? input.content };
+  },
   async execute(input, ctx) {
     const absolute = ctx.resolvePath(input.path);
     const shown = displayPath(ctx.cwd, absolute);

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../../test/support/scripted-model-server.js";
 import { createModel } from "../../model/providers.js";
 import type { ApprovalRequest } from "../../runtime/host.js";
-import type { AgentEvent } from "../../runtime/events.js";
+import type { AgentEvent } from "../../events/index.js";
 import { Task } from "../../runtime/task.js";
 import { allTools } from "../registry.js";
 
@@ -55,7 +55,7 @@ function swapForLink(relative: string, target: string): void {
 }
 
 /** Runs one call whose approval swaps paths first; returns the call's result and everything the model was sent. */
-async function approvedWithSwap(step: ScriptedTurn, swap: (request: ApprovalRequest) => void, autoApprove: Array<"read" | "edit"> = []): Promise<{ result: AgentEvent & { type: "tool_result" }; sent: string; approvals: string[] }> {
+async function approvedWithSwap(step: ScriptedTurn, swap: (request: ApprovalRequest) => void, autoApprove: Array<"read" | "edit"> = []): Promise<{ result: Extract<AgentEvent, { type: "tool_call_update"; content: string }>; sent: string; approvals: string[] }> {
   server = await startScriptedModelServer({ turns: [step, call("attempt_completion", { result: "done" })] });
   const approvals: string[] = [];
   const task = new Task({
@@ -78,7 +78,7 @@ async function approvedWithSwap(step: ScriptedTurn, swap: (request: ApprovalRequ
     if (next.done) break;
     events.push(next.value);
   }
-  const result = events.find((e): e is AgentEvent & { type: "tool_result" } => e.type === "tool_result");
+  const result = events.find((e): e is Extract<AgentEvent, { type: "tool_call_update"; content: string }> => e.type === "tool_call_update" && "content" in e);
   if (result === undefined) throw new Error("no tool result");
   return { result, sent: JSON.stringify(server.requests.map((r) => r.body)), approvals };
 }

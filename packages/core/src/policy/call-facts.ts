@@ -1,0 +1,42 @@
+import type { ToolKind } from "../events/index.js";
+import type { ShellParser } from "./command/index.js";
+import type { ProtectedHit } from "./protected-paths.js";
+
+/** One path a call reads or edits, as the runtime resolved it against the workspace. */
+export type PathFact = {
+  access: "read" | "edit";
+  /** As the model wrote it. */
+  path: string;
+  /** Absolute, as the tool will use it. */
+  absolute: string;
+  /** Its real location is outside the workspace. */
+  external: boolean;
+  /** Workspace-relative, with `/`, of its real location; absent when outside the workspace. */
+  relative?: string;
+  /** Outside the workspace but inside a folder whose reads count as plain reads (the task's scratch folder). */
+  inReadRoot?: boolean;
+  /** A protected file (see protected-paths.ts), for edits. */
+  protected?: ProtectedHit;
+};
+
+/**
+ * What policy needs to know about one call, gathered by the runtime from the tool and the file
+ * system, so that deciding is a pure function of data (policy never imports the tools).
+ */
+export type CallFacts = {
+  tool: string;
+  kind: ToolKind | "unknown";
+  input: Record<string, unknown>;
+  paths: PathFact[];
+  /** For commands: the classifier's verdict and whether the model itself asked for approval. */
+  command?: { text: string; risk: "safe" | "needs_approval"; reasons: string[]; modelAsksApproval: boolean; shell: ShellParser };
+  /** The tool's own configuration approves this call (an MCP server's autoApprove list). */
+  autoApproved: boolean;
+  /** A PreToolUse hook's allow or ask. */
+  hook?: "allow" | "ask";
+};
+
+/** The first protected file the call would change, if any. */
+export function protectedHit(facts: CallFacts): ProtectedHit | undefined {
+  return facts.paths.find((p) => p.access === "edit" && p.protected)?.protected;
+}

@@ -1,0 +1,59 @@
+import type { Decision } from "../events/index.js";
+import type { ApprovalCategory } from "./approval-category.js";
+import { approvalCategory, autoApproval, hookMayAllow, type ApprovalSettings } from "./approval.js";
+import { protectedHit, type CallFacts } from "./call-facts.js";
+import { matchingRule, type PermissionRule, type RuleScope } from "./permission-rules.js";
+
+/** What the person configured for approvals: yolo and the auto-approved categories. */
+export type PolicyRules = ApprovalSettings;
+
+/** An "always allow" rule in force, and where it came from. */
+export type ActiveRule = PermissionRule & { scope: RuleScope };
+
+/** What the task has learned while running: the "always allow" rules in force (saved ones and this task's). */
+export type PolicyState = { rules: readonly ActiveRule[] };
+
+export type CallDecision = {
+  action: "allow" | "deny" | "ask";
+  by: Decision["by"];
+  reason: string;
+  /** The approval the call needs; absent for calls that need none. */
+  category?: ApprovalCategory;
+  /** The "always allow" rule that answered (by: "rule"). */
+  rule?: string;
+  /** Set when only the person may answer (a protected file). */
+  protected?: { path: string; reason: string };
+};
+
+/**
+ * Whether a call may run, must be refused, or needs the person, and who decided. In order:
+ * a protected file goes to the person alone; a call needing no approval runs; a hook's allow
+ * stands in for the person except across the workspace boundary; then (unless a hook asked
+ * for the person) the tool's own configuration, yolo, the auto-approved categories and the
+ * "always allow" rules; otherwise ask. Pure: the runtime gathers the facts.
+ */
+export function decideCall(facts: CallFacts, rules: PolicyRules, state: PolicyState): CallDecision {
+  const needed = approvalCategory(facts) ?? (facts.hook === "ask" ? "read" : undefined);
+  const guarded = protectedHit(facts);
+  if (guarded) {
+    return {
+      action: "ask",
+      by: "user",
+      reason: `${guarded.path} is a protected file (${guarded.reason}); only the person can approve changing it`,
+      category: needed ?? "edit",
+      protected: { path: guarded.path, reason: guarded.reason },
+    };
+  }
+  if (!needed) return { action: "allow", by: "auto", reason: "needs no approval" };
+  const category = needed;
+  if (facts.hook === "allow" && hookMayAllow(category)) return { action: "allow", by: "hook", reason: "allowed by a PreToolUse hook", category };
+  if (facts.hook !== "ask") {
+    if (facts.autoApproved) return { action: "allow", by: "auto", reason: "auto-approved by its server's configuration", category };
+    const auto = autoApproval(category, rules);
+    if (auto) return { action: "allow", by: "auto", reason: auto.reason, category };
+    const rule = matchingRule(state.rules, facts) as ActiveRule | undefined;
+    if (rule) return { action: "allow", by: "rule", reason: `allowed by the ${rule.scope} rule ${rule.text}`, category, rule: rule.text };
+  }
+  const why = facts.command && facts.command.reasons.length > 0 ? ` (${facts.command.reasons.join("; ")})` : "";
+  return { action: "ask", by: "user", reason: `needs approval (${category})${why}`, category };
+}

@@ -1,0 +1,41 @@
+import type { ApprovalPreview, SandboxJson } from "../events/index.js";
+import type { CallFacts } from "../policy/call-facts.js";
+import type { IgnoreRules } from "../policy/ignore-rules.js";
+import type { AnyTool } from "../tools/tool.js";
+
+/**
+ * What the person must see to approve the call, computed once here so no host recomputes it:
+ * the tool's own preview (an edit's diff), the command with its classifier verdict and sandbox,
+ * the URL, the MCP server and tool, or the paths outside the workspace. Undefined when there is
+ * nothing more to show than the summary; a preview that fails is left out, never thrown.
+ */
+export function approvalPreview(
+  tool: AnyTool,
+  facts: CallFacts,
+  where: { cwd: string; ignore: IgnoreRules; sandbox: SandboxJson },
+): ApprovalPreview | undefined {
+  const input = facts.input;
+  if (tool.preview) {
+    try {
+      const own = tool.preview(input, { cwd: where.cwd, ignore: where.ignore });
+      if (own) return own;
+    } catch {
+      // No preview rather than no approval.
+    }
+  }
+  if (facts.command) {
+    return { type: "command", command: facts.command.text, cwd: where.cwd, risk: facts.command.risk, reasons: facts.command.reasons, sandbox: where.sandbox };
+  }
+  if (tool.kind === "browser") {
+    const action = typeof input.action === "string" ? input.action : tool.name;
+    return { type: "browser", action, ...(typeof input.url === "string" ? { url: input.url } : {}) };
+  }
+  if (tool.kind === "mcp" && typeof input.server_name === "string") {
+    const target = typeof input.tool_name === "string" ? input.tool_name : typeof input.uri === "string" ? input.uri : "";
+    const args = typeof input.arguments === "object" && input.arguments !== null && !Array.isArray(input.arguments) ? (input.arguments as Record<string, unknown>) : {};
+    return { type: "mcp", server: input.server_name, tool: target, arguments: args };
+  }
+  const outside = facts.paths.filter((p) => p.external && !p.inReadRoot).map((p) => p.absolute);
+  if (outside.length > 0) return { type: "paths", paths: outside };
+  return undefined;
+}

@@ -1,0 +1,68 @@
+import path from "node:path";
+import type { CallFacts, PathFact } from "../policy/call-facts.js";
+import type { CommandRisk, ShellParser } from "../policy/command/index.js";
+import { protectedPath } from "../policy/protected-paths.js";
+import { realPath, resolveWorkspacePath } from "../policy/workspace.js";
+import type { AnyTool, ToolAccess } from "../tools/tool.js";
+
+type Where = { cwd: string; scratchDir: string; home?: string | undefined };
+
+/** The paths a call names, as the tool declares them; a tool whose access() throws names none. */
+export function accessesOf(tool: AnyTool | undefined, input: Record<string, unknown>): Array<Exclude<ToolAccess, { type: "none" }>> {
+  try {
+    return (tool?.access?.(input) ?? []).filter((a): a is Exclude<ToolAccess, { type: "none" }> => a.type !== "none" && typeof a.path === "string");
+  } catch {
+    return [];
+  }
+}
+
+function pathFact(where: Where, access: Exclude<ToolAccess, { type: "none" }>): PathFact {
+  // The path as the tool will use it (`~` expanded), then judged on what it really is.
+  const resolved = resolveWorkspacePath(where.cwd, access.path);
+  const fact: PathFact = { access: access.type, path: access.path, absolute: resolved.absolute, external: resolved.external };
+  if (resolved.external) {
+    if (!resolveWorkspacePath(where.scratchDir, resolved.absolute).external) fact.inReadRoot = true;
+  } else {
+    const real = realPath(resolved.absolute);
+    const root = realPath(where.cwd) ?? where.cwd;
+    if (real !== undefined) fact.relative = path.relative(root, real).split(path.sep).join("/");
+  }
+  if (access.type === "edit") {
+    const hit = protectedPath(resolved.absolute, { cwd: where.cwd, ...(where.home ? { home: where.home } : {}) });
+    if (hit) fact.protected = hit;
+  }
+  return fact;
+}
+
+/** What policy needs to decide on one call, read from the tool and the file system now. */
+export function gatherFacts(
+  where: Where,
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  extra: { commandRisk?: CommandRisk | undefined; shell?: ShellParser | undefined; hook?: "allow" | "ask" | undefined },
+): CallFacts {
+  let autoApproved = false;
+  try {
+    autoApproved = tool.autoApproved?.(input) === true;
+  } catch {
+    autoApproved = false;
+  }
+  const facts: CallFacts = {
+    tool: tool.name,
+    kind: tool.kind,
+    input,
+    paths: accessesOf(tool, input).map((access) => pathFact(where, access)),
+    autoApproved,
+  };
+  if (tool.kind === "command" && typeof input.command === "string" && extra.commandRisk && extra.shell) {
+    facts.command = {
+      text: input.command,
+      risk: extra.commandRisk.risk,
+      reasons: [...extra.commandRisk.reasons],
+      modelAsksApproval: input.requires_approval !== false,
+      shell: extra.shell,
+    };
+  }
+  if (extra.hook) facts.hook = extra.hook;
+  return facts;
+}
