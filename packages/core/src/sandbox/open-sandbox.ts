@@ -23,7 +23,7 @@ export function openSandbox(
   where: { workspace: string; cairnHome: string; env: Record<string, string | undefined> },
 ): OpenedSandbox {
   if (request.mode === "off") return { ok: true, sandbox: undefined, summary: { mode: "off", reason: "turned off (--sandbox off or settings)" } };
-  const probe = probeBubblewrap(where.env.PATH, request.network === "off");
+  const probe = probeBubblewrap(where.env.PATH, request.network === "off", where.cairnHome);
   if (!probe.ok) {
     if (request.mode === "required") {
       return {
