@@ -48,7 +48,10 @@ export function anthropicStreamFrames(plan: TurnPlan): SseFrame[] {
       {
         type: "message_delta",
         delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence },
-        usage: { output_tokens: plan.usage.output_tokens },
+        usage: {
+          output_tokens: plan.usage.output_tokens,
+          ...(plan.usage.reasoning_tokens > 0 ? { output_tokens_details: { thinking_tokens: plan.usage.reasoning_tokens } } : {}),
+        },
       },
       0,
       true,
@@ -77,8 +80,13 @@ export function anthropicMessage(plan: TurnPlan): Record<string, unknown> {
     }),
     stop_reason: plan.stopReason,
     stop_sequence: plan.stopSequence,
-    usage: plan.usage,
+    usage: anthropicUsage(plan),
   };
+}
+
+function anthropicUsage(plan: TurnPlan): Record<string, unknown> {
+  const { reasoning_tokens, ...usage } = plan.usage;
+  return reasoning_tokens > 0 ? { ...usage, output_tokens_details: { thinking_tokens: reasoning_tokens } } : usage;
 }
 
 /** The real error body for an HTTP status; the default 400 is a context-window error. */

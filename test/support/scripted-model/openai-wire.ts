@@ -109,6 +109,7 @@ function openaiUsage(plan: TurnPlan): Record<string, unknown> {
     completion_tokens: output_tokens,
     total_tokens: promptTokens + output_tokens,
     prompt_tokens_details: { cached_tokens: cache_read_input_tokens },
+    ...(plan.usage.reasoning_tokens > 0 ? { completion_tokens_details: { reasoning_tokens: plan.usage.reasoning_tokens } } : {}),
   };
 }
 

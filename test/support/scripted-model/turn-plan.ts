@@ -63,6 +63,7 @@ export function planTurn(turn: ScriptedTurn, context: PlanContext): TurnPlan {
       output_tokens: turn.usage?.output_tokens ?? Math.max(1, Math.ceil(splitter.totalChars / 4)),
       cache_read_input_tokens: turn.usage?.cache_read_input_tokens ?? 0,
       cache_creation_input_tokens: turn.usage?.cache_creation_input_tokens ?? 0,
+      reasoning_tokens: turn.usage?.reasoning_tokens ?? 0,
     },
   };
 }

@@ -12,6 +12,8 @@ export type ScriptedUsage = {
   output_tokens?: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /** Of output_tokens, those spent thinking: OpenAI completion_tokens_details.reasoning_tokens, Anthropic output_tokens_details.thinking_tokens. Sent only when given. */
+  reasoning_tokens?: number;
 };
 
 export type ScriptedFault = {

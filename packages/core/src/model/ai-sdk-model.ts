@@ -2,10 +2,12 @@ import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provide
 import { classifyModelError } from "./classify-error.js";
 import type { Endpoint } from "./endpoint.js";
 import { ModelError } from "./errors.js";
+import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
 import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId, Usage } from "./types.js";
 
-function toUsage(usage: Extract<LanguageModelV3StreamPart, { type: "finish" }>["usage"]): Usage {
+/** `reasoningChars`: what streamed as reasoning, to estimate its tokens when the provider does not count them. */
+function toUsage(usage: Extract<LanguageModelV3StreamPart, { type: "finish" }>["usage"], reasoningChars: number): Usage {
   const cacheRead = usage.inputTokens.cacheRead ?? 0;
   const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
   const total = usage.inputTokens.total ?? 0;
@@ -14,6 +16,11 @@ function toUsage(usage: Extract<LanguageModelV3StreamPart, { type: "finish" }>["
     outputTokens: usage.outputTokens.total ?? 0,
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
+    ...(usage.outputTokens.reasoning !== undefined
+      ? { reasoningTokens: usage.outputTokens.reasoning }
+      : reasoningChars > 0
+        ? { reasoningTokens: Math.ceil(reasoningChars / 4) }
+        : {}),
   };
 }
 
@@ -48,6 +55,8 @@ export class AiSdkModel implements Model {
     private readonly model: LanguageModelV3,
     /** Names the provider, model and URL in error messages. */
     private readonly endpoint?: Endpoint,
+    /** Extended thinking / reasoning effort for every request of this model. */
+    private readonly reasoning?: ReasoningOptions,
   ) {}
 
   private cut(): ModelError {
@@ -63,6 +72,8 @@ export class AiSdkModel implements Model {
     // with whatever arguments arrived. Calls whose arguments are not yet a whole JSON object wait for
     // a real finish reason; on a cut stream they are dropped, so a half-written call never runs.
     const held: ModelEvent[] = [];
+    let reasoningChars = 0;
+    const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
     try {
       const result = await this.model.doStream({
         prompt: toProviderPrompt(request.system, request.messages, this.provider === "anthropic"),
@@ -72,6 +83,7 @@ export class AiSdkModel implements Model {
         ...(request.tools
           ? { tools: request.tools.map((t) => ({ type: "function" as const, name: t.name, description: t.description, inputSchema: t.inputSchema })) }
           : {}),
+        ...(providerOptions ? { providerOptions } : {}),
       });
       reader = result.stream.getReader();
       for (;;) {
@@ -86,6 +98,7 @@ export class AiSdkModel implements Model {
             break;
           case "reasoning-delta": {
             started = true;
+            reasoningChars += part.delta.length;
             const signature = (part.providerMetadata?.anthropic as { signature?: string } | undefined)?.signature;
             yield signature ? { type: "reasoning-delta", text: part.delta, signature } : { type: "reasoning-delta", text: part.delta };
             break;
@@ -113,7 +126,7 @@ export class AiSdkModel implements Model {
             }
             finished = true;
             yield* held;
-            yield { type: "finish", reason: toFinishReason(part.finishReason.unified), usage: toUsage(part.usage) };
+            yield { type: "finish", reason: toFinishReason(part.finishReason.unified), usage: toUsage(part.usage, reasoningChars) };
             break;
           default:
             break;

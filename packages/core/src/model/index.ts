@@ -5,5 +5,6 @@ export { costOf } from "./cost.js";
 export { baseUrlProblem, redactUrl, type Endpoint } from "./endpoint.js";
 export { defaultRequestTimeoutSeconds } from "./guarded-fetch.js";
 export { modelInfo } from "./catalog.js";
+export { reasoningEfforts, reasoningProviderOptions, type ReasoningEffort, type ReasoningOptions } from "./reasoning.js";
 export { defaultRetryPolicy, parseRetryAfter, retryDelayMs, sleep, type RetryPolicy } from "./retry.js";
 export { apiKeyFromEnv, createModel, isProviderId, ModelConfigError, providerIds, providers, type ModelConfig } from "./providers.js";

@@ -4,6 +4,7 @@ import { modelInfo } from "./catalog.js";
 import { baseUrlProblem, officialApiUrls, type Endpoint } from "./endpoint.js";
 import { defaultRequestTimeoutSeconds, guardedFetch } from "./guarded-fetch.js";
 import { LazyLanguageModel } from "./lazy-language-model.js";
+import type { ReasoningOptions } from "./reasoning.js";
 import type { Model, ModelInfo, ProviderId } from "./types.js";
 
 type ProviderDefaults = {
@@ -50,6 +51,8 @@ export type ModelConfig = {
   info?: Partial<ModelInfo>;
   /** Longest wait in seconds for the first byte of a response and between two chunks (default 120). */
   requestTimeoutSeconds?: number;
+  /** Extended thinking (a token budget) or reasoning effort, through the provider's own options. */
+  reasoning?: ReasoningOptions;
 };
 
 /** A configuration problem a person must fix; the message names what to set. */
@@ -112,5 +115,5 @@ export function createModel(config: ModelConfig): Model {
       }
     }
   };
-  return new AiSdkModel(config.provider, config.model, info, new LazyLanguageModel(config.provider, config.model, load), endpoint);
+  return new AiSdkModel(config.provider, config.model, info, new LazyLanguageModel(config.provider, config.model, load), endpoint, config.reasoning);
 }

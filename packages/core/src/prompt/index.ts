@@ -3,3 +3,5 @@ export * from "./rules/index.js";
 export * from "./mentions/index.js";
 export { builtinSlashCommands, findWorkflow, parseSlashCommand, type SlashCommand } from "./slash-commands.js";
 export { environmentLine, initialEnvironment, type EnvironmentSnapshot } from "./environment.js";
+export { imagesRefused, ImageAttachmentError, loadImageAttachment } from "./image-attachment.js";
+export { checklistText, parseChecklist, type TaskProgressItem } from "./focus-chain-text.js";

@@ -12,6 +12,7 @@ import type { TaskSandbox } from "../sandbox/index.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import type { AgentEvent } from "../events/index.js";
 import type { ApprovalCategory } from "../policy/approval-category.js";
+import type { FocusChainSettings, TaskProgressItem } from "./focus-chain.js";
 import type { Hooks } from "./hooks.js";
 import type { Host } from "./host.js";
 import type { TaskJournal } from "../storage/task-journal.js";
@@ -44,6 +45,8 @@ export type ToolOptions = {
   mentions?: boolean;
   /** The checker @problems runs. */
   problemsCommand?: string;
+  /** The focus chain (task_progress on every tool): on by default, with a reminder every few turns. */
+  focusChain?: Partial<FocusChainSettings>;
   /** The host's own text files (an editor's buffers over ACP): file tools read and write workspace files there. Default: the local disk. */
   files?: TextFiles;
 };
@@ -110,7 +113,7 @@ export type JournalOptions = {
   /** Results of calls recorded after the last message, when resuming a task cut by a crash. */
   pendingResults?: PendingResult[];
   /** Totals of earlier runs of a resumed task, so its record keeps adding up. */
-  prior?: { turns: number; usage: Usage; costUsd: number | null };
+  prior?: { turns: number; usage: Usage; costUsd: number | null; taskProgress?: TaskProgressItem[] };
 };
 
 export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;

@@ -9,14 +9,15 @@ import { estimateMessagesTokens } from "../context/token-count.js";
 import { permissionMode, type HookNotice, type HookSession } from "../hooks/index.js";
 import { mcpTools, nativeMcpTools } from "../mcp/index.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
-import { addUsage, emptyUsage, type Message, type Model, type Usage } from "../model/types.js";
+import { addUsage, emptyUsage, type ImagePart, type Message, type Model, type Usage } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from "../policy/loop-detection.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { environmentLine, initialEnvironment } from "../prompt/environment.js";
-import { expandMentions } from "../prompt/mentions/index.js";
+import { imagesRefused } from "../prompt/image-attachment.js";
+import { expandMentions, lastCommandOutput } from "../prompt/mentions/index.js";
 import { loadRules } from "../prompt/rules/index.js";
 import { parseSlashCommand } from "../prompt/slash-commands.js";
 import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
@@ -27,6 +28,7 @@ import { offeredTools } from "../tools/brief-tools.js";
 import { listFilesTool } from "../tools/list-files.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
+import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
 import type { AgentEvent, ResultSubtype } from "../events/index.js";
 import type { TaskState } from "../storage/task-journal.js";
@@ -108,7 +110,13 @@ export class Task {
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.tools.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
     this.terminal = this.newTerminal();
+    const focusSettings = { ...defaultFocusChainSettings, ...options.tools.focusChain };
+    const priorProgress = journal.prior?.taskProgress;
+    this.focus = priorProgress ? new FocusChain(focusSettings, priorProgress) : FocusChain.fromMessages(focusSettings, this.messages);
   }
+
+  /** The model's checklist of the task (task_progress). */
+  private readonly focus: FocusChain;
 
   private stopForJournal(failure: JournalFailure): void {
     this.journalFailure = failure;
@@ -128,13 +136,13 @@ export class Task {
   }
 
   /** Starts the task with the person's request. */
-  run(task: string): AsyncGenerator<AgentEvent, TaskResult> {
-    return this.pump(task);
+  run(task: string, images?: readonly ImagePart[]): AsyncGenerator<AgentEvent, TaskResult> {
+    return this.pump(task, images);
   }
 
   /** Continues after a result: feedback on a completion, an answer, or a new instruction. */
-  continue(message: string): AsyncGenerator<AgentEvent, TaskResult> {
-    return this.pump(message);
+  continue(message: string, images?: readonly ImagePart[]): AsyncGenerator<AgentEvent, TaskResult> {
+    return this.pump(message, images);
   }
 
   /** Stops the model stream and any running tool; the run ends with error_aborted. */
@@ -162,7 +170,8 @@ export class Task {
     this.mode = mode;
   }
 
-  private async *pump(text: string): AsyncGenerator<AgentEvent, TaskResult> {
+  /** `images`: pictures the person attached (`--image`), sent with the message. */
+  private async *pump(text: string, images: readonly ImagePart[] = []): AsyncGenerator<AgentEvent, TaskResult> {
     if (this.running) throw new Error("This task is already running; wait for it to finish or abort it.");
     this.running = true;
     if (this.controller.signal.aborted) this.controller = new AbortController();
@@ -176,7 +185,7 @@ export class Task {
       channel.push(event);
     };
     let finished = false;
-    const driving = this.drive(text, emit).finally(() => {
+    const driving = this.drive(text, emit, images).finally(() => {
       finished = true;
       channel.close();
     });
@@ -260,15 +269,16 @@ export class Task {
       ...(rules ? { rules } : {}),
       ...(this.options.tools.mcp ? { mcp: this.options.tools.mcp.promptSection() } : {}),
       ...(this.options.workspace.sandbox?.sandbox ? { sandbox: this.options.workspace.sandbox.sandbox.promptLine() } : {}),
+      ...(this.focus.settings.enabled ? { taskProgress: true } : {}),
     });
   }
 
   /** The person's words, with @-mentions expanded when enabled. */
-  private async userText(text: string, emit: (event: AgentEvent) => void): Promise<string> {
+  private async userText(text: string, emit: (event: AgentEvent) => void): Promise<{ text: string; images: ImagePart[] }> {
     const first = this.messages.length === 0 && this.options.workspace.environmentDetails !== false;
-    const expandedText = this.options.tools.mentions ? await this.expandMentions(text, emit) : text;
-    if (!first) return expandedText;
-    return `${expandedText}\n\n${initialEnvironment({ cwd: this.cwd, now: new Date(), mode: this.mode, listing: await this.firstLook() })}`;
+    const expanded = this.options.tools.mentions ? await this.expandMentions(text, emit) : { text, images: [] };
+    if (!first) return expanded;
+    return { ...expanded, text: `${expanded.text}\n\n${initialEnvironment({ cwd: this.cwd, now: new Date(), mode: this.mode, listing: await this.firstLook() })}` };
   }
 
   /** The top of the workspace listing, as list_files shows it (ignore-aware, capped). */
@@ -291,16 +301,18 @@ export class Task {
     return lines.length > 120 ? `${lines.slice(0, 120).join("\n")}\n[... more entries; use list_files]` : text;
   }
 
-  private async expandMentions(text: string, emit: (event: AgentEvent) => void): Promise<string> {
+  private async expandMentions(text: string, emit: (event: AgentEvent) => void): Promise<{ text: string; images: ImagePart[] }> {
     const expanded = await expandMentions(text, {
       cwd: this.cwd,
       ignore: this.ignore,
       signal: this.controller.signal,
+      modelSupportsImages: this.options.model.main.info.supportsImages,
+      latestTerminalOutput: () => lastCommandOutput(this.messages),
       ...(this.options.tools.problemsCommand ? { problemsCommand: this.options.tools.problemsCommand } : {}),
     });
     for (const path of expanded.mentioned) this.activePaths.add(path);
     for (const note of expanded.notes) emit({ type: "system", subtype: "notice", level: "warning", message: note });
-    return expanded.text;
+    return { text: expanded.text, images: expanded.images };
   }
 
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
@@ -356,7 +368,7 @@ export class Task {
 
   /** /compact: summarise the conversation now, whatever its size. */
   async compact(): Promise<void> {
-    const protocol = protocolFor(this.options.model.protocol ?? "native");
+    const protocol = protocolFor(this.options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
     const tools = [...this.tools.values()].filter((t) => t.modes.includes(this.mode));
     const system = this.systemPrompt(protocol.name, tools);
     const events: AgentEvent[] = [];
@@ -473,8 +485,8 @@ export class Task {
     this.options.journal.store?.message(message);
   }
 
-  private appendUser(text: string): void {
-    this.record({ role: "user", content: [{ type: "text", text }] });
+  private appendUser(text: string, images: readonly ImagePart[] = []): void {
+    this.record({ role: "user", content: [{ type: "text", text }, ...images] });
   }
 
   private journalState(status: TaskState["status"], result?: string): void {
@@ -484,6 +496,7 @@ export class Task {
       turns: this.turns,
       usage: usageJson(this.usage),
       totalCostUsd: this.costUsd,
+      ...(this.focus.current ? { taskProgress: this.focus.current.map((i) => ({ ...i })) } : {}),
       ...(result === undefined ? {} : { result }),
     });
   }
@@ -548,12 +561,14 @@ export class Task {
     }
     const background = this.terminal.updates();
     if (background) notes.push(background);
+    notes.push(...this.focus.notes());
     return notes;
   }
 
-  private async drive(text: string, emit: (event: AgentEvent) => void): Promise<TaskResult> {
+  private async drive(text: string, emit: (event: AgentEvent) => void, attached: readonly ImagePart[]): Promise<TaskResult> {
     const options = this.options;
-    const protocol = protocolFor(options.model.protocol ?? "native");
+    const protocol = protocolFor(options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
+    this.focus.newRun();
     const started = Date.now();
     const turnsAtStart = this.turns;
     let apiMs = 0;
@@ -628,7 +643,9 @@ export class Task {
     const prompt = await this.promptHooks(text, emit);
     if (prompt.blocked) return finish("error_during_execution", `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`);
     const hookContext = prompt.context.length > 0 ? `\n\n[Context from hooks]\n${prompt.context.join("\n")}` : "";
-    this.appendUser(`${await this.userText(text, emit)}${hookContext}`);
+    if (attached.length > 0 && !options.model.main.info.supportsImages) return finish("error_during_execution", imagesRefused(options.model.main.id));
+    const user = await this.userText(text, emit);
+    this.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
     if (turnsAtStart === 0) this.checkpoint("task start", emit, { mayDefer: true });
     let stopContinuations = 0;
     this.journalState("running");
@@ -710,6 +727,8 @@ export class Task {
       });
 
       denials.push(...this.noteExecuted(outcome.executed));
+      const progress = this.focus.update(outcome.executed.map((e) => e.call.taskProgress));
+      if (progress) emit({ type: "task_progress", items: progress });
 
       if (outcome.executed.length === 0) {
         mistakes++;
@@ -740,7 +759,12 @@ export class Task {
       }
       const endRun = outcome.executed.find((e) => e.endRun)?.endRun;
       let stopBlocked: string | undefined;
-      if (control?.type === "complete" && !endRun && options.hooks.runner?.has("Stop")) {
+      const openItems = control?.type === "complete" && !endRun ? this.focus.completionCheck() : undefined;
+      if (openItems) {
+        stopBlocked = "the task_progress checklist has open items";
+        notes.push(openItems);
+      }
+      if (control?.type === "complete" && !endRun && !stopBlocked && options.hooks.runner?.has("Stop")) {
         const stop = await options.hooks.runner.stop({ ...this.hookSession(), continuations: stopContinuations }, this.controller.signal);
         this.emitNotices(emit, stop.notices);
         if (stop.block) {

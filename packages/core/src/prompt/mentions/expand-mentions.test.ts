@@ -40,6 +40,18 @@ describe("expandMentions: files and folders", () => {
     expect(result.notes).toEqual([]);
   });
 
+  it("an image becomes a picture for a model that takes images, and is refused in one line for one that does not", async () => {
+    const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
+    await mkdir(path.join(ws, "shots"));
+    await writeFile(path.join(ws, "shots", "ui.png"), png);
+    const seen = await expand("What is wrong in @/shots/ui.png?", { modelSupportsImages: true });
+    expect(seen.images).toEqual([{ type: "image", mediaType: "image/png", data: png.toString("base64") }]);
+    expect(seen.text).toContain("[Image shots/ui.png (16 B), attached to this message]");
+    const refusedHere = await expand("What is wrong in @/shots/ui.png?");
+    expect(refusedHere.images).toEqual([]);
+    expect(refusedHere.notes).toEqual(['@/shots/ui.png was not expanded: "shots/ui.png" is an image, and the current model does not take images; choose one that does (e.g. claude-sonnet-4-5, gpt-5).']);
+  });
+
   it("a quoted path with spaces, a file or a folder", async () => {
     await files({ "my notes/todo list.md": "- ship it\n", "my notes/old/": "" });
     const result = await expand('Read @"my notes/todo list.md" and @"my notes/"');
@@ -130,7 +142,7 @@ describe("expandMentions: the workspace boundary", () => {
     await files({ "a.ts": "A-CONTENT" });
     const text = "Write to me@a.ts about `@/a.ts`\n```\n@/a.ts\n```";
     const result = await expand(text);
-    expect(result).toEqual({ text, mentioned: [], notes: [] });
+    expect(result).toEqual({ text, mentioned: [], notes: [], images: [] });
   });
 });
 

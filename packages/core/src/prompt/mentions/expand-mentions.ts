@@ -1,3 +1,4 @@
+import type { ImagePart } from "../../model/types.js";
 import type { IgnoreRules } from "../../policy/ignore-rules.js";
 import { findMentions, type Mention } from "./find-mentions.js";
 import { expandCommit, expandGitChanges } from "./git-mention.js";
@@ -17,6 +18,8 @@ export type MentionContext = {
   problemsCommand?: string;
   /** Overrides of the size and time caps. */
   limits?: Partial<MentionLimits>;
+  /** The model takes images: an image mention becomes a picture in the message (else it is refused). */
+  modelSupportsImages?: boolean;
 };
 
 export type ExpandedMentions = {
@@ -26,6 +29,8 @@ export type ExpandedMentions = {
   mentioned: string[];
   /** What the person should know: mentions not expanded and why, content that was cut. */
   notes: string[];
+  /** Pictures mentioned (@/shot.png), to send with the text. */
+  images: ImagePart[];
 };
 
 /**
@@ -35,7 +40,7 @@ export type ExpandedMentions = {
  */
 export async function expandMentions(text: string, ctx: MentionContext): Promise<ExpandedMentions> {
   const mentions = findMentions(text);
-  if (mentions.length === 0) return { text, mentioned: [], notes: [] };
+  if (mentions.length === 0) return { text, mentioned: [], notes: [], images: [] };
   const limits = { ...defaultMentionLimits, ...ctx.limits };
   const expansions = await Promise.all(mentions.map((mention) => expandOne(mention, ctx, limits)));
   const blocks = expansions.flatMap((e) => (e.block === undefined ? [] : [e.block]));
@@ -43,6 +48,7 @@ export async function expandMentions(text: string, ctx: MentionContext): Promise
     text: blocks.length === 0 ? text : `${text}\n\n${blocks.join("\n\n")}`,
     mentioned: [...new Set(expansions.flatMap((e) => e.mentioned ?? []))],
     notes: expansions.flatMap((e) => e.notes),
+    images: expansions.flatMap((e) => e.images ?? []),
   };
 }
 
@@ -50,7 +56,7 @@ function expandOne(mention: Mention, ctx: MentionContext, limits: MentionLimits)
   const git = { cwd: ctx.cwd, ignore: ctx.ignore, limits, ...(ctx.signal ? { signal: ctx.signal } : {}) };
   switch (mention.kind) {
     case "path":
-      return expandPath(mention.raw, mention.path, { cwd: ctx.cwd, ignore: ctx.ignore, limits });
+      return expandPath(mention.raw, mention.path, { cwd: ctx.cwd, ignore: ctx.ignore, limits, images: ctx.modelSupportsImages === true });
     case "url":
       return expandUrl(mention.raw, mention.url, limits, ctx.signal);
     case "git-changes":

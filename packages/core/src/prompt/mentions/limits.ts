@@ -1,3 +1,5 @@
+import type { ImagePart } from "../../model/types.js";
+
 /** How much each kind of mention may add to a message. */
 export type MentionLimits = {
   /** A file's content (Cline inlines whole files; 100 KB is about 25k tokens). */
@@ -66,6 +68,8 @@ export type Expansion = {
   block?: string;
   notes: string[];
   mentioned?: string[];
+  /** Pictures the message carries (an image mention, for a model that takes images). */
+  images?: ImagePart[];
 };
 
 /** A mention that could not be expanded: the note, also shown to the model so it does not guess. */

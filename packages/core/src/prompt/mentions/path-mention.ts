@@ -4,13 +4,13 @@ import path from "node:path";
 import type { IgnoreRules } from "../../policy/ignore-rules.js";
 import { resolveWorkspacePath } from "../../policy/workspace.js";
 import { openChecked, type OpenedFile } from "../../tools/files/index.js";
-import { documentKind, extractDocumentText } from "../../tools/read-document.js";
+import { documentKind, extractDocumentText, imagePart, maxImageBytes } from "../../tools/read-document.js";
 import { attr, type Expansion, formatBytes, headBytes, type MentionLimits, refused } from "./limits.js";
 
 /** A NUL byte in this many leading bytes marks a binary file (git's heuristic, as read_file). */
 const BINARY_SNIFF_BYTES = 8 * 1024;
 
-export type PathContext = { cwd: string; ignore: IgnoreRules; limits: MentionLimits };
+export type PathContext = { cwd: string; ignore: IgnoreRules; limits: MentionLimits; /** An image becomes a picture in the message (else it is refused). */ images?: boolean };
 
 /**
  * `@/path` and `@"path"`: a file's content or a folder's listing. The path is always taken
@@ -42,7 +42,7 @@ export async function expandPath(raw: string, relative: string, ctx: PathContext
   }
   try {
     if (!opened.stats.isFile()) return refused(raw, `"${shown}" is not a regular file.`);
-    return await inlineFile(raw, opened, shown, ctx.limits.fileBytes);
+    return await inlineFile(raw, opened, shown, ctx.limits.fileBytes, ctx.images === true);
   } finally {
     await opened.handle.close();
   }
@@ -52,11 +52,15 @@ function blockedReason(ctx: PathContext): string {
   return `the path is blocked by ${ctx.ignore.files.join(" and ") || ".cairnignore"}.`;
 }
 
-async function inlineFile(raw: string, opened: OpenedFile, shown: string, maxBytes: number): Promise<Expansion> {
+async function inlineFile(raw: string, opened: OpenedFile, shown: string, maxBytes: number, images: boolean): Promise<Expansion> {
   const { handle, real } = opened;
   const size = opened.stats.size;
   const kind = documentKind(real);
-  if (kind === "image") return { ...refused(raw, `"${shown}" is an image; ask for it to be read with read_file, which shows pictures to models that take them.`), mentioned: [shown] };
+  if (kind === "image") {
+    if (!images) return { ...refused(raw, `"${shown}" is an image, and the current model does not take images; choose one that does (e.g. claude-sonnet-4-5, gpt-5).`), mentioned: [shown] };
+    if (size > maxImageBytes) return { ...refused(raw, `"${shown}" is ${formatBytes(size)}, over the ${formatBytes(maxImageBytes)} a model accepts per image.`), mentioned: [shown] };
+    return { block: `[Image ${shown} (${formatBytes(size)}), attached to this message]`, notes: [], mentioned: [shown], images: [imagePart(real, await handle.readFile())] };
+  }
   let text: string;
   let total = size;
   if (kind === "pdf" || kind === "docx") {
