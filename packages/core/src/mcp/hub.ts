@@ -43,6 +43,11 @@ export type McpHubOptions = {
   restartDelaysMs?: readonly number[];
   /** The OS sandbox stdio servers start in (unless their global entry says "sandbox": false). */
   sandbox?: CommandSandbox;
+  /**
+   * Servers a host brings for this session (an editor's, over ACP). The person configured them
+   * there, so they open like their own; one replaces a file's server of the same name.
+   */
+  servers?: readonly ServerConfig[];
 };
 
 export type McpResources = { resources: Resource[]; templates: ResourceTemplate[] };
@@ -92,6 +97,7 @@ export class McpHub {
     hub.projectFile = config.projectFile.file;
     hub.projectTrusted = hub.trustedNow(config.projectFile.text);
     for (const server of config.servers) hub.addServer(server, overridden.has(server.name) && server.source === "project");
+    for (const server of options.servers ?? []) hub.addServer(server, false);
     for (const problem of config.problems) {
       hub.problems.push(problem.message);
       hub.entries.set(problem.name, {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fillWorkflow } from "./workflow-arguments.js";
 
@@ -24,6 +24,26 @@ export function findWorkflow(name: string, cwd: string, home: string | undefined
   const candidates = [path.join(cwd, ".cairnrules", "workflows", `${name}.md`), path.join(cwd, ".clinerules", "workflows", `${name}.md`)];
   if (home) candidates.push(path.join(home, "workflows", `${name}.md`));
   return candidates.find((file) => existsSync(file));
+}
+
+/** Every workflow a task here can run, by command name (the first file of a name wins, as in findWorkflow). */
+export function listWorkflows(cwd: string, home: string | undefined): Array<{ name: string; file: string }> {
+  const dirs = [path.join(cwd, ".cairnrules", "workflows"), path.join(cwd, ".clinerules", "workflows")];
+  if (home) dirs.push(path.join(home, "workflows"));
+  const found = new Map<string, string>();
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue; // no such folder
+    }
+    for (const name of names.filter((n) => n.endsWith(".md")).sort()) {
+      const command = name.slice(0, -3);
+      if (commandPattern.test(`/${command}`) && !found.has(command)) found.set(command, path.join(dir, name));
+    }
+  }
+  return [...found].map(([name, file]) => ({ name, file }));
 }
 
 function newRuleText(description: string): string {

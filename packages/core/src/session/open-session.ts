@@ -7,6 +7,7 @@ import type { Host } from "../runtime/host.js";
 import type { JournalOptions } from "../runtime/task-options.js";
 import { Task } from "../runtime/task.js";
 import { cairnHome } from "../storage/cairn-home.js";
+import { loadPermissionRules } from "../storage/permission-store.js";
 import { TaskNotFoundError, TaskStore, type TaskMetadata } from "../storage/task-store.js";
 import { stopLeftoverCommands } from "../terminal/leftovers.js";
 import type { TextFiles } from "../tools/files/index.js";
@@ -135,6 +136,8 @@ async function assemble(parts: Parts): Promise<Session> {
         mode: resolved.mode,
         yolo: resolved.yolo,
         autoApprove: resolved.autoApprove,
+        // "Always allow" answers saved for this workspace or for the person (CAIRN_HOME/permissions.json).
+        rules: loadPermissionRules(resolved.home, resolved.cwd),
         ...(resolved.commandPermissions ? { commandPermissions: resolved.commandPermissions } : {}),
         ...(resolved.settings.approvalRequiredCommands ? { approvalRequiredCommands: resolved.settings.approvalRequiredCommands } : {}),
       },

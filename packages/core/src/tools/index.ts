@@ -16,3 +16,4 @@ export { applyDiff, StreamingDiffApplier, type PreviewUpdate } from "./edit/inde
 export { executeCommandTool } from "./execute-command.js";
 export { browserActionTool } from "./browser-action.js";
 export { webFetchTool } from "./web-fetch.js";
+export type { TextFiles } from "./files/index.js";

@@ -1,0 +1,175 @@
+import type { AgentContext, ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type { AgentEvent, ApprovalRequest, ApprovalResponse, Host, TaskResult } from "@cairn/core";
+import path from "node:path";
+import { availableCommands } from "./available-commands.js";
+import { firstMessageAfterLoad, type AcpTask } from "./open-acp-task.js";
+import { answerFrom, permissionRequest } from "./permission.js";
+import { promptText } from "./prompt-text.js";
+import { replayUpdates } from "./replay.js";
+import { SessionUpdates } from "./session-updates.js";
+
+export type Mode = "act" | "plan";
+
+export const modeIds: readonly Mode[] = ["act", "plan"];
+
+export function modeState(current: Mode): SessionModeState {
+  return {
+    currentModeId: current,
+    availableModes: [
+      { id: "act", name: "Act", description: "Reads, edits and runs commands (asking where your settings say so)" },
+      { id: "plan", name: "Plan", description: "Explores and proposes a plan; changes nothing" },
+    ],
+  };
+}
+
+/**
+ * One ACP session: one Cairn task, its events sent to the editor as session/update, its
+ * approvals asked through session/request_permission. A prompt is a run of the task; a question
+ * or a plan ends the turn as a message, and the next prompt answers it.
+ */
+export class AcpSession {
+  private opened: AcpTask | undefined;
+  private updates = new SessionUpdates("/");
+  /** Notifications go out in the order events happened, and all of a turn's before its response. */
+  private sending: Promise<void> = Promise.resolve();
+  private running = false;
+  private cancelled = false;
+  private started = false;
+  private lastResult: TaskResult | undefined;
+  private lastStopReason: string | undefined;
+  /** Kinds of calls the person refused for the rest of this session ("reject always"). */
+  private readonly refused = new Set<string>();
+
+  /** What the task is given as its host: approvals go to the editor; questions end the turn. */
+  readonly host: Host = { approve: (request, signal) => this.approve(request, signal) };
+
+  constructor(private readonly client: AgentContext) {}
+
+  get id(): string {
+    return this.task().id;
+  }
+
+  get mode(): Mode {
+    return this.task().task.snapshot().mode;
+  }
+
+  /** Called once the task is opened with `host`. */
+  adopt(opened: AcpTask): void {
+    this.opened = opened;
+    this.updates = new SessionUpdates(opened.cwd);
+    this.started = opened.resumed !== undefined;
+    opened.task.subscribe((event) => this.onEvent(event));
+  }
+
+  /** The stored conversation, sent again as it happened (session/load). */
+  async replay(): Promise<void> {
+    for (const update of replayUpdates(this.task().resumed?.messages ?? [])) this.send(update);
+    await this.sending;
+  }
+
+  /** The slash commands and workflows a prompt may start with. */
+  announceCommands(): void {
+    const opened = this.task();
+    this.send({ sessionUpdate: "available_commands_update", availableCommands: availableCommands(opened.cwd, opened.home) });
+  }
+
+  async prompt(blocks: readonly ContentBlock[]): Promise<StopReason> {
+    const opened = this.task();
+    if (this.running) throw new Error("A prompt is already running in this session: cancel it or wait for it to end.");
+    const text = promptText(blocks, { cwd: opened.cwd, scratchDir: path.join(opened.store.dir, "scratch") });
+    this.running = true;
+    this.cancelled = false;
+    this.lastStopReason = undefined;
+    try {
+      const run = this.runFor(text);
+      let next = await run.next();
+      while (!next.done) next = await run.next();
+      this.lastResult = next.value;
+      return this.stopReason(next.value);
+    } finally {
+      this.running = false;
+      await this.sending;
+    }
+  }
+
+  cancel(): void {
+    if (!this.running) return;
+    this.cancelled = true;
+    this.task().task.abort();
+  }
+
+  setMode(mode: Mode): void {
+    const opened = this.task();
+    opened.task.setMode(mode);
+    opened.store.update({ mode });
+    this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+  }
+
+  async close(): Promise<void> {
+    const opened = this.opened;
+    if (!opened) return;
+    if (this.running) opened.task.abort();
+    await opened.task.endSession("other").catch(() => undefined);
+    await opened.close();
+  }
+
+  private runFor(text: string): AsyncGenerator<AgentEvent, TaskResult> {
+    const opened = this.task();
+    if (!this.started) {
+      this.started = true;
+      const title = text.split("\n").find((l) => l.trim() !== "")?.trim().slice(0, 120);
+      if (title) opened.store.update({ title });
+      return opened.task.run(text);
+    }
+    if (opened.resumed) {
+      const message = firstMessageAfterLoad(opened, text);
+      delete opened.resumed;
+      return opened.task.continue(message);
+    }
+    if (this.lastResult?.subtype === "error_aborted") {
+      return opened.task.continue(`[The task was stopped by the user and has now been resumed.]\n\n${text || "Continue the task."}`);
+    }
+    return opened.task.continue(text);
+  }
+
+  private stopReason(result: TaskResult): StopReason {
+    if (this.cancelled || result.subtype === "error_aborted") return "cancelled";
+    if (this.lastStopReason === "refusal") return "refusal";
+    if (result.subtype === "error_max_turns") return "max_turn_requests";
+    if (result.subtype !== "success" && result.subtype !== "needs_input" && result.result) {
+      this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\nStopped: ${result.result}\n` } });
+    }
+    return "end_turn";
+  }
+
+  private onEvent(event: AgentEvent): void {
+    if (event.type === "assistant") this.lastStopReason = event.message.stop_reason;
+    for (const update of this.updates.map(event)) this.send(update);
+  }
+
+  private send(update: SessionUpdate): void {
+    const sessionId = this.id;
+    this.sending = this.sending.then(() => this.client.notify("session/update", { sessionId, update })).catch(() => undefined);
+  }
+
+  private async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
+    const kind = request.suggested_rule ?? request.tool;
+    if (this.refused.has(kind)) return { approved: false, feedback: "The person refused this kind of call for the rest of this session; do it another way or ask them." };
+    // The call's card is on screen before the question about it.
+    await this.sending;
+    let outcome;
+    try {
+      outcome = (await this.client.request("session/request_permission", permissionRequest(this.id, request, this.task().cwd), { cancellationSignal: signal })).outcome;
+    } catch {
+      return { approved: false, feedback: "The editor did not answer the permission request." };
+    }
+    const { rejectAlways, ...answer } = answerFrom(outcome);
+    if (rejectAlways) this.refused.add(kind);
+    return answer;
+  }
+
+  private task(): AcpTask {
+    if (!this.opened) throw new Error("The session's task is not open yet.");
+    return this.opened;
+  }
+}

@@ -1,0 +1,288 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Readable, Writable } from "node:stream";
+import {
+  client,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type ClientCapabilities,
+  type ClientContext,
+  type RequestPermissionRequest,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
+import { describe, expect, it } from "vitest";
+import { cairnBin, cleanEnv } from "../support/cairn-cli.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { startScriptedModelServer } from "../support/scripted-model-server.js";
+
+const fx = useE2eFixture();
+
+const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: "tool_use" as const, name, input }] });
+const done = (result: string) => call("attempt_completion", { result });
+
+type EditorOptions = {
+  /** The option the person picks for each permission request, in order. */
+  answers?: string[];
+  /** Unsaved buffers by absolute path: given, the editor advertises fs.readTextFile / writeTextFile. */
+  buffers?: Map<string, string>;
+};
+
+/**
+ * An editor as ACP clients are built (the SDK's client() builder), talking to `cairn acp` started
+ * as a child process against the scripted model server.
+ */
+async function withEditor<T>(options: EditorOptions, work: (ctx: ClientContext, editor: Editor) => Promise<T>): Promise<{ value: T; editor: Editor; stderr: string }> {
+  const child = spawn(process.execPath, [cairnBin, "acp", "--provider", "anthropic", "--base-url", fx.server.url], {
+    cwd: fx.workspace.dir,
+    env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir }),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const editor = new Editor(options);
+  const capabilities: ClientCapabilities = options.buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {};
+  const app = client({ name: "test-editor" })
+    .onNotification("session/update", ({ params }) => void editor.updates.push(params))
+    .onRequest("session/request_permission", ({ params }) => editor.permission(params))
+    .onRequest("fs/read_text_file", ({ params }) => ({ content: editor.read(params.path) }))
+    .onRequest("fs/write_text_file", ({ params }) => {
+      editor.writes.push({ path: params.path, content: params.content });
+      options.buffers?.set(params.path, params.content);
+      return {};
+    });
+  const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
+  try {
+    const value = await app.connectWith(stream, async (ctx) => {
+      const init = await ctx.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: capabilities });
+      expect(init.agentCapabilities?.loadSession).toBe(true);
+      return await work(ctx, editor);
+    });
+    return { value, editor, stderr };
+  } finally {
+    await ended(child);
+  }
+}
+
+async function ended(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.stdin?.end();
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+class Editor {
+  readonly updates: SessionNotification[] = [];
+  readonly permissions: RequestPermissionRequest[] = [];
+  readonly writes: Array<{ path: string; content: string }> = [];
+  private readonly answers: string[];
+  constructor(private readonly options: EditorOptions) {
+    this.answers = [...(options.answers ?? [])];
+  }
+  permission(params: RequestPermissionRequest) {
+    this.permissions.push(params);
+    const optionId = this.answers.shift();
+    if (!optionId) throw new Error(`unexpected permission request for ${params.toolCall.title}`);
+    return { outcome: { outcome: "selected" as const, optionId } };
+  }
+  read(file: string): string {
+    const text = this.options.buffers?.get(file);
+    return text ?? readFileSync(file, "utf8");
+  }
+  kinds(): string[] {
+    return this.updates.map((n) => n.update.sessionUpdate);
+  }
+  text(kind = "agent_message_chunk"): string {
+    return this.updates
+      .map((n) => n.update)
+      .filter((u) => u.sessionUpdate === kind)
+      .map((u) => ("content" in u && !Array.isArray(u.content) && u.content.type === "text" ? u.content.text : ""))
+      .join("");
+  }
+}
+
+const bodyText = (index: number) => JSON.stringify(fx.server.requests[index]!.body);
+
+describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () => {
+  it("asks before an edit: the allowed one lands on disk with its diff shown, the rejected one does not and the model is told", async () => {
+    writeFileSync(path.join(fx.workspace.dir, "keep.txt"), "original\n");
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("write_to_file", { path: "new.txt", content: "hello from cairn\n" }),
+        call("write_to_file", { path: "keep.txt", content: "overwritten\n" }),
+        done("wrote new.txt; keep.txt was refused"),
+      ],
+    });
+    const { value: stop, editor } = await withEditor({ answers: ["allow_once", "reject_once"] }, async (ctx) => {
+      const session = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      expect(session.modes?.currentModeId).toBe("act");
+      return await ctx.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "write the files" }] });
+    });
+    expect(stop.stopReason).toBe("end_turn");
+    expect(readFileSync(path.join(fx.workspace.dir, "new.txt"), "utf8")).toBe("hello from cairn\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "keep.txt"), "utf8")).toBe("original\n");
+
+    // The person saw each edit as a diff, with the four choices.
+    expect(editor.permissions).toHaveLength(2);
+    const [first, second] = editor.permissions;
+    expect(first!.toolCall.content).toEqual([{ type: "diff", path: path.join(fx.workspace.dir, "new.txt"), oldText: null, newText: "hello from cairn\n" }]);
+    expect(second!.toolCall.content).toEqual([{ type: "diff", path: path.join(fx.workspace.dir, "keep.txt"), oldText: "original\n", newText: "overwritten\n" }]);
+    expect(first!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+
+    // Cards: an edit tool call with its location and input, updated to completed and to failed.
+    const calls = editor.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call");
+    expect(calls.map((c) => [c.kind, c.rawInput])).toEqual([
+      ["edit", { path: "new.txt", content: "hello from cairn\n" }],
+      ["edit", { path: "keep.txt", content: "overwritten\n" }],
+    ]);
+    expect(calls[0]!.locations).toEqual([{ path: path.join(fx.workspace.dir, "new.txt") }]);
+    const ends = editor.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call_update" && (u.status === "completed" || u.status === "failed"));
+    expect(ends.map((u) => u.sessionUpdate === "tool_call_update" && u.status)).toEqual(["completed", "failed"]);
+    expect(editor.text()).toContain("wrote new.txt; keep.txt was refused");
+
+    // The model was told the second write was refused.
+    expect(bodyText(2)).toContain("The user denied this operation");
+    expect(bodyText(2)).not.toContain("overwritten\\n</final_file_content>");
+  });
+
+  it("stops a turn on session/cancel: stopReason cancelled, and the stream is cut", async () => {
+    fx.server = await startScriptedModelServer({
+      turns: [{ content: [{ type: "text", text: "thinking about it ".repeat(400) }], chunkSize: 10, chunkDelayMs: 20 }],
+    });
+    const { value: stop, editor } = await withEditor({}, async (ctx, editor) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "think" }] });
+      const deadline = Date.now() + 10_000;
+      while (!editor.kinds().includes("agent_message_chunk") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await ctx.notify("session/cancel", { sessionId });
+      return await prompt;
+    });
+    expect(stop.stopReason).toBe("cancelled");
+    const streamed = editor.text();
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(streamed.length).toBeLessThan("thinking about it ".repeat(400).length);
+  });
+
+  it("reads the editor's unsaved buffer and writes through the editor, not to disk", async () => {
+    const file = path.join(fx.workspace.dir, "notes.txt");
+    writeFileSync(file, "saved on disk\n");
+    const buffers = new Map([[file, "UNSAVED buffer text\n"]]);
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("read_file", { path: "notes.txt" }),
+        call("replace_in_file", { path: "notes.txt", diff: "------- SEARCH\nUNSAVED buffer text\n=======\nedited in the editor\n+++++++ REPLACE" }),
+        done("edited"),
+      ],
+    });
+    const { editor } = await withEditor({ buffers, answers: ["allow_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit notes" }] });
+    });
+    expect(bodyText(1)).toContain("UNSAVED buffer text");
+    expect(bodyText(1)).not.toContain("saved on disk");
+    expect(editor.writes).toEqual([{ path: file, content: "edited in the editor\n" }]);
+    expect(readFileSync(file, "utf8")).toBe("saved on disk\n");
+  });
+
+  it("in plan mode (session/set_mode) refuses a write as the CLI does, and says the mode changed", async () => {
+    fx.server = await startScriptedModelServer({
+      turns: [call("write_to_file", { path: "plan.txt", content: "should not exist\n" }), call("plan_mode_respond", { response: "My plan: write plan.txt in act mode." })],
+    });
+    const { value: stop, editor } = await withEditor({ answers: [] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/set_mode", { sessionId, modeId: "plan" });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "make a plan" }] });
+    });
+    expect(stop.stopReason).toBe("end_turn");
+    expect(existsSync(path.join(fx.workspace.dir, "plan.txt"))).toBe(false);
+    expect(editor.permissions).toEqual([]);
+    expect(editor.updates.map((n) => n.update)).toContainEqual({ sessionUpdate: "current_mode_update", currentModeId: "plan" });
+    expect(bodyText(1)).toMatch(/plan mode/i);
+    expect(editor.text()).toContain("My plan: write plan.txt in act mode.");
+  });
+
+  it("a control: in act mode the same write goes ahead once allowed", async () => {
+    fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "plan.txt", content: "written\n" }), done("ok")] });
+    await withEditor({ answers: ["allow_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it" }] });
+    });
+    expect(readFileSync(path.join(fx.workspace.dir, "plan.txt"), "utf8")).toBe("written\n");
+  });
+
+  it("session/load of a finished session replays its conversation, and a prompt carries it on", async () => {
+    writeFileSync(path.join(fx.workspace.dir, "a.txt"), "alpha\n");
+    fx.server = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "text", text: "Let me look." }, { type: "tool_use", name: "read_file", input: { path: "a.txt" } }] },
+        done("a.txt says alpha"),
+        done("second answer"),
+      ],
+    });
+    const first = await withEditor({}, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "what is in a.txt?" }] });
+      return sessionId;
+    });
+    const sessionId = first.value;
+    const { value: replayedCount, editor } = await withEditor({}, async (ctx, editor) => {
+      await ctx.request("session/load", { sessionId, cwd: fx.workspace.dir, mcpServers: [] });
+      const replayed = editor.updates.length;
+      const stop = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "and again?" }] });
+      expect(stop.stopReason).toBe("end_turn");
+      return replayed;
+    });
+    // The replay arrived before session/load answered.
+    const replay = editor.updates.slice(0, replayedCount).map((n) => n.update);
+    expect(editor.updates.every((n) => n.sessionId === sessionId)).toBe(true);
+    expect(replay[0]).toEqual({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "what is in a.txt?" } });
+    expect(replay).toContainEqual({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Let me look." } });
+    const read = replay.find((u) => u.sessionUpdate === "tool_call");
+    expect(read).toMatchObject({ kind: "read", status: "completed", rawInput: { path: "a.txt" } });
+    expect(JSON.stringify(read)).toContain("alpha");
+    expect(editor.text()).toContain("a.txt says alpha");
+    // The carried-on task gave the model the earlier conversation.
+    expect(bodyText(2)).toContain("what is in a.txt?");
+    expect(bodyText(2)).toContain("and again?");
+    expect(editor.text()).toContain("second answer");
+  });
+
+  it("allow_always in one session is saved for the workspace: a second session runs the same kind of call without asking", async () => {
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("write_to_file", { path: "one.txt", content: "1\n" }),
+        done("one"),
+        call("write_to_file", { path: "two.txt", content: "2\n" }),
+        done("two"),
+      ],
+    });
+    const first = await withEditor({ answers: ["allow_always"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write one" }] });
+    });
+    expect(first.editor.permissions).toHaveLength(1);
+    const second = await withEditor({ answers: [] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write two" }] });
+    });
+    expect(second.editor.permissions).toEqual([]);
+    expect(readFileSync(path.join(fx.workspace.dir, "two.txt"), "utf8")).toBe("2\n");
+    const saved = readFileSync(path.join(fx.home.dir, "permissions.json"), "utf8");
+    expect(saved).toContain("write_to_file(");
+  });
+
+  it("lists the slash commands and the workspace's workflows for the editor's menu", async () => {
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(path.join(fx.workspace.dir, ".cairnrules", "workflows"), { recursive: true });
+    writeFileSync(path.join(fx.workspace.dir, ".cairnrules", "workflows", "release.md"), "Cut a release.\n");
+    fx.server = await startScriptedModelServer({ turns: [done("hi")] });
+    const { editor } = await withEditor({}, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] });
+    });
+    const commands = editor.updates.map((n) => n.update).find((u) => u.sessionUpdate === "available_commands_update");
+    expect(commands?.sessionUpdate === "available_commands_update" && commands.availableCommands.map((c) => c.name)).toEqual(expect.arrayContaining(["compact", "newtask", "release"]));
+  });
+});
