@@ -5,22 +5,31 @@ import type { WebEvent } from "./web-event.js";
 export type LoggedEvent = { id: number; task_id: string; event: AgentEvent | WebEvent };
 
 type Listener = (entry: LoggedEvent) => void;
+type Delta = Extract<AgentEvent, { type: "text_delta" | "reasoning_delta" }>;
 
 /**
  * Every event the server's tasks produced, numbered. A page that reconnects says the last number
  * it saw (SSE Last-Event-ID) and gets the rest, so a reload or a dropped connection loses nothing
- * and two tabs replay the same sequence. Text deltas of a finished message are dropped once its
- * complete `assistant` event is in the log (the page rebuilds the text from it), which keeps
- * memory proportional to what the tasks said, not to how finely it streamed.
+ * and two tabs replay the same sequence.
+ *
+ * Once a message's complete `assistant` event is logged, its many small deltas are folded into
+ * one delta per kind, kept at the first one's place and number: a replay still shows the text
+ * before the tool calls it preceded, and memory grows with what the tasks said, not with how
+ * finely it streamed.
  */
 export class EventLog {
   private entries: LoggedEvent[] = [];
   private next = 1;
   private listeners = new Set<Listener>();
+  /** Where each streaming message's first delta sits in `entries` (entries before it never move). */
+  private firstDelta = new Map<string, number>();
 
   append(task_id: string, event: AgentEvent | WebEvent): LoggedEvent {
     const entry = { id: this.next++, task_id, event };
-    if (event.type === "assistant") this.dropDeltas(task_id, event.message.id);
+    if (event.type === "assistant") this.foldDeltas(task_id, event.message.id);
+    if ((event.type === "text_delta" || event.type === "reasoning_delta") && !this.firstDelta.has(`${task_id}\n${event.message_id}`)) {
+      this.firstDelta.set(`${task_id}\n${event.message_id}`, this.entries.length);
+    }
     this.entries.push(entry);
     for (const listener of this.listeners) listener(entry);
     return entry;
@@ -28,7 +37,6 @@ export class EventLog {
 
   /** Entries after `lastId` (all of them for 0). */
   since(lastId: number): LoggedEvent[] {
-    if (lastId <= 0) return [...this.entries];
     let lo = 0;
     let hi = this.entries.length;
     while (lo < hi) {
@@ -37,10 +45,6 @@ export class EventLog {
       else hi = mid;
     }
     return this.entries.slice(lo);
-  }
-
-  forTask(task_id: string): LoggedEvent[] {
-    return this.entries.filter((e) => e.task_id === task_id);
   }
 
   subscribe(listener: Listener): () => void {
@@ -52,9 +56,35 @@ export class EventLog {
     return this.entries.length;
   }
 
-  private dropDeltas(task_id: string, message_id: string): void {
-    this.entries = this.entries.filter(
-      (e) => !(e.task_id === task_id && (e.event.type === "text_delta" || e.event.type === "reasoning_delta") && e.event.message_id === message_id),
-    );
+  private foldDeltas(task_id: string, message_id: string): void {
+    const key = `${task_id}\n${message_id}`;
+    const start = this.firstDelta.get(key);
+    if (start === undefined) return;
+    this.firstDelta.delete(key);
+    const kept: LoggedEvent[] = [];
+    const merged = new Map<string, LoggedEvent & { event: Delta }>();
+    for (const entry of this.entries.slice(start)) {
+      const e = entry.event;
+      if (entry.task_id !== task_id || (e.type !== "text_delta" && e.type !== "reasoning_delta") || e.message_id !== message_id) {
+        kept.push(entry);
+        continue;
+      }
+      const first = merged.get(e.type);
+      if (first) first.event = { ...first.event, text: first.event.text + e.text };
+      else {
+        const copy = { ...entry, event: { ...e } };
+        merged.set(e.type, copy);
+        kept.push(copy);
+      }
+    }
+    this.entries.splice(start, this.entries.length - start, ...kept);
+    // Other messages still streaming after `start` may have moved: find their first deltas again.
+    for (const [other, index] of this.firstDelta) {
+      if (index < start) continue;
+      const [otherTask, otherMessage] = other.split("\n");
+      const found = this.entries.findIndex((x, i) => i >= start && x.task_id === otherTask && (x.event.type === "text_delta" || x.event.type === "reasoning_delta") && x.event.message_id === otherMessage);
+      if (found === -1) this.firstDelta.delete(other);
+      else this.firstDelta.set(other, found);
+    }
   }
 }

@@ -71,7 +71,12 @@ function StoredTask({ entry, onSent }: { entry: HistoryEntry; onSent(): void }) 
 
 export function App({ store }: { store: EventStore }) {
   useSyncExternalStore(store.subscribe, store.getVersion);
-  const [selected, setSelected] = useState<string | undefined>();
+  // The task on screen is kept in the address (#task=id), so a reload comes back to it.
+  const [selected, setSelectedState] = useState<string | undefined>(() => new URLSearchParams(location.hash.slice(1)).get("task") ?? undefined);
+  const setSelected = (id: string | undefined) => {
+    setSelectedState(id);
+    history.replaceState(null, "", id ? `#task=${encodeURIComponent(id)}` : location.pathname);
+  };
   const [stored, setStored] = useState<HistoryEntry>();
   const [theme, setTheme] = useTheme();
   const running = store.order.filter((id) => store.tasks.get(id)?.running).length;
@@ -99,7 +104,7 @@ export function App({ store }: { store: EventStore }) {
             const t = store.tasks.get(id)!;
             return (
               <button type="button" key={id} aria-current={selected === id ? "page" : undefined} onClick={() => setSelected(id)}>
-                {t.running ? "● " : ""}
+                {t.running ? <span aria-hidden="true">● </span> : null}
                 {t.title.length > 30 ? `${t.title.slice(0, 30)}…` : t.title}
               </button>
             );
@@ -125,8 +130,10 @@ export function App({ store }: { store: EventStore }) {
             <TaskView task={task} />
           ) : stored && stored.id === selected ? (
             <StoredTask entry={stored} onSent={() => setSelected(stored.id)} />
+          ) : store.connection === "live" && store.version > 1 ? (
+            <p role="status">This task is not running here. Pick it in the history to carry it on.</p>
           ) : (
-            <p role="status">Starting…</p>
+            <p role="status">Loading…</p>
           )}
         </main>
         <HistoryList

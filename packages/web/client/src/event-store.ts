@@ -16,7 +16,7 @@ export class EventStore {
   version = 0;
   eventsApplied = 0;
   private listeners = new Set<() => void>();
-  private frame = 0;
+  private scheduled = false;
   private source: EventSource | undefined;
 
   connect(): void {
@@ -60,11 +60,16 @@ export class EventStore {
   }
 
   private changed(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const render = () => {
+      if (!this.scheduled) return;
+      this.scheduled = false;
       this.version += 1;
       for (const listener of this.listeners) listener();
-    });
+    };
+    // A tab in the background gets no animation frames; the timer keeps it current (browsers slow it there).
+    requestAnimationFrame(render);
+    setTimeout(render, 100);
   }
 }

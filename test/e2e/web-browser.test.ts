@@ -1,0 +1,162 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { chromiumArgs, findChromium } from "@cairn/core";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { startWeb, type WebRun } from "./web-harness.js";
+
+// The page in Debian's Chromium, driven like a person would: by the names a screen reader reads.
+let browser: Browser;
+let ws: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let model: ScriptedModelServer;
+let web: WebRun | undefined;
+
+const call = (name: string, input: Record<string, unknown>, text?: string): ScriptedTurn => ({
+  content: [...(text ? [{ type: "text" as const, text }] : []), { type: "tool_use" as const, name, input }],
+});
+const done = (result: string) => call("attempt_completion", { result });
+
+beforeAll(async () => {
+  const found = await findChromium();
+  if (!found.found) throw new Error(found.message);
+  browser = await puppeteer.launch({ executablePath: found.path, headless: true, args: chromiumArgs() });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(() => {
+  ws = tempDir("web-ui-ws");
+  home = tempDir("web-ui-home");
+  writeFileSync(path.join(ws.dir, "greeting.txt"), "hello world\nsecond line\n");
+});
+afterEach(async () => {
+  await web?.stop();
+  web = undefined;
+  await model?.close();
+  ws.cleanup();
+  home.cleanup();
+});
+
+async function serve(turns: ScriptedTurn[]): Promise<WebRun> {
+  model = await startScriptedModelServer({ turns });
+  web = await startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }) });
+  return web;
+}
+
+async function openPage(w: WebRun, url = w.url): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(url);
+  return page;
+}
+
+async function typeTask(page: Page, text: string): Promise<void> {
+  const box = page.locator('::-p-aria([name="Task"][role="textbox"])');
+  await box.click();
+  await page.keyboard.type(text);
+  await page.keyboard.press("Enter");
+}
+
+const bodyText = (page: Page) => page.evaluate(() => document.body.innerText);
+const waitForText = (page: Page, text: string, timeout = 15_000) =>
+  page.waitForFunction((t) => document.body.innerText.includes(t), { timeout, polling: 100 }, text);
+
+const editTurns = (): ScriptedTurn[] => [
+  call("replace_in_file", { path: "greeting.txt", diff: "------- SEARCH\nhello world\n=======\nhello web\n+++++++ REPLACE" }, "I will change the greeting."),
+  done("The greeting now says hello web."),
+];
+
+describe("cairn web in a browser", () => {
+  it("a task typed in the page streams its reply and completes", async () => {
+    const w = await serve([call("attempt_completion", { result: "All done here." }, "Looking at the workspace now.")]);
+    const page = await openPage(w);
+    expect(page.url()).toBe(`${w.origin}/`); // the token left the address bar
+    await typeTask(page, "Say hello\n");
+    await waitForText(page, "Task completed.");
+    const text = await bodyText(page);
+    expect(text).toContain("Say hello");
+    expect(text).toContain("Looking at the workspace now.");
+    expect(text).toContain("attempt_completion");
+    expect(text).toMatch(/model\s+\S+/);
+    expect(JSON.stringify(model.requests[0]!.body)).toContain("Say hello");
+    await page.close();
+  });
+
+  it("Shift+Enter adds a new line instead of sending", async () => {
+    const w = await serve([done("ok")]);
+    const page = await openPage(w);
+    const box = page.locator('::-p-aria([name="Task"][role="textbox"])');
+    await box.click();
+    await page.keyboard.type("first line");
+    await page.keyboard.down("Shift");
+    await page.keyboard.press("Enter");
+    await page.keyboard.up("Shift");
+    await page.keyboard.type("second line");
+    const value = await page.$eval("textarea", (t) => (t as HTMLTextAreaElement).value);
+    expect(value).toBe("first line\nsecond line");
+    expect(model.requests).toHaveLength(0);
+    await page.keyboard.press("Enter");
+    await waitForText(page, "Task completed.");
+    expect(JSON.stringify(model.requests[0]!.body)).toContain("first line\\nsecond line");
+    await page.close();
+  });
+
+  it("an edit shows its diff before approval; Approve writes it to disk", async () => {
+    const w = await serve(editTurns());
+    const page = await openPage(w);
+    await typeTask(page, "Change the greeting");
+    const approve = page.locator('::-p-aria([name="Approve"][role="button"])');
+    await approve.wait();
+    const diff = await page.$eval("figure.diff", (f) => (f as HTMLElement).innerText);
+    expect(diff).toContain("greeting.txt");
+    expect(diff).toMatch(/-\s*hello world/);
+    expect(diff).toMatch(/\+\s*hello web/);
+    expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello world\nsecond line\n");
+    await approve.click();
+    await waitForText(page, "Task completed.");
+    expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello web\nsecond line\n");
+    await page.close();
+  });
+
+  it("Deny leaves the file as it was and tells the model", async () => {
+    const w = await serve([editTurns()[0]!, done("Left it as it was.")]);
+    const page = await openPage(w);
+    await typeTask(page, "Change the greeting");
+    await page.locator('::-p-aria([name="Deny"][role="button"])').click();
+    await waitForText(page, "Task completed.");
+    expect(await bodyText(page)).toContain("denied");
+    expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello world\nsecond line\n");
+    expect(JSON.stringify(model.requests[1]!.body)).toMatch(/denied/);
+    await page.close();
+  });
+
+  it("a reload mid-task shows it where it is; closing the page does not stop it; two tabs stay in step", async () => {
+    const w = await serve(editTurns());
+    const first = await openPage(w);
+    await typeTask(first, "Change the greeting");
+    await first.locator('::-p-aria([name="Approve"][role="button"])').wait();
+    await first.reload();
+    await first.locator('::-p-aria([name="Approve"][role="button"])').wait();
+    const afterReload = await bodyText(first);
+    expect(afterReload.split("I will change the greeting.")).toHaveLength(2); // once: replayed, not doubled
+    expect(afterReload).toContain("needs your approval");
+    expect(await first.$eval("figure.diff", (f) => (f as HTMLElement).innerText)).toMatch(/\+\s*hello web/);
+    await first.close(); // the person closes the browser: the task keeps waiting
+
+    const tabs = [await openPage(w), await openPage(w)];
+    for (const tab of tabs) {
+      await tab.bringToFront(); // a background tab gets no animation frames, which clicks wait for
+      await tab.locator('nav[aria-label="Open tasks"] ::-p-aria([name="Change the greeting"])').click();
+      await tab.locator('::-p-aria([name="Approve"][role="button"])').wait();
+    }
+    expect(model.requests).toHaveLength(1);
+    await tabs[0]!.bringToFront();
+    await tabs[0]!.locator('::-p-aria([name="Approve"][role="button"])').click();
+    await waitForText(tabs[1]!, "Task completed.");
+    expect(await bodyText(tabs[1]!)).not.toContain("needs your approval");
+    expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello web\nsecond line\n");
+    for (const tab of tabs) await tab.close();
+  });
+});
