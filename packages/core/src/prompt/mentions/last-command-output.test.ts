@@ -8,6 +8,8 @@ describe("lastCommandOutput", () => {
       { role: "user", content: [{ type: "tool-result", toolCallId: "1", toolName: "execute_command", isError: false, content: [{ type: "text", text: "first run" }] }] },
       { role: "user", content: [{ type: "text", text: "[execute_command for 'npm test'] Result:\nExit code: 1\nOutput:\nFAIL a.test.ts" }] },
       { role: "user", content: [{ type: "tool-result", toolCallId: "2", toolName: "read_file", isError: false, content: [{ type: "text", text: "file text" }] }] },
+      { role: "user", content: [{ type: "tool-result", toolCallId: "3", toolName: "execute_command", isError: true, content: [{ type: "text", text: "denied" }] }] },
+      { role: "user", content: [{ type: "text", text: "[execute_command for 'rm -rf x'] Error:\nThe user denied this operation." }] },
     ];
     expect(lastCommandOutput(messages)).toBe("Exit code: 1\nOutput:\nFAIL a.test.ts");
     expect(lastCommandOutput(messages.slice(0, 1))).toBe("first run");
