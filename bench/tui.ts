@@ -98,8 +98,9 @@ async function loadUi() {
     const { SessionView } = await import("../packages/cli/src/tui/session-view.js");
     const { EventPresenter } = await import("../packages/cli/src/tui/present-events.js");
     const { themeFor } = await import("../packages/cli/src/tui/theme.js");
-    const { resolveRunConfig } = await import("../packages/cli/src/config.js");
-    const { parseRunArgs } = await import("../packages/cli/src/run-args.js");
+    const { resolveSettings } = await import("@cairn/core");
+    const { overridesOf, parseRunArgs } = await import("../packages/cli/src/run-args.js");
+    const resolveRunConfig = (args: import("../packages/cli/src/run-args.js").RunArgs, env: Record<string, string | undefined>) => resolveSettings({ cwd: args.cwd, env, overrides: overridesOf(args) });
     return { ink, react, App, SessionController, SessionView, EventPresenter, themeFor, resolveRunConfig, parseRunArgs };
   } finally {
     if (saved === undefined) delete process.env.NODE_ENV;

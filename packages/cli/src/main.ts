@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { failureLine, writeFailureLog } from "./failure-log.js";
 import { exitCodes, type Io } from "./headless.js";
 import type { RunArgs } from "./run-args.js";
-import { UsageError } from "./usage-error.js";
+import { isUsageError, UsageError } from "./usage-error.js";
 
 // Each command is loaded when it runs, so `cairn --version` does not pay for the agent, the
 // terminal UI or the MCP SDK (issue 13: start only what a command needs).
@@ -121,7 +121,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     }
     throw new UsageError(`Unknown command "${command}". Run cairn --help; to start a task, quote it: cairn "describe the task".`);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (isUsageError(error)) {
       io.stderr(`cairn: ${error.message}\n`);
       return exitCodes.usage;
     }

@@ -1,6 +1,6 @@
-import { resolveRunConfig } from "../config.js";
+import { resolveSettings } from "@cairn/core";
 import type { Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
+import { overridesOf, type RunArgs } from "../run-args.js";
 import { UsageError } from "../usage-error.js";
 
 /**
@@ -37,9 +37,10 @@ export async function interactiveCommand(args: RunArgs, io: Io): Promise<number>
     throw new UsageError('The interactive session needs a terminal. In scripts and pipes use: cairn run "describe the task".');
   }
   if (args.json) throw new UsageError("--json is for cairn run (headless); the interactive session draws on the terminal.");
-  const config = resolveRunConfig(args, io.env);
+  // Bad flags or settings end here with exit 2, before the terminal is taken over.
+  const settings = resolveSettings({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) });
   const { runInteractiveSession } = await loadSession(process.env);
-  const { taskId, stillRunning } = await runInteractiveSession(args, io, config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+  const { taskId, stillRunning } = await runInteractiveSession(args, io, settings, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
   if (taskId) io.stdout(`Task ${taskId} is saved. Carry it on with: cairn resume ${taskId} ["message"] (or run cairn and pick it).\n`);
   if (stillRunning) {
     // A tool that ignored the stop for 5 s: leave anyway, as a second Ctrl-C does in cairn run.

@@ -1,6 +1,6 @@
-import { closeTask, startTask } from "../open-task.js";
+import { openSession, type Session } from "@cairn/core";
 import { driveHeadless, type Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
+import { overridesOf, type RunArgs } from "../run-args.js";
 
 /**
  * `cairn run`: one task, no person. Calls that need approval and are not auto-approved are
@@ -8,10 +8,16 @@ import type { RunArgs } from "../run-args.js";
  * runs, so `cairn resume` can carry it on.
  */
 export async function runCommand(args: RunArgs, io: Io): Promise<number> {
-  const opened = await startTask(args, args.task, io, {}, args.mode ?? "act");
+  const session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: args.task });
+  printNotices(session, io);
   try {
-    return (await driveHeadless(opened.task, opened.task.run(args.task), args.json, io)).code;
+    return (await driveHeadless(session.task, session.task.run(args.task), args.json, io)).code;
   } finally {
-    await closeTask(opened);
+    await session.close();
   }
+}
+
+/** What opening the task has to say, on stderr as before the run (with --json they are also events on stdout). */
+export function printNotices(session: Session, io: Io): void {
+  for (const notice of session.notices) io.stderr(`cairn: ${notice}\n`);
 }

@@ -35,8 +35,8 @@ export function runFlagsFrom(args: RunArgs): string[] {
   put("--max-turns", args.maxTurns);
   put("--max-budget-usd", args.maxBudgetUsd);
   put("--compaction", args.compaction);
-  put("--retries", args.retries);
-  put("--sandbox", args.sandbox);
+  put("--retries", args.retry?.maxRetries);
+  put("--sandbox", args.sandbox?.mode);
   put("--request-timeout", args.requestTimeout);
   return flags;
 }

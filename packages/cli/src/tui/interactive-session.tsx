@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 import { render } from "ink";
-import type { RunConfig } from "../config.js";
+import type { ResolvedSettings } from "@cairn/core";
 import type { Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
 import { App } from "./app.js";
@@ -16,7 +16,7 @@ export type TerminalStreams = { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteSt
  * Runs the interactive session on a terminal until the person leaves. Returns the task that was
  * open (so the caller can say how to resume it).
  */
-export async function runInteractiveSession(args: RunArgs, io: Io, config: RunConfig, streams: TerminalStreams): Promise<{ taskId: string | undefined; stillRunning: boolean }> {
+export async function runInteractiveSession(args: RunArgs, io: Io, config: ResolvedSettings, streams: TerminalStreams): Promise<{ taskId: string | undefined; stillRunning: boolean }> {
   const view = new SessionView({ columns: streams.stdout.columns || 80, rows: streams.stdout.rows || 24 });
   const session = new SessionController(args, io, view, config);
   const files = new FileIndex(config.cwd);

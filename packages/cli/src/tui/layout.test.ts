@@ -1,11 +1,11 @@
+import { resolveSettings } from "@cairn/core";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { createElement } from "react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resolveRunConfig } from "../config.js";
-import { parseRunArgs, type RunArgs } from "../run-args.js";
+import { overridesOf, parseRunArgs, type RunArgs } from "../run-args.js";
 import { emptyEditor, setText } from "./input-editor.js";
 import { inputRows, liveBudget, promptRows } from "./layout.js";
 import { EventPresenter } from "./present-events.js";
@@ -79,7 +79,7 @@ describe("an 80x24 terminal under load", () => {
     const args = parseRunArgs(["--provider", "anthropic", "--cwd", home], home) as RunArgs;
     const env = { ANTHROPIC_API_KEY: "k", CAIRN_HOME: home };
     const view = new SessionView({ columns: 80, rows: 24, frameMs: 0 });
-    const session = new SessionController(args, { stdout: () => {}, stderr: () => {}, env }, view, resolveRunConfig(args, env));
+    const session = new SessionController(args, { stdout: () => {}, stderr: () => {}, env }, view, resolveSettings({ cwd: args.cwd, env, overrides: overridesOf(args) }));
     const screen = new Screen();
     const stdin = keyboard();
     const app = render(createElement(App, { session, theme: themeFor({}) }), { stdout: screen as unknown as NodeJS.WriteStream, stdin, exitOnCtrlC: false, patchConsole: false });

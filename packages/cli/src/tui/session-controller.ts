@@ -1,17 +1,28 @@
 import path from "node:path";
-import { cairnHome, listTasks, parseSlashCommand, projectConfig, trustProjectConfig, type AgentEvent, type TaskResult } from "@cairn/core";
-import type { RunConfig } from "../config.js";
+import {
+  cairnHome,
+  listTasks,
+  openSession,
+  parseSlashCommand,
+  projectConfig,
+  resumeMessage,
+  resumeSession,
+  trustProjectConfig,
+  type AgentEvent,
+  type Mode,
+  type ResolvedSettings,
+  type ResumedState,
+  type Session,
+  type TaskResult,
+} from "@cairn/core";
 import type { Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
-import { UsageError } from "../usage-error.js";
+import { overridesOf, type RunArgs } from "../run-args.js";
+import { isUsageError } from "../usage-error.js";
 import { InteractiveHost } from "./interactive-host.js";
-import { closeTask, reopenTask, resumeMessage, startTask, withModel, type OpenedTask, type ResumedState } from "../open-task.js";
 import { EventPresenter } from "./present-events.js";
 import { replayOrder } from "./replay-order.js";
 import type { SessionView } from "./session-view.js";
 import { availableCommands, runSlashCommand, type SlashCommand } from "./slash-commands.js";
-
-type Mode = "act" | "plan";
 
 /**
  * The interactive session: opens tasks, runs them as the person types, answers the host callbacks
@@ -20,7 +31,7 @@ type Mode = "act" | "plan";
  */
 export class SessionController {
   readonly host: InteractiveHost;
-  opened: OpenedTask | undefined;
+  opened: Session | undefined;
   private presenter: EventPresenter | undefined;
   private unsubscribe: (() => void) | undefined;
   /** A reopened task not yet carried on: the first message is worded for how it was left. */
@@ -30,8 +41,6 @@ export class SessionController {
   private exitArmedUntil = 0;
   private exitRequested = false;
   private readonly exitListeners = new Set<() => void>();
-  /** The io the task uses: its warnings become notices instead of corrupting the screen. */
-  readonly taskIo: Io;
   /** Slash commands offered for completion: the built-in ones and the workspace's workflows. */
   readonly commands: SlashCommand[];
   private readonly cwd: string;
@@ -40,21 +49,16 @@ export class SessionController {
     readonly args: RunArgs,
     readonly io: Io,
     readonly view: SessionView,
-    config: RunConfig,
+    config: ResolvedSettings,
   ) {
     this.host = new InteractiveHost(view);
     this.cwd = config.cwd;
     this.commands = availableCommands(config.cwd, cairnHome(io.env));
-    this.taskIo = {
-      stdout: (text) => view.add({ kind: "notice", level: "info", text: text.trim() }),
-      stderr: (text) => view.add({ kind: "notice", level: "warning", text: text.replace(/^cairn: /, "").trim() }),
-      env: io.env,
-    };
     view.status.mode = args.mode ?? "act";
     view.status.provider = config.model.provider;
     view.status.model = config.model.id;
     view.status.contextWindow = config.model.info.contextWindow;
-    view.status.yolo = args.yolo;
+    view.status.yolo = args.yolo === true;
     view.add({
       kind: "banner",
       lines: [`cairn · ${config.model.provider}/${config.model.id} · ${config.cwd}`, "Enter: send · Alt+Enter or \\ at the end: new line · Shift+Tab: Plan/Act · /help"],
@@ -195,7 +199,8 @@ export class SessionController {
         this.view.live.busy = { since: Date.now(), label: "starting" };
         this.view.changed();
         try {
-          await this.adopt(await startTask(this.args, message, this.taskIo, this.host, mode));
+          // Notices from opening it (untrusted config, checkpoints off, ...) arrive as events of the first run.
+          await this.adopt(await openSession({ cwd: this.args.cwd, env: this.io.env, overrides: { ...overridesOf(this.args), mode }, host: this.host, title: message }));
         } finally {
           this.view.live.busy = undefined;
         }
@@ -213,14 +218,14 @@ export class SessionController {
       }
       return this.drive(task.continue(message));
     } catch (error) {
-      this.view.add({ kind: "error", text: error instanceof UsageError ? error.message : String((error as Error).message ?? error) });
+      this.view.add({ kind: "error", text: isUsageError(error) ? error.message : String((error as Error).message ?? error) });
     }
   }
 
   /** Shows `opened` from now on; `sameTask` (another model for it) keeps what was decided for the task. */
-  private async adopt(opened: OpenedTask, sameTask = false): Promise<void> {
+  private async adopt(opened: Session, sameTask = false): Promise<void> {
     this.unsubscribe?.();
-    if (this.opened && !sameTask && this.opened.mcp !== opened.mcp) await closeTask(this.opened);
+    if (this.opened && !sameTask && this.opened.mcp !== opened.mcp) await this.opened.close();
     this.opened = opened;
     if (!sameTask) {
       this.lastResult = undefined;
@@ -230,9 +235,9 @@ export class SessionController {
     this.unsubscribe = opened.task.subscribe((event: AgentEvent) => presenter.apply(event));
     const { status } = this.view;
     status.taskId = opened.store.id;
-    status.model = opened.config.model.id;
-    status.provider = opened.config.model.provider;
-    status.contextWindow = opened.config.model.info.contextWindow;
+    status.model = opened.settings.model.id;
+    status.provider = opened.settings.model.provider;
+    status.contextWindow = opened.settings.model.info.contextWindow;
     status.checkpoints = opened.store.metadata().checkpoints.length;
     status.mode = opened.task.snapshot().mode;
     this.view.changed();
@@ -298,9 +303,9 @@ export class SessionController {
   /** Reopens a stored task in this session, showing where it stopped. */
   async resume(id: string): Promise<void> {
     if (this.run) return this.view.setHint("Wait for the turn to end (or press Esc) before switching tasks.");
-    let opened: OpenedTask;
+    let opened: Session;
     try {
-      opened = await reopenTask(this.args, id, this.taskIo, this.host);
+      opened = await resumeSession({ id, env: this.io.env, overrides: overridesOf(this.args), host: this.host });
     } catch (error) {
       this.view.add({ kind: "error", text: (error as Error).message });
       return;
@@ -345,10 +350,10 @@ export class SessionController {
       this.view.add({ kind: "notice", level: "info", text: `The task will use ${model}.` });
       return;
     }
-    const opened = withModel(this.opened, this.args, model, this.taskIo, this.host);
+    const opened = this.opened.withModel(model);
     this.args.model = model;
     void this.adopt(opened, true);
-    this.view.add({ kind: "notice", level: "info", text: `Now using ${opened.config.model.provider}/${opened.config.model.id}.` });
+    this.view.add({ kind: "notice", level: "info", text: `Now using ${opened.settings.model.provider}/${opened.settings.model.id}.` });
   }
 
   /** Ends the current task's session (SessionEnd hooks) and starts over with no task. */
@@ -363,7 +368,7 @@ export class SessionController {
     } catch (error) {
       this.view.add({ kind: "notice", level: "warning", text: `SessionEnd hooks failed: ${(error as Error).message.split("\n")[0]}` });
     }
-    if (this.opened) await closeTask(this.opened);
+    if (this.opened) await this.opened.close();
   }
 
   /** Forgets the current task (it stays stored); the next message starts a new one. */

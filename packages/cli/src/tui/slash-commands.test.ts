@@ -1,3 +1,4 @@
+import { resolveSettings } from "@cairn/core";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -5,8 +6,7 @@ import { createElement } from "react";
 import { render } from "ink-testing-library";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../test/support/scripted-model-server.js";
-import { resolveRunConfig } from "../config.js";
-import { parseRunArgs, type RunArgs } from "../run-args.js";
+import { overridesOf, parseRunArgs, type RunArgs } from "../run-args.js";
 import { App } from "./app.js";
 import { SessionController } from "./session-controller.js";
 import { SessionView } from "./session-view.js";
@@ -43,7 +43,7 @@ async function open(turns: ScriptedTurn[], settings: Record<string, unknown> = {
   const args = parseRunArgs(["--provider", "anthropic", "--base-url", server.url, "--cwd", workspace, "--auto-approve", "edit"], workspace) as RunArgs;
   const env = { ANTHROPIC_API_KEY: "k", CAIRN_HOME: home };
   const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
-  session = new SessionController(args, { stdout: () => {}, stderr: () => {}, env }, view, resolveRunConfig(args, env));
+  session = new SessionController(args, { stdout: () => {}, stderr: () => {}, env }, view, resolveSettings({ cwd: args.cwd, env, overrides: overridesOf(args) }));
   app = render(createElement(App, { session, theme: themeFor({}) }));
   const frame = () => strip(app!.lastFrame() ?? "");
   const send = async (text: string) => {
