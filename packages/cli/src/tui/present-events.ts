@@ -152,6 +152,12 @@ export class EventPresenter {
         this.streamedText = false;
         return;
       }
+      case "task_progress": {
+        // The focus chain, briefly: how far, and the next open step.
+        const next = event.items.find((i) => !i.done);
+        view.add({ kind: "notice", level: "info", text: `Progress ${event.items.filter((i) => i.done).length}/${event.items.length}${next ? ` · next: ${next.text}` : " · all done"}` });
+        return;
+      }
       case "checkpoint":
         view.status.checkpoints++;
         view.changed();
