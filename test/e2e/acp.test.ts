@@ -26,6 +26,8 @@ type EditorOptions = {
   answers?: string[];
   /** Unsaved buffers by absolute path: given, the editor advertises fs.readTextFile / writeTextFile. */
   buffers?: Map<string, string>;
+  /** More run options for `cairn acp`. */
+  args?: string[];
 };
 
 /**
@@ -33,7 +35,7 @@ type EditorOptions = {
  * as a child process against the scripted model server.
  */
 async function withEditor<T>(options: EditorOptions, work: (ctx: ClientContext, editor: Editor) => Promise<T>): Promise<{ value: T; editor: Editor; stderr: string }> {
-  const child = spawn(process.execPath, [cairnBin, "acp", "--provider", "anthropic", "--base-url", fx.server.url], {
+  const child = spawn(process.execPath, [cairnBin, "acp", "--provider", "anthropic", "--base-url", fx.server.url, ...(options.args ?? [])], {
     cwd: fx.workspace.dir,
     env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir }),
     stdio: ["pipe", "pipe", "pipe"],
@@ -271,6 +273,63 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(readFileSync(path.join(fx.workspace.dir, "two.txt"), "utf8")).toBe("2\n");
     const saved = readFileSync(path.join(fx.home.dir, "permissions.json"), "utf8");
     expect(saved).toContain("write_to_file(");
+  });
+
+  it("a question ends the turn as a message, and the next prompt answers it", async () => {
+    fx.server = await startScriptedModelServer({
+      turns: [call("ask_followup_question", { question: "Which colour?", options: ["red", "blue"] }), done("painted it blue")],
+    });
+    const { value: stops, editor } = await withEditor({}, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      const first = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "paint it" }] });
+      const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "blue please" }] });
+      return [first.stopReason, second.stopReason];
+    });
+    expect(stops).toEqual(["end_turn", "end_turn"]);
+    expect(editor.text()).toContain("Which colour?\n\n- red\n- blue");
+    expect(editor.text()).toContain("painted it blue");
+    expect(bodyText(1)).toContain("blue please");
+  });
+
+  it("stops with max_turn_requests when the run options' --max-turns is reached", async () => {
+    fx.server = await startScriptedModelServer({ turns: [call("list_files", { path: "." }), call("list_files", { path: "." }), done("never")] });
+    const { value: stop } = await withEditor({ args: ["--max-turns", "1"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "look around" }] });
+    });
+    expect(stop.stopReason).toBe("max_turn_requests");
+    expect(fx.server.requests).toHaveLength(1);
+  });
+
+  it("sends an attached file's text and an image with the prompt, and shows the focus chain as the plan", async () => {
+    const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    fx.server = await startScriptedModelServer({
+      turns: [call("list_files", { path: ".", task_progress: "- [x] look at the picture\n- [ ] list the files\n- [ ] answer" }), done("a pixel")],
+    });
+    const { editor } = await withEditor({ args: ["--model", "claude-sonnet-4-5"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", {
+        sessionId,
+        prompt: [
+          { type: "text", text: "what is this?" },
+          { type: "resource", resource: { uri: `file://${path.join(fx.workspace.dir, "spec.md")}`, text: "SPEC-BODY-TEXT", mimeType: "text/markdown" } },
+          { type: "image", mimeType: "image/png", data: pixel },
+        ],
+      });
+    });
+    const first = bodyText(0);
+    expect(first).toContain("SPEC-BODY-TEXT");
+    expect(first).toContain('<file path=\\"spec.md\\">');
+    expect(first).toContain(pixel);
+    const plan = editor.updates.map((n) => n.update).find((u) => u.sessionUpdate === "plan");
+    expect(plan).toEqual({
+      sessionUpdate: "plan",
+      entries: [
+        { content: "look at the picture", priority: "medium", status: "completed" },
+        { content: "list the files", priority: "medium", status: "in_progress" },
+        { content: "answer", priority: "medium", status: "pending" },
+      ],
+    });
   });
 
   it("lists the slash commands and the workspace's workflows for the editor's menu", async () => {

@@ -1,6 +1,5 @@
 import type { AgentContext, ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
-import type { AgentEvent, ApprovalRequest, ApprovalResponse, Host, TaskResult } from "@cairn/core";
-import path from "node:path";
+import type { AgentEvent, ApprovalRequest, ApprovalResponse, Host, ImagePart, TaskResult } from "@cairn/core";
 import { availableCommands } from "./available-commands.js";
 import { firstMessageAfterLoad, type AcpTask } from "./open-acp-task.js";
 import { answerFrom, permissionRequest } from "./permission.js";
@@ -76,12 +75,12 @@ export class AcpSession {
   async prompt(blocks: readonly ContentBlock[]): Promise<StopReason> {
     const opened = this.task();
     if (this.running) throw new Error("A prompt is already running in this session: cancel it or wait for it to end.");
-    const text = promptText(blocks, { cwd: opened.cwd, scratchDir: path.join(opened.store.dir, "scratch") });
+    const { text, images } = promptText(blocks, { cwd: opened.cwd });
     this.running = true;
     this.cancelled = false;
     this.lastStopReason = undefined;
     try {
-      const run = this.runFor(text);
+      const run = this.runFor(text, images);
       let next = await run.next();
       while (!next.done) next = await run.next();
       this.lastResult = next.value;
@@ -113,23 +112,23 @@ export class AcpSession {
     await opened.close();
   }
 
-  private runFor(text: string): AsyncGenerator<AgentEvent, TaskResult> {
+  private runFor(text: string, images: ImagePart[]): AsyncGenerator<AgentEvent, TaskResult> {
     const opened = this.task();
     if (!this.started) {
       this.started = true;
       const title = text.split("\n").find((l) => l.trim() !== "")?.trim().slice(0, 120);
       if (title) opened.store.update({ title });
-      return opened.task.run(text);
+      return opened.task.run(text, images);
     }
     if (opened.resumed) {
       const message = firstMessageAfterLoad(opened, text);
       delete opened.resumed;
-      return opened.task.continue(message);
+      return opened.task.continue(message, images);
     }
     if (this.lastResult?.subtype === "error_aborted") {
-      return opened.task.continue(`[The task was stopped by the user and has now been resumed.]\n\n${text || "Continue the task."}`);
+      return opened.task.continue(`[The task was stopped by the user and has now been resumed.]\n\n${text || "Continue the task."}`, images);
     }
-    return opened.task.continue(text);
+    return opened.task.continue(text, images);
   }
 
   private stopReason(result: TaskResult): StopReason {

@@ -1,19 +1,19 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
+import type { ImagePart } from "@cairn/core";
 
-const imageExtensions: Record<string, string> = { "image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp" };
+/** The pictures providers take. */
+const imageTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 /**
- * A prompt from the editor as the one message a task takes. Files the person attached (embedded
+ * A prompt from the editor as the message a task takes. Files the person attached (embedded
  * context) come inline, with their path; links to workspace files become @/ mentions, which the
- * task expands under its own ignore and boundary rules; images are saved in the task's scratch
- * folder, where read_file shows them to a model that takes images.
+ * task expands under its own ignore and boundary rules; images go with the message as pictures.
  */
-export function promptText(blocks: readonly ContentBlock[], where: { cwd: string; scratchDir: string }): string {
+export function promptText(blocks: readonly ContentBlock[], where: { cwd: string }): { text: string; images: ImagePart[] } {
   const parts: string[] = [];
-  let images = 0;
+  const images: ImagePart[] = [];
   for (const block of blocks) {
     switch (block.type) {
       case "text":
@@ -29,20 +29,16 @@ export function promptText(blocks: readonly ContentBlock[], where: { cwd: string
         else parts.push(`[Attached ${shown} (${resource.mimeType ?? "binary data"}); it is not text, so it is not shown.]`);
         break;
       }
-      case "image": {
-        images += 1;
-        const file = path.join(where.scratchDir, "prompt-images", `image-${Date.now()}-${images}${imageExtensions[block.mimeType] ?? ".img"}`);
-        mkdirSync(path.dirname(file), { recursive: true });
-        writeFileSync(file, Buffer.from(block.data, "base64"));
-        parts.push(`[The person attached an image, saved as ${file}: read it with read_file to see it.]`);
+      case "image":
+        if (imageTypes.has(block.mimeType)) images.push({ type: "image", mediaType: block.mimeType, data: block.data });
+        else parts.push(`[The person attached an image of type ${block.mimeType}, which models do not take; it was left out.]`);
         break;
-      }
       case "audio":
         parts.push("[The person attached audio, which Cairn cannot take.]");
         break;
     }
   }
-  return parts.join("\n\n").trim();
+  return { text: parts.join("\n\n").trim(), images };
 }
 
 function filePath(uri: string): string | undefined {

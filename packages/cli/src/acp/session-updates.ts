@@ -23,6 +23,16 @@ export class SessionUpdates {
         return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } }];
       case "reasoning_delta":
         return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }];
+      case "task_progress": {
+        // The focus chain's checklist as the editor's plan: the first open item is the one in progress.
+        const current = event.items.findIndex((item) => !item.done);
+        return [
+          {
+            sessionUpdate: "plan",
+            entries: event.items.map((item, i) => ({ content: item.text, priority: "medium" as const, status: item.done ? ("completed" as const) : i === current ? ("in_progress" as const) : ("pending" as const) })),
+          },
+        ];
+      }
       case "system":
         if (event.subtype === "mode") return [{ sessionUpdate: "current_mode_update", currentModeId: event.mode }];
         return [];
