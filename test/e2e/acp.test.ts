@@ -47,7 +47,10 @@ async function withEditor<T>(options: EditorOptions, work: (ctx: ClientContext, 
   const app = client({ name: "test-editor" })
     .onNotification("session/update", ({ params }) => void editor.updates.push(params))
     .onRequest("session/request_permission", ({ params }) => editor.permission(params))
-    .onRequest("fs/read_text_file", ({ params }) => ({ content: editor.read(params.path) }))
+    .onRequest("fs/read_text_file", ({ params }) => {
+      editor.reads.push(params.path);
+      return { content: editor.read(params.path) };
+    })
     .onRequest("fs/write_text_file", ({ params }) => {
       editor.writes.push({ path: params.path, content: params.content });
       options.buffers?.set(params.path, params.content);
@@ -79,6 +82,7 @@ class Editor {
   readonly updates: SessionNotification[] = [];
   readonly permissions: RequestPermissionRequest[] = [];
   readonly writes: Array<{ path: string; content: string }> = [];
+  readonly reads: string[] = [];
   private readonly answers: string[];
   constructor(private readonly options: EditorOptions) {
     this.answers = [...(options.answers ?? [])];
@@ -186,6 +190,52 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(bodyText(1)).not.toContain("saved on disk");
     expect(editor.writes).toEqual([{ path: file, content: "edited in the editor\n" }]);
     expect(readFileSync(file, "utf8")).toBe("saved on disk\n");
+  });
+
+  it("through the editor's files the ignore rules still hold (the editor is never asked for an ignored file), and only workspace files come from its buffers", async () => {
+    const { mkdirSync } = await import("node:fs");
+    const outsideDir = path.join(fx.home.dir, "outside");
+    mkdirSync(outsideDir);
+    const outside = path.join(outsideDir, "outside.txt");
+    writeFileSync(outside, "OUTSIDE-ON-DISK\n");
+    const secret = path.join(fx.workspace.dir, "secret.env");
+    writeFileSync(secret, "DISK-SECRET\n");
+    writeFileSync(path.join(fx.workspace.dir, ".cairnignore"), "secret.env\n");
+    const open = path.join(fx.workspace.dir, "open.txt");
+    writeFileSync(open, "on disk\n");
+    const buffers = new Map([
+      [secret, "BUFFER-SECRET\n"],
+      [outside, "BUFFER-OUTSIDE\n"],
+      [open, "OPEN-BUFFER\n"],
+    ]);
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("read_file", { path: "secret.env" }),
+        call("read_file", { path: outside }),
+        call("write_to_file", { path: "secret.env", content: "PLANTED\n" }),
+        call("read_file", { path: "open.txt" }),
+        done("done"),
+      ],
+    });
+    // The person allows whatever they are asked about: the ignore rules must hold on their own.
+    const { editor } = await withEditor({ buffers, answers: ["allow_once", "allow_once", "allow_once", "allow_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read the secrets" }] });
+    });
+    expect(editor.reads).toEqual([open]);
+    expect(editor.writes).toEqual([]);
+    for (const request of fx.server.requests) {
+      const body = JSON.stringify(request.body);
+      expect(body).not.toContain("BUFFER-SECRET");
+      expect(body).not.toContain("DISK-SECRET");
+    }
+    expect(readFileSync(secret, "utf8")).toBe("DISK-SECRET\n");
+    // The ignored file was refused without asking; the outside read was asked about, then read from disk.
+    expect(editor.permissions.map((p) => p.toolCall.rawInput)).toEqual([{ path: outside }]);
+    expect(bodyText(2)).toContain("OUTSIDE-ON-DISK");
+    expect(bodyText(2)).not.toContain("BUFFER-OUTSIDE");
+    // Positive control: the workspace file came from the editor's buffer.
+    expect(bodyText(4)).toContain("OPEN-BUFFER");
   });
 
   it("in plan mode (session/set_mode) refuses a write as the CLI does, and says the mode changed", async () => {
