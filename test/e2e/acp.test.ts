@@ -14,6 +14,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { cairnBin, cleanEnv } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
+import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
 import { startScriptedModelServer } from "../support/scripted-model-server.js";
 
 const fx = useE2eFixture();
@@ -381,6 +382,27 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
       ],
     });
   });
+
+  it("runs the editor's MCP servers beside the person's own", async () => {
+    writeFileSync(path.join(fx.home.dir, "mcp_settings.json"), JSON.stringify({ mcpServers: { mine: { command: process.execPath, args: [serverEntry.everything()] } } }));
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("use_mcp_tool", { server_name: "editors", tool_name: "echo", arguments: { message: "hello from the editor's server" } }),
+        call("use_mcp_tool", { server_name: "mine", tool_name: "echo", arguments: { message: "hello from my server" } }),
+        done("both answered"),
+      ],
+    });
+    const { editor } = await withEditor({ answers: ["allow_once", "allow_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", {
+        cwd: fx.workspace.dir,
+        mcpServers: [{ name: "editors", command: process.execPath, args: [serverEntry.everything()], env: [] }],
+      });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo twice" }] });
+    });
+    expect(editor.permissions).toHaveLength(2);
+    expect(bodyText(1)).toContain("Echo: hello from the editor's server");
+    expect(bodyText(2)).toContain("Echo: hello from my server");
+  }, 30_000);
 
   it("lists the slash commands and the workspace's workflows for the editor's menu", async () => {
     const { mkdirSync } = await import("node:fs");
