@@ -19,6 +19,7 @@ const commands = {
   resume: () => import("./commands/resume.js"),
   rules: () => import("./commands/rules.js"),
   run: () => import("./commands/run.js"),
+  permissions: () => import("./commands/permissions.js"),
   trust: () => import("./commands/trust.js"),
   web: () => import(webPackage) as Promise<{ webCommand(argv: string[], io: Io): Promise<number> }>,
 };
@@ -37,6 +38,7 @@ Usage:
   cairn checkpoints <id> | diff <id> <a> [b] | restore <id> <cp> --workspace|--task|--both
   cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
   cairn mcp list|add|remove|test|approve    MCP servers (see cairn mcp --help)
+  cairn permissions [add [--user] <rule> | remove <n|rule>]  saved "always allow" rules
   cairn trust [--cwd dir] | --list | --revoke  review and trust a repository's hooks and MCP servers
   cairn acp [run options]                   serve an editor over the Agent Client Protocol (stdio)
   cairn fleet add|worker|status|watch|result|cancel|retry  many tasks on many machines (Redis)
@@ -105,6 +107,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "rules") return (await commands.rules()).rulesCommand(rest, io);
     if (command === "checkpoints") return await (await commands.checkpoints()).checkpointsCommand(rest, io);
     if (command === "mcp") return await (await commands.mcp()).mcpCommand(rest, io);
+    if (command === "permissions") return (await commands.permissions()).permissionsCommand(rest, io);
     if (command === "trust") return (await commands.trust()).trustCommand(rest, io);
     if (command === "fleet") return await (await commands.fleet()).fleetCommand(rest, io);
     if (command === "web") return await (await commands.web()).webCommand(rest, io);

@@ -29,7 +29,7 @@ export function parsePermissionRule(text: string): ParsedRule {
   const pattern = trimmed.slice(open + 1, -1).trim();
   if (!toolName.test(tool)) return { ok: false, error: `"${tool}" is not a tool name; write the rule as tool(pattern), e.g. "execute_command(npm test *)".` };
   if (pattern === "") return { ok: false, error: `The rule "${text}" has an empty pattern; use ${tool}(*) to allow every call of ${tool}.` };
-  if (/[\r\n\0]/.test(pattern)) return { ok: false, error: `The rule "${text}" contains a line break or NUL; write it on one line.` };
+  if (/[\r\n\0]/.test(pattern)) return { ok: false, error: `The rule ${JSON.stringify(text)} contains a line break or NUL; write it on one line.` };
   return { ok: true, rule: { text: `${tool}(${pattern})`, tool, pattern } };
 }
 
@@ -121,8 +121,8 @@ function folderOf(relative: string): string {
   return slash === -1 ? "" : relative.slice(0, slash);
 }
 
-/** Shell syntax that makes a command more than one plain program: the suggestion is then the exact command. */
-const compound = /[|;&$`<>(){}\n\\'"*?[\]]/;
+/** A plain word of a command (a program, a subcommand), safe to put in a rule as it is. */
+const plainWord = /^[A-Za-z0-9_./:@+-]+$/;
 
 /**
  * The rule "always allow" would add for this call, shown to the person before they choose it;
@@ -131,12 +131,12 @@ const compound = /[|;&$`<>(){}\n\\'"*?[\]]/;
 export function suggestedRule(facts: CallFacts): string | undefined {
   if (facts.paths.some((p) => p.protected || p.relative === undefined)) return undefined;
   if (facts.kind === "command") {
-    const text = facts.command?.text.trim() ?? "";
-    if (text === "") return undefined;
-    if (compound.test(text)) return `${facts.tool}(${text})`;
-    const words = text.split(/\s+/);
-    const head = words.length > 1 && !words[1]!.startsWith("-") ? words.slice(0, 2) : words.slice(0, 1);
-    return `${facts.tool}(${head.join(" ")}${words.length > head.length ? " *" : ""})`;
+    const words = (facts.command?.text.trim() ?? "").split(/\s+/);
+    if (!plainWord.test(words[0] ?? "")) return undefined;
+    const head = words.length > 1 && plainWord.test(words[1]!) && !words[1]!.startsWith("-") ? words.slice(0, 2) : words.slice(0, 1);
+    const suggestion = parsePermissionRule(`${facts.tool}(${head.join(" ")}${words.length > head.length ? " *" : ""})`);
+    // Offered only when it covers this very call: a chain, a redirect or a substitution gets none.
+    return suggestion.ok && ruleMatches(suggestion.rule, facts) ? suggestion.rule.text : undefined;
   }
   if (facts.paths.length > 0) {
     // The folder of the file, as "allow edits here for the rest of the task" means; a folder whose

@@ -4,3 +4,4 @@ export { listTasks, removeFromHistoryIndex, updateHistoryIndex, type HistoryEntr
 export { DamagedTaskError, isValidTaskId, TaskNotFoundError, TaskStore, type CheckpointRecord, type LoadedConversation, type PendingResult, type TaskMetadata } from "./task-store.js";
 export type { TaskJournal, TaskState } from "./task-journal.js";
 export { addPermissionRule, listPermissionRules, loadPermissionRules, permissionsFile, removePermissionRule, type SavedRule } from "./permission-store.js";
+export { ConfigFileError } from "./config-file.js";

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "./agent-event.js";
+import { applyToolCallEvent, type ToolCallRecord } from "./tool-call-record.js";
+
+const fold = (events: AgentEvent[]): Map<string, ToolCallRecord> => events.reduce<Map<string, ToolCallRecord>>((records, e) => applyToolCallEvent(records, e), new Map());
+const called = (id: string, name = "execute_command"): AgentEvent => ({ type: "tool_call", tool_use_id: id, name, kind: "command", input: { command: "make" }, summary: "$ make", status: "pending", locations: [] });
+
+describe("applyToolCallEvent", () => {
+  it("follows one call from pending through approval and output to its end", () => {
+    const approval = { category: "all-commands" as const, summary: "$ make", suggested_rule: "execute_command(make)" };
+    const decision = { approved: true, by: "user" as const, reason: "approved by the user" };
+    const steps: AgentEvent[] = [
+      called("c1"),
+      { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", status: "awaiting_approval", approval },
+      { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", status: "running", decision },
+      { type: "tool_output", tool_use_id: "c1", text: "compiling\n" },
+      { type: "tool_output", tool_use_id: "c1", text: "done\n" },
+      { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", status: "completed", content: "Exit code: 0", is_error: false, decision },
+    ];
+    const seen = steps.map((_, i) => fold(steps.slice(0, i + 1)).get("c1")!.status);
+    expect(seen).toEqual(["pending", "awaiting_approval", "running", "running", "running", "completed"]);
+    expect(fold(steps).get("c1")).toEqual({
+      tool_use_id: "c1",
+      name: "execute_command",
+      kind: "command",
+      input: { command: "make" },
+      summary: "$ make",
+      status: "completed",
+      approval,
+      decision,
+      output: "compiling\ndone\n",
+      content: "Exit code: 0",
+      is_error: false,
+    });
+  });
+
+  it("a denial keeps who refused and why; calls are kept apart by tool_use_id", () => {
+    const records = fold([
+      called("a"),
+      called("b", "write_to_file"),
+      { type: "tool_call_update", tool_use_id: "a", name: "execute_command", status: "denied", content: "Blocked", is_error: true, decision: { approved: false, by: "hook", reason: "no" } },
+      { type: "tool_call_update", tool_use_id: "b", name: "write_to_file", status: "cancelled", content: "Skipped", is_error: true },
+    ]);
+    expect(records.get("a")).toMatchObject({ status: "denied", decision: { by: "hook", reason: "no" }, is_error: true });
+    expect(records.get("b")).toMatchObject({ status: "cancelled", content: "Skipped" });
+  });
+
+  it("leaves the given map as it was and ignores updates of calls it never saw", () => {
+    const before = fold([called("c1")]);
+    const after = applyToolCallEvent(before, { type: "tool_output", tool_use_id: "c1", text: "x" });
+    expect(before.get("c1")!.output).toBe("");
+    expect(after.get("c1")!.output).toBe("x");
+    const unknown = applyToolCallEvent(before, { type: "tool_call_update", tool_use_id: "zz", name: "x", status: "running" });
+    expect([...unknown.keys()]).toEqual(["c1"]);
+  });
+});
