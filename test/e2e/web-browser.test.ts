@@ -159,4 +159,53 @@ describe("cairn web in a browser", () => {
     expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello web\nsecond line\n");
     for (const tab of tabs) await tab.close();
   });
+
+  it("a question is answered by picking one of its choices, and the model gets the answer", async () => {
+    const w = await serve([
+      call("ask_followup_question", { question: "Which greeting should it use?", options: ["hello web", "hi there"] }),
+      done("Used the greeting you picked."),
+    ]);
+    const page = await openPage(w);
+    await typeTask(page, "Pick a greeting");
+    await page.locator('::-p-aria([name="hi there"][role="button"])').click();
+    await waitForText(page, "Task completed.");
+    expect(await bodyText(page)).toContain("You answered: hi there");
+    expect(JSON.stringify(model.requests[1]!.body)).toContain("hi there");
+    await page.close();
+  });
+
+  it("a plan from Plan mode is approved in the page, and the task goes on in Act", async () => {
+    const w = await serve([call("plan_mode_respond", { response: "1. Change the greeting to hello web." }), editTurns()[0]!, done("Changed.")]);
+    const page = await openPage(w);
+    await page.locator('::-p-aria([name="Plan"][role="radio"])').click();
+    await typeTask(page, "Plan the greeting change");
+    await page.locator('::-p-aria([name="Approve plan"][role="button"])').click();
+    await page.locator('::-p-aria([name="Approve"][role="button"])').click();
+    await waitForText(page, "Task completed.");
+    expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello web\nsecond line\n");
+    await page.close();
+  });
+
+  it("several tasks run at once, each in its own tab; the history lists a finished one", async () => {
+    const w = await serve([editTurns()[0]!, done("Second task done."), done("First task done.")]);
+    const page = await openPage(w);
+    await typeTask(page, "Change the greeting");
+    await page.locator('::-p-aria([name="Approve"][role="button"])').wait();
+    // While the first waits for approval, a second task starts and finishes.
+    await page.locator('nav[aria-label="Open tasks"] ::-p-aria([name="New task"])').click();
+    await typeTask(page, "Second task");
+    await waitForText(page, "Task completed.");
+    await page.locator('nav[aria-label="Open tasks"] ::-p-aria([name="Change the greeting"])').click();
+    await page.locator('::-p-aria([name="Approve"][role="button"])').click();
+    await waitForText(page, "Task completed.");
+    expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello web\nsecond line\n");
+    // The history lists both as stored, finished tasks.
+    const history = page.locator('nav[aria-label="History"]');
+    await history.wait();
+    await page.waitForFunction(() => (document.querySelector('nav[aria-label="History"]') as HTMLElement).innerText.includes("Second task"), { polling: 100, timeout: 10_000 });
+    const listed = await page.$eval('nav[aria-label="History"]', (n) => (n as HTMLElement).innerText);
+    expect(listed).toContain("Change the greeting");
+    expect(listed).toMatch(/Second task\s+completed/);
+    await page.close();
+  });
 });

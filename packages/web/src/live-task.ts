@@ -17,6 +17,7 @@ export class LiveTask {
   private approvals = new Map<string, (response: ApprovalResponse) => void>();
   private question: { resolve: (answer: string | undefined) => void } | undefined;
   private lastQuestionId: string | undefined;
+  private prompt: ((answer: { approved: boolean; feedback?: string }) => void) | undefined;
   private firstRunDone = false;
   readonly host: Host;
 
@@ -24,6 +25,8 @@ export class LiveTask {
     this.host = {
       approve: (request, signal) => this.waitForApproval(request, signal),
       ask: (_question, _options, signal) => this.waitForAnswer(signal),
+      reviewPlan: (plan, signal) => this.waitForPrompt("plan", plan, signal),
+      confirmContinue: async (reason, signal) => (await this.waitForPrompt("continue", reason, signal)).approved,
     };
   }
 
@@ -77,6 +80,17 @@ export class LiveTask {
     this.question = undefined;
     this.publish({ type: "web_answered", tool_use_id: this.lastQuestionId ?? "", answer: text });
     question.resolve(text);
+    return { ok: true };
+  }
+
+  /** The person's answer to a plan (approve, or feedback) or to whether to go on. */
+  answerPrompt(approved: boolean, feedback: string | undefined): Answer {
+    const resolve = this.prompt;
+    if (!resolve) return { ok: false, status: 409, message: "The task is not waiting for a plan approval or a go-ahead." };
+    this.prompt = undefined;
+    const answer = { approved, ...(feedback ? { feedback } : {}) };
+    this.publish({ type: "web_prompt_answered", ...answer });
+    resolve(answer);
     return { ok: true };
   }
 
@@ -135,6 +149,21 @@ export class LiveTask {
           resolve(answer);
         },
       };
+    });
+  }
+
+  private waitForPrompt(kind: "plan" | "continue", text: string, signal: AbortSignal): Promise<{ approved: boolean; feedback?: string }> {
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        this.prompt = undefined;
+        resolve({ approved: false });
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.prompt = (answer) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(answer);
+      };
+      this.publish({ type: "web_prompt", kind, text });
     });
   }
 

@@ -7,4 +7,7 @@ export type WebEvent =
   | { type: "web_user_message"; text: string }
   | { type: "web_run"; running: boolean }
   | { type: "web_answered"; tool_use_id: string; answer: string }
-  | { type: "web_notice"; level: "info" | "warning"; message: string };
+  | { type: "web_notice"; level: "info" | "warning"; message: string }
+  /** The task waits for the person: a plan to approve (Plan mode), or whether to go on after a loop or too many mistakes. */
+  | { type: "web_prompt"; kind: "plan" | "continue"; text: string }
+  | { type: "web_prompt_answered"; approved: boolean; feedback?: string };

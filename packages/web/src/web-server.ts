@@ -46,6 +46,7 @@ const startBody = z.object({ text: z.string().min(1), mode: z.enum(["act", "plan
 const messageBody = z.object({ text: z.string() });
 const approvalBody = z.object({ tool_use_id: z.string(), approved: z.boolean(), feedback: z.string().optional() });
 const answerBody = z.object({ answer: z.string() });
+const promptBody = z.object({ approved: z.boolean(), feedback: z.string().optional() });
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { ...securityHeaders, "Content-Type": "application/json", "Cache-Control": "no-store" });
@@ -135,7 +136,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const opened = await hub.start(body.value.text, body.value.mode);
       return opened.ok ? send(res, 201, { id: opened.id }) : send(res, opened.status, { error: opened.message });
     }
-    const taskRoute = /^\/api\/tasks\/([\w.-]+)\/(messages|approvals|answer|stop)$/.exec(url.pathname);
+    const taskRoute = /^\/api\/tasks\/([\w.-]+)\/(messages|approvals|answer|prompt|stop)$/.exec(url.pathname);
     if (taskRoute && req.method === "POST") {
       const [, id, action] = taskRoute as unknown as [string, string, string];
       if (action === "messages") {
@@ -155,6 +156,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         if (!body.ok) return send(res, 400, { error: body.message });
         const { tool_use_id, approved, feedback } = body.value;
         const answered = task.approve(tool_use_id, { approved, ...(feedback ? { feedback } : {}) });
+        return answered.ok ? send(res, 200, { ok: true }) : send(res, answered.status, { error: answered.message });
+      }
+      if (action === "prompt") {
+        const body = await readJson(req, promptBody);
+        if (!body.ok) return send(res, 400, { error: body.message });
+        const answered = task.answerPrompt(body.value.approved, body.value.feedback);
         return answered.ok ? send(res, 200, { ok: true }) : send(res, answered.status, { error: answered.message });
       }
       const body = await readJson(req, answerBody);
@@ -187,8 +194,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     close: async () => {
       for (const res of streams) res.end();
       await hub.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections(); // idle keep-alive sockets would hold close() for seconds
+      await closed;
     },
   };
 }

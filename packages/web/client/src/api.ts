@@ -17,6 +17,7 @@ export const api = {
   approve: (id: string, tool_use_id: string, approved: boolean, feedback?: string) =>
     post(`/api/tasks/${encodeURIComponent(id)}/approvals`, { tool_use_id, approved, ...(feedback ? { feedback } : {}) }),
   answer: (id: string, answer: string) => post(`/api/tasks/${encodeURIComponent(id)}/answer`, { answer }),
+  prompt: (id: string, approved: boolean, feedback?: string) => post(`/api/tasks/${encodeURIComponent(id)}/prompt`, { approved, ...(feedback ? { feedback } : {}) }),
   stop: (id: string) => post(`/api/tasks/${encodeURIComponent(id)}/stop`, {}),
   history: async (): Promise<HistoryEntry[]> => {
     const res = await fetch("/api/history", { credentials: "same-origin" });

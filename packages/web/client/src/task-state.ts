@@ -9,7 +9,8 @@ export type Item =
   | { kind: "tool"; key: string; tool_use_id: string }
   | { kind: "question"; key: string; tool_use_id: string; question: string; options: string[]; answer?: string }
   | { kind: "notice"; key: string; level: "info" | "warning" | "error"; text: string }
-  | { kind: "result"; key: string; subtype: string; text: string; is_error: boolean };
+  | { kind: "result"; key: string; subtype: string; text: string; is_error: boolean; plan?: string }
+  | { kind: "prompt"; key: string; prompt: "plan" | "continue"; text: string; answer?: { approved: boolean; feedback?: string } };
 
 /** One task as the page shows it, folded from its events in order. */
 export type TaskState = {
@@ -76,6 +77,14 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
       task.waitingQuestion = undefined;
       return;
     }
+    case "web_prompt":
+      task.items.push({ kind: "prompt", key: key(), prompt: event.kind, text: event.text });
+      return;
+    case "web_prompt_answered": {
+      const prompt = [...task.items].reverse().find((i): i is Extract<Item, { kind: "prompt" }> => i.kind === "prompt" && i.answer === undefined);
+      if (prompt) prompt.answer = { approved: event.approved, ...(event.feedback ? { feedback: event.feedback } : {}) };
+      return;
+    }
     case "system":
       if (event.subtype === "init") Object.assign(task, { model: event.model, provider: event.provider, mode: event.mode });
       else if (event.subtype === "mode") task.mode = event.mode;
@@ -128,7 +137,14 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
     case "result":
       task.waitingQuestion = undefined;
       if (event.total_cost_usd !== null) task.costUsd = event.total_cost_usd;
-      task.items.push({ kind: "result", key: key(), subtype: event.subtype, text: event.subtype === "success" ? "" : event.result, is_error: event.is_error });
+      task.items.push({
+        kind: "result",
+        key: key(),
+        subtype: event.subtype,
+        text: event.subtype === "success" ? "" : event.result,
+        is_error: event.is_error,
+        ...(event.plan ? { plan: event.plan } : {}),
+      });
       return;
     default:
       return;

@@ -61,6 +61,56 @@ function QuestionItem({ item, task }: { item: Extract<Item, { kind: "question" }
   );
 }
 
+function PromptItem({ item, task }: { item: Extract<Item, { kind: "prompt" }>; task: TaskState }) {
+  const [feedback, setFeedback] = useState("");
+  const [error, setError] = useState<string>();
+  const answer = async (approved: boolean, withFeedback?: string) => {
+    const sent = await api.prompt(task.id, approved, withFeedback);
+    setError(sent.ok ? undefined : sent.error);
+  };
+  const plan = item.prompt === "plan";
+  return (
+    <section className="question" aria-label={plan ? "Plan" : "Go on?"}>
+      {plan ? <h3>Plan</h3> : null}
+      <div className={plan ? "plan-text" : ""}>{item.text}</div>
+      {item.answer ? (
+        <p className="muted">{item.answer.approved ? (plan ? "Plan approved: switching to Act." : "Going on.") : item.answer.feedback ? `Feedback: ${item.answer.feedback}` : "Stopped."}</p>
+      ) : (
+        <>
+          <div className="choices">
+            <button type="button" className="approve" onClick={() => void answer(true)}>
+              {plan ? "Approve plan" : "Keep going"}
+            </button>
+            {plan ? null : (
+              <button type="button" className="deny" onClick={() => void answer(false)}>
+                Stop
+              </button>
+            )}
+          </div>
+          {plan ? (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (feedback.trim()) void answer(false, feedback.trim());
+              }}
+            >
+              <label>
+                Change the plan <input value={feedback} onChange={(e) => setFeedback(e.target.value)} />
+              </label>
+              <button type="submit">Send feedback</button>
+            </form>
+          ) : null}
+        </>
+      )}
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
 function ItemView({ item, task }: { item: Item; task: TaskState }) {
   switch (item.kind) {
     case "user":
@@ -92,6 +142,8 @@ function ItemView({ item, task }: { item: Item; task: TaskState }) {
     }
     case "question":
       return <QuestionItem item={item} task={task} />;
+    case "prompt":
+      return <PromptItem item={item} task={task} />;
     case "notice":
       return <p className={`notice ${item.level}`}>{item.text}</p>;
     case "result":
@@ -99,6 +151,7 @@ function ItemView({ item, task }: { item: Item; task: TaskState }) {
         <p className={`result ${item.is_error ? "error" : ""}`} role="status">
           {resultText[item.subtype] ?? item.subtype}
           {item.text && item.subtype !== "needs_input" ? ` ${item.text}` : ""}
+          {item.plan ? <span className="plan-text">{item.plan}</span> : null}
         </p>
       );
   }

@@ -1,0 +1,102 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { goodHeaders, rawRequest, startWeb, type WebRun } from "./web-harness.js";
+
+type Frame = { id: number; task_id: string; event: { type: string; status?: string; tool_use_id?: string } };
+
+let ws: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let model: ScriptedModelServer;
+let web: WebRun | undefined;
+
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+
+beforeEach(() => {
+  ws = tempDir("web-api-ws");
+  home = tempDir("web-api-home");
+  writeFileSync(path.join(ws.dir, "notes.txt"), "one\n");
+});
+afterEach(async () => {
+  await web?.stop();
+  web = undefined;
+  await model.close();
+  ws.cleanup();
+  home.cleanup();
+});
+
+async function serve(turns: ScriptedTurn[]): Promise<WebRun> {
+  model = await startScriptedModelServer({ turns });
+  web = await startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }) });
+  return web;
+}
+
+const post = (w: WebRun, p: string, body: unknown) =>
+  rawRequest(w, { method: "POST", path: p, headers: goodHeaders(w, { "Content-Type": "application/json" }), body: JSON.stringify(body) });
+
+/** The frames an SSE connection delivers in `ms`, optionally resuming after `lastId`. */
+async function frames(w: WebRun, ms: number, lastId?: number): Promise<Frame[]> {
+  const res = await rawRequest(w, { path: "/api/events", headers: goodHeaders(w, lastId !== undefined ? { "Last-Event-ID": String(lastId) } : {}), readMs: ms });
+  expect(res.status).toBe(200);
+  return res.body
+    .split("\n\n")
+    .filter((block) => block.includes("data: "))
+    .map((block) => {
+      const id = Number(/^id: (\d+)$/m.exec(block)![1]);
+      return { id, ...(JSON.parse(/^data: (.*)$/m.exec(block)![1]!) as Omit<Frame, "id">) };
+    });
+}
+
+async function until(w: WebRun, test: (all: Frame[]) => boolean, timeoutMs = 15_000): Promise<Frame[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const all = await frames(w, 200);
+    if (test(all)) return all;
+    if (Date.now() > deadline) throw new Error(`the stream never got there: ${JSON.stringify(all.map((f) => f.event.type))}`);
+  }
+}
+
+describe("cairn web's task API and event stream", () => {
+  it("numbers every event; a reconnect with Last-Event-ID gets exactly the rest; approvals are answered once", async () => {
+    const w = await serve([call("write_to_file", { path: "notes.txt", content: "two\n" }), call("attempt_completion", { result: "wrote it" })]);
+    const started = await post(w, "/api/tasks", { text: "write two" });
+    expect(started.status).toBe(201);
+    const id = (JSON.parse(started.body) as { id: string }).id;
+
+    const before = await until(w, (all) => all.some((f) => f.event.status === "awaiting_approval"));
+    const waiting = before.find((f) => f.event.status === "awaiting_approval")!;
+    expect(before.every((f) => f.task_id === id)).toBe(true);
+    expect(before.map((f) => f.event.type)).toContain("web_user_message");
+    const lastSeen = before.at(-1)!.id;
+
+    expect((await post(w, `/api/tasks/${id}/approvals`, { tool_use_id: waiting.event.tool_use_id, approved: true })).status).toBe(200);
+    const again = await post(w, `/api/tasks/${id}/approvals`, { tool_use_id: waiting.event.tool_use_id, approved: false });
+    expect(again.status).toBe(409); // answered in another tab already: the first answer stands
+    // The run is over once its result and the idle mark that follows it are in: nothing more comes.
+    const all = await until(w, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+    expect(readFileSync(path.join(ws.dir, "notes.txt"), "utf8")).toBe("two\n");
+
+    const rest = await frames(w, 300, lastSeen);
+    expect(rest.length).toBeGreaterThan(0);
+    expect(rest.every((f) => f.id > lastSeen)).toBe(true);
+    // What the first connection saw plus what the second got is the whole stream, in order, nothing twice.
+    const whole = [...all.filter((f) => f.id <= lastSeen), ...rest];
+    expect(whole.map((f) => f.id)).toEqual(all.map((f) => f.id));
+    expect(whole.map((f) => f.id)).toEqual([...whole.map((f) => f.id)].sort((a, b) => a - b));
+    expect(rest.some((f) => f.event.type === "tool_call_update" && f.event.status === "completed")).toBe(true);
+  });
+
+  it("refuses bad requests with a message a person can act on", async () => {
+    const w = await serve([]);
+    const empty = await post(w, "/api/tasks", { text: "" });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatch(/text/);
+    const unknown = await post(w, "/api/tasks/nope/approvals", { tool_use_id: "x", approved: true });
+    expect(unknown.status).toBe(404);
+    const notJson = await rawRequest(w, { method: "POST", path: "/api/tasks", headers: goodHeaders(w, { "Content-Type": "text/plain" }), body: "hi" });
+    expect(notJson.status).toBe(400);
+    expect(model.requests).toHaveLength(0);
+  });
+});
