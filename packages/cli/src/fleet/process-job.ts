@@ -180,6 +180,8 @@ function firstLine(error: unknown): string {
   return text.trim().split("\n")[0] ?? "";
 }
 
+/** The line of a crashed run's stderr that says what went wrong (node ends a crash with its version). */
 function lastLine(text: string): string {
-  return text.trim().split("\n").at(-1) ?? "";
+  const lines = text.trim().split("\n").filter((l) => l.trim() !== "" && !/^Node\.js v\d/.test(l) && !/^\s+at /.test(l));
+  return lines.find((l) => /^(cairn:|\w*Error\b)/.test(l)) ?? lines.at(-1) ?? "";
 }

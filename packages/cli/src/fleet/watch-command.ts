@@ -38,6 +38,7 @@ export async function watchCommand(argv: string[], io: Io): Promise<number> {
   const reader = redis.duplicate();
   reader.on("error", () => {});
   try {
+    await reader.connect();
     const job = await findJob(queue, id, "cairn fleet watch <job> [--json]");
     let from = "0-0";
     let outcome: string | undefined;
