@@ -1,5 +1,13 @@
 #!/usr/bin/env node
-import { installCrashHandlers, main } from "../dist/main.js";
+import { statSync } from "node:fs";
+
+// `npm run build` bundles the command into dist/bundle (scripts/bundle.mjs): ~15 files to load
+// instead of ~370 modules, ~0.2 s less CPU on every run. The bundle is used only while it is newer
+// than the last compile of either package, so after a `tsc -b` alone the compiled modules run.
+const mtime = (relative) => statSync(new URL(relative, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
+const bundled = mtime("../dist/bundle/main.js");
+const current = bundled !== undefined && bundled >= (mtime("../tsconfig.tsbuildinfo") ?? 0) && bundled >= (mtime("../../core/tsconfig.tsbuildinfo") ?? 0);
+const { installCrashHandlers, main } = await import(current ? "../dist/bundle/main.js" : "../dist/main.js");
 
 const argv = process.argv.slice(2);
 installCrashHandlers(argv);

@@ -1,0 +1,138 @@
+/**
+ * Bundles the compiled command (dist/main.js and what it imports, @cairn/core included) into
+ * dist/bundle: a one-turn task then loads ~15 files instead of ~370 modules (107 of them zod's,
+ * most of those its locales), and Node's module resolution and loading drop from ~0.2 s of CPU to a
+ * few ms (issue 13). Each command and lazily loaded feature stays its own chunk, loaded on first use.
+ *
+ * Run after `tsc -b` (npm run build does both). bin/cairn.js runs the bundle only while it is newer
+ * than the last compile, so a `tsc -b` alone during development never runs stale code.
+ *
+ * Inlined: the small pure-JS packages every task loads (zod, the AI SDK providers). The rest stays
+ * external, loaded from node_modules as before: packages with native binaries, wasm or data files
+ * found by path (ripgrep, tree-sitter, the tokenizer), and large ones used by one feature (Ink and
+ * React, the MCP SDK, puppeteer, document readers, the fleet and editor hosts).
+ */
+import { build } from "esbuild";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const cliRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const coreRoot = path.resolve(cliRoot, "../core");
+const outdir = path.join(cliRoot, "dist/bundle");
+
+const inlined = new Set([
+  "@cairn/core",
+  "zod",
+  "@ai-sdk/anthropic",
+  "@ai-sdk/openai",
+  "@ai-sdk/openai-compatible",
+  "@ai-sdk/provider",
+  "@ai-sdk/provider-utils",
+  "@standard-schema/spec",
+  "eventsource-parser",
+  "ignore",
+]);
+
+const packageName = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+
+/** The folder a bare import of `name` finds from `dir`, walking up node_modules as Node does. */
+function packageFolder(dir, name) {
+  for (let at = dir; ; at = path.dirname(at)) {
+    const candidate = path.join(at, "node_modules", name);
+    if (existsSync(path.join(candidate, "package.json"))) return candidate;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+// An external package (or a file in one that core finds with createRequire, such as a wasm
+// grammar) is now looked up from dist/bundle, not from core's own folder: both must find the same.
+for (const root of [coreRoot, cliRoot]) {
+  const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  for (const name of Object.keys(manifest.dependencies ?? {})) {
+    if (inlined.has(name)) continue;
+    const where = packageFolder(path.join(root, "dist"), name);
+    const fromBundle = packageFolder(outdir, name);
+    if (fromBundle !== where) {
+      console.error(`bundle: ${name} is ${fromBundle ?? "not found"} from dist/bundle but ${where ?? "not found"} from ${manifest.name}; hoist it (npm dedupe) or inline it (packages/cli/scripts/bundle.mjs)`);
+      process.exit(1);
+    }
+  }
+}
+
+/** `createRequire(import.meta.url)("../package.json")` reads a file next to the compiled module; in the bundle that path points elsewhere, so the version is written in at build time. */
+const inlinePackageJson = {
+  name: "inline-package-json",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith("node:") || !inlined.has(packageName(args.path))) return { path: args.path, external: true };
+      return undefined;
+    });
+    b.onLoad({ filter: /[\\/]packages[\\/](core|cli)[\\/]dist[\\/].*\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8").replace(
+        /createRequire\(import\.meta\.url\)\((["'])(\.{1,2}\/[^"']*package\.json)\1\)/g,
+        (_match, _quote, relative) => {
+          const { name, version } = JSON.parse(readFileSync(path.resolve(path.dirname(args.path), relative), "utf8"));
+          return `(${JSON.stringify({ name, version })})`;
+        },
+      );
+      return { contents: text, loader: "js" };
+    });
+  },
+};
+
+/**
+ * zod re-exports all of its ~60 message locales as `z.locales` (0.5 MB, a fifth of what a task
+ * loads); it uses English unless told otherwise, and nothing in Cairn or its inlined packages
+ * picks another. The bundle keeps English only. (The MCP SDK and other external packages load
+ * their own zod, whole, from node_modules.)
+ */
+const englishOnlyZodLocales = {
+  name: "english-only-zod-locales",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: 'export { default as en } from "./en.js";\n', loader: "js" }));
+  },
+};
+
+const result = await build({
+  entryPoints: { main: path.join(cliRoot, "dist/main.js") },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  write: false,
+  metafile: true,
+  logLevel: "warning",
+  plugins: [inlinePackageJson, englishOnlyZodLocales],
+});
+
+// Each file is written whole (temp file, then rename) and the entry last, so a cairn starting
+// during a build runs either the old bundle or the new one, never half a file. Chunks from earlier
+// builds stay a while for processes still running that load one lazily.
+mkdirSync(outdir, { recursive: true });
+const written = new Set();
+const files = [...result.outputFiles].sort((a, b) => Number(path.basename(a.path) === "main.js") - Number(path.basename(b.path) === "main.js"));
+for (const file of files) {
+  const temp = `${file.path}.${process.pid}.tmp`;
+  writeFileSync(temp, file.contents);
+  renameSync(temp, file.path);
+  written.add(path.basename(file.path));
+}
+// Which compiled modules each file holds (paths relative to this folder): test/support's module
+// recorder reads it to report what a run loaded in the modules' own names.
+const inputs = {};
+for (const [output, meta] of Object.entries(result.metafile.outputs)) {
+  inputs[path.basename(output)] = Object.keys(meta.inputs).map((input) => path.relative(outdir, path.resolve(input)));
+}
+const manifest = path.join(outdir, "bundle-inputs.json");
+writeFileSync(`${manifest}.${process.pid}.tmp`, `${JSON.stringify(inputs, null, 1)}\n`);
+renameSync(`${manifest}.${process.pid}.tmp`, manifest);
+written.add("bundle-inputs.json");
+
+const hour = 60 * 60 * 1000;
+for (const name of readdirSync(outdir)) {
+  const file = path.join(outdir, name);
+  if (!written.has(name) && Date.now() - statSync(file).mtimeMs > hour) rmSync(file, { force: true });
+}
