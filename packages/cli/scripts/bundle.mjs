@@ -60,22 +60,40 @@ for (const root of [coreRoot, cliRoot]) {
   }
 }
 
-/** `createRequire(import.meta.url)("../package.json")` reads a file next to the compiled module; in the bundle that path points elsewhere, so the version is written in at build time. */
-const inlinePackageJson = {
-  name: "inline-package-json",
+/**
+ * Compiled modules that find files next to themselves keep finding the same files from the bundle:
+ * `createRequire(import.meta.url)("../package.json")` becomes the package's name and version,
+ * written in at build time; `new URL("./file.js", import.meta.url)` (a script a child process
+ * runs, bin/cairn.js) is re-aimed from dist/bundle at the same file. Any other use of
+ * import.meta.url with a path would now point elsewhere, so it stops the build.
+ */
+const bundledPaths = {
+  name: "bundled-paths",
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith("node:") || !inlined.has(packageName(args.path))) return { path: args.path, external: true };
       return undefined;
     });
     b.onLoad({ filter: /[\\/]packages[\\/](core|cli)[\\/]dist[\\/].*\.js$/ }, (args) => {
-      const text = readFileSync(args.path, "utf8").replace(
-        /createRequire\(import\.meta\.url\)\((["'])(\.{1,2}\/[^"']*package\.json)\1\)/g,
-        (_match, _quote, relative) => {
-          const { name, version } = JSON.parse(readFileSync(path.resolve(path.dirname(args.path), relative), "utf8"));
+      const here = path.dirname(args.path);
+      const text = readFileSync(args.path, "utf8")
+        .replace(/createRequire\(import\.meta\.url\)\((["'])(\.{1,2}\/[^"']*package\.json)\1\)/g, (_match, _quote, relative) => {
+          const { name, version } = JSON.parse(readFileSync(path.resolve(here, relative), "utf8"));
           return `(${JSON.stringify({ name, version })})`;
-        },
-      );
+        })
+        .replace(/new URL\((["'])(\.{1,2}\/[^"']*)\1, import\.meta\.url\)/g, (_match, _quote, relative) => {
+          let target = path.relative(outdir, path.resolve(here, relative)).split(path.sep).join("/");
+          if (!target.startsWith(".")) target = `./${target}`;
+          if (relative.endsWith("/") && !target.endsWith("/")) target += "/";
+          return `new URL(${JSON.stringify(target)}, import.meta.url)`;
+        });
+      // What is left may only resolve packages (createRequire(import.meta.url) then a bare name, import.meta.resolve).
+      const unhandled = text
+        .split("\n")
+        .filter((line) => line.includes("import.meta.url") && !/createRequire\(import\.meta\.url\)/.test(line) && !/new URL\("[^"]*", import\.meta\.url\)/.test(line));
+      if (unhandled.length > 0) {
+        return { errors: [{ text: `uses import.meta.url in a way the bundle cannot keep pointing at the same file: ${unhandled[0].trim()} (use new URL("./relative", import.meta.url), or add the case to packages/cli/scripts/bundle.mjs)` }] };
+      }
       return { contents: text, loader: "js" };
     });
   },
@@ -105,7 +123,7 @@ const result = await build({
   write: false,
   metafile: true,
   logLevel: "warning",
-  plugins: [inlinePackageJson, englishOnlyZodLocales],
+  plugins: [bundledPaths, englishOnlyZodLocales],
 });
 
 // Each file is written whole (temp file, then rename) and the entry last, so a cairn starting
