@@ -61,7 +61,8 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
     .onRequest("session/load", async ({ params, client }) => {
-      sessions.get(params.sessionId)?.close();
+      // Loading a session this connection has open starts it over from its record.
+      await sessions.get(params.sessionId)?.close();
       sessions.delete(params.sessionId);
       const session = await open(client, (s) =>
         openStoredTask({ args, id: params.sessionId, io, host: s.host, editor: editor(client, s, params.mcpServers, params.cwd) }),
