@@ -124,10 +124,10 @@ export class Checkpoints {
   /** Opens (creating on first use) the shadow repository of a workspace. */
   static async open(options: CheckpointOptions): Promise<Checkpoints> {
     const workspace = await realWorkspace(options.workspace);
-    await checkGitVersion();
     await mkdir(options.baseDir, { recursive: true });
     const gitDir = shadowFolderFor(await realpath(options.baseDir), workspace);
     const repo = new ShadowRepo({ gitDir, workTree: workspace }, options.maxFileBytes ?? defaultMaxFileBytes);
+    await checkGitVersion(() => repo.gitVersion());
     await mkdir(gitDir, { recursive: true });
     const checkpoints = new Checkpoints(repo, options.lazyAboveFiles ?? defaultLazyAboveFiles);
     // Reading the latest checkpoint finds a damaged store now, before a task counts on it.

@@ -131,21 +131,32 @@ export const minimumGit = [2, 33] as const;
 
 let versionCheck: Promise<void> | undefined;
 
-/** Fails with a clear message when the system git is too old; checked once per process. */
-export function checkGitVersion(): Promise<void> {
-  versionCheck ??= new Promise<void>((resolve, reject) => {
-    execFile("git", ["--version"], { env: { PATH: process.env.PATH ?? "" } }, (error, stdout) => {
-      if (error) {
-        versionCheck = undefined;
-        reject(new Error(`Checkpoints need git, which could not be run (${error.message}). Install git ${minimumGit.join(".")} or newer.`));
-        return;
-      }
+/** `git --version` as its own process (where no checkpoint store's shell is at hand). */
+export function gitVersionOutput(): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    execFile("git", ["--version"], { env: { PATH: process.env.PATH ?? "" } }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+  });
+}
+
+/**
+ * Fails with a clear message when the system git is too old; checked once per process.
+ * `versionOutput` runs `git --version`: a store passes its shell's, so the check forks no copy of
+ * the agent's process (~8 ms of its main thread at start-up).
+ */
+export function checkGitVersion(versionOutput: () => Promise<string> = gitVersionOutput): Promise<void> {
+  versionCheck ??= versionOutput().then(
+    (stdout) => {
       const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(stdout) ?? []).slice(1).map(Number);
       const [needMajor, needMinor] = minimumGit;
-      if (major > needMajor || (major === needMajor && minor >= needMinor)) resolve();
-      else reject(new Error(`Checkpoints need git ${minimumGit.join(".")} or newer; found ${stdout.trim()}. Upgrade git to enable checkpoints.`));
-    });
-  });
+      if (major > needMajor || (major === needMajor && minor >= needMinor)) return;
+      throw new Error(`Checkpoints need git ${minimumGit.join(".")} or newer; found ${stdout.trim()}. Upgrade git to enable checkpoints.`);
+    },
+    (error: unknown) => {
+      versionCheck = undefined;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`Checkpoints need git, which could not be run (${message}). Install git ${minimumGit.join(".")} or newer.`);
+    },
+  );
   return versionCheck;
 }
 

@@ -5,7 +5,7 @@ import { appendFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promise
 import path from "node:path";
 import { CheckpointError } from "./errors.js";
 import { attributesFileContent } from "./exclusions.js";
-import { GitError, gitArguments, gitEnvironment, joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
+import { GitError, gitArguments, gitVersionOutput, gitEnvironment, joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
 import { GitShell } from "./git-shell.js";
 import { quickStepFunction } from "./quick-step.js";
 import { stageWorkTree, type StageOptions, type StagePreparation, type Staged } from "./stage.js";
@@ -75,6 +75,15 @@ export class ShadowRepo {
     const result = await this.shell.git(args);
     if ((options.okCodes ?? [0]).includes(result.code)) return result;
     throw new GitError(args, result.code, result.stderr, this.location.gitDir);
+  }
+
+  /** `git --version`, through the shell where there is one (a shell that cannot start leaves it to a process of its own). */
+  async gitVersion(): Promise<string> {
+    if (!this.shell || this.shell.busy) return gitVersionOutput();
+    const result = await this.shell.git(["--version"]).catch(() => undefined);
+    if (result === undefined) return gitVersionOutput();
+    if (result.code !== 0) throw new Error(result.stderr.trim().split("\n")[0] || `git --version exited with ${result.code}`);
+    return result.stdout.toString("utf8");
   }
 
   /** Creates the repository on first use; a repository that already exists is left as it is. */
