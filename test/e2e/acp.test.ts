@@ -12,7 +12,7 @@ import {
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { cairnBin, cleanEnv } from "../support/cairn-cli.js";
+import { cairnBin, cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
 import { startScriptedModelServer } from "../support/scripted-model-server.js";
@@ -403,6 +403,22 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(bodyText(1)).toContain("Echo: hello from the editor's server");
     expect(bodyText(2)).toContain("Echo: hello from my server");
   }, 30_000);
+
+  it("a session opened and never prompted leaves no task in the history; a prompted one stays", async () => {
+    fx.server = await startScriptedModelServer({ turns: [done("kept")] });
+    const { value: ids } = await withEditor({}, async (ctx) => {
+      const empty = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      const used = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/prompt", { sessionId: used.sessionId, prompt: [{ type: "text", text: "keep me" }] });
+      return { empty: empty.sessionId, used: used.sessionId };
+    });
+    const history = await runCairn(["history", "--json"], { env: cleanEnv({ CAIRN_HOME: fx.home.dir }) });
+    const listed = history.stdout;
+    expect(listed).toContain(ids.used);
+    expect(listed).toContain("keep me");
+    expect(listed).not.toContain(ids.empty);
+    expect(existsSync(path.join(fx.home.dir, "tasks", ids.empty))).toBe(false);
+  });
 
   it("lists the slash commands and the workspace's workflows for the editor's menu", async () => {
     const { mkdirSync } = await import("node:fs");

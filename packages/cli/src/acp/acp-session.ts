@@ -1,5 +1,5 @@
 import type { AgentContext, ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
-import type { AgentEvent, ApprovalRequest, ApprovalResponse, Host, ImagePart, TaskResult } from "@cairn/core";
+import { removeFromHistoryIndex, type AgentEvent, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
 import { availableCommands } from "./available-commands.js";
 import { firstMessageAfterLoad, type AcpTask } from "./open-acp-task.js";
 import { answerFrom, permissionRequest } from "./permission.js";
@@ -110,6 +110,11 @@ export class AcpSession {
     if (this.running) opened.task.abort();
     await opened.task.endSession("other").catch(() => undefined);
     await opened.close();
+    // Editors open a session for every new thread: one never prompted leaves no empty task in the history.
+    if (!this.started) {
+      opened.store.delete();
+      removeFromHistoryIndex(opened.home, opened.id);
+    }
   }
 
   private runFor(text: string, images: ImagePart[]): AsyncGenerator<AgentEvent, TaskResult> {
