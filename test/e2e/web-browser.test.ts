@@ -60,7 +60,7 @@ async function typeTask(page: Page, text: string): Promise<void> {
 }
 
 const bodyText = (page: Page) => page.evaluate(() => document.body.innerText);
-const waitForText = (page: Page, text: string, timeout = 15_000) =>
+const waitForText = (page: Page, text: string, timeout = 30_000) =>
   page.waitForFunction((t) => document.body.innerText.includes(t), { timeout, polling: 100 }, text);
 
 const editTurns = (): ScriptedTurn[] => [
@@ -68,7 +68,8 @@ const editTurns = (): ScriptedTurn[] => [
   done("The greeting now says hello web."),
 ];
 
-describe("cairn web in a browser", () => {
+// A browser, the server and the agent share two busy cores here: generous limits, never timed assertions.
+describe("cairn web in a browser", { timeout: 90_000 }, () => {
   it("a task typed in the page streams its reply and completes", async () => {
     const w = await serve([call("attempt_completion", { result: "All done here." }, "Looking at the workspace now.")]);
     const page = await openPage(w);
@@ -206,6 +207,32 @@ describe("cairn web in a browser", () => {
     const listed = await page.$eval('nav[aria-label="History"]', (n) => (n as HTMLElement).innerText);
     expect(listed).toContain("Change the greeting");
     expect(listed).toMatch(/Second task\s+completed/);
+    await page.close();
+  });
+
+  it("a stored task is found in the history by search and carried on from the page", async () => {
+    let w = await serve([done("First answer."), done("Second answer.")]);
+    let page = await openPage(w);
+    await typeTask(page, "Remember the word heron");
+    await waitForText(page, "Task completed.");
+    await page.close();
+    await w.stop();
+    // A new server on the same CAIRN_HOME: the task is stored, not running here.
+    web = await startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }) });
+    w = web;
+    page = await openPage(w);
+    await page.locator('::-p-aria([name="Search history"])').fill("heron");
+    await page.locator('nav[aria-label="History"] button').click();
+    await page.locator('::-p-aria([name="Task message"][role="textbox"])').click();
+    await page.keyboard.type("Now say it again");
+    await page.keyboard.press("Enter");
+    await waitForText(page, "Now say it again");
+    // The stored run shows its result again; the new run adds a second one.
+    await page.waitForFunction(() => document.body.innerText.split("Task completed.").length === 3, { polling: 100, timeout: 15_000 });
+    expect(await bodyText(page)).toContain("First answer.");
+    const second = JSON.stringify(model.requests[1]!.body);
+    expect(second).toContain("Remember the word heron");
+    expect(second).toContain("Now say it again");
     await page.close();
   });
 });

@@ -50,8 +50,7 @@ export class LiveTask {
       mode: session.mode,
       resumed,
     });
-    for (const message of session.notices) this.publish({ type: "web_notice", level: "warning", message });
-    session.notices.length = 0;
+    for (const event of session.history) this.publish(event);
   }
 
   /** Starts a run with the person's message; refused while one is in progress. */

@@ -1,48 +1,36 @@
-import type { Host, Task } from "@cairn/core";
-// Until core's session API (openSession/resumeSession) lands, tasks open the way the CLI opens
-// them; this file is the only place the web host reaches for that, so switching is one edit.
-import { closeTask, reopenTask, resumeMessage, startTask, type OpenedTask } from "cairn/dist/open-task.js";
-import type { RunArgs } from "cairn/dist/run-args.js";
-import { UsageError } from "cairn/dist/usage-error.js";
+import { openSession, resumeMessage, resumeSession, SessionError, type AgentEvent, type Host, type Mode, type Session, type Task, type TaskResult } from "@cairn/core";
+import { overridesOf, type RunArgs } from "cairn/dist/run-args.js";
 
+/** A task opened for the web host through core's sessions, with what the page shows of it. */
 export type WebSession = {
   id: string;
   task: Task;
   title: string;
   cwd: string;
   model: { id: string; provider: string; contextWindow: number | null };
-  mode: "act" | "plan";
-  /** One-line notices for the person (hooks, sandbox, MCP problems). */
-  notices: string[];
-  /** The first message of the first run: the task itself, or (for a stored task) the message that carries it on. */
-  firstRun(message: string): AsyncGenerator<import("@cairn/core").AgentEvent, import("@cairn/core").TaskResult>;
+  mode: Mode;
+  /** For a stored task: its recorded events, so the page shows where it stopped. */
+  history: AgentEvent[];
+  /** The first run: the task itself, or (for a stored task) the message that carries it on. */
+  firstRun(message: string): AsyncGenerator<AgentEvent, TaskResult>;
   close(): Promise<void>;
 };
 
-/** A failure the person must act on (bad options, unknown task): shown as it is. */
+/** A failure the person must act on (bad options, unknown or busy task): shown as it is. */
 export class OpenError extends Error {}
 
-function collectingIo(env: NodeJS.ProcessEnv, notices: string[]) {
+function webSession(session: Session, title: string, history: AgentEvent[], firstRun: WebSession["firstRun"]): WebSession {
+  const { settings } = session;
   return {
-    stdout: () => {},
-    stderr: (text: string) => {
-      for (const line of text.split("\n")) if (line.trim()) notices.push(line.replace(/^cairn: /, ""));
-    },
-    env,
-  };
-}
-
-function sessionOf(opened: OpenedTask, title: string, mode: "act" | "plan", notices: string[], firstRun: WebSession["firstRun"]): WebSession {
-  return {
-    id: opened.store.id,
-    task: opened.task,
+    id: session.id,
+    task: session.task,
     title,
-    cwd: opened.config.cwd,
-    model: { id: opened.config.model.id, provider: opened.config.model.provider, contextWindow: opened.config.model.info?.contextWindow ?? null },
-    mode,
-    notices,
+    cwd: settings.cwd,
+    model: { id: settings.model.id, provider: settings.model.provider, contextWindow: settings.model.info?.contextWindow ?? null },
+    mode: settings.mode,
+    history,
     firstRun,
-    close: () => closeTask(opened),
+    close: () => session.close(),
   };
 }
 
@@ -50,25 +38,23 @@ async function mapped<T>(open: () => Promise<T>): Promise<T> {
   try {
     return await open();
   } catch (error) {
-    if (error instanceof UsageError) throw new OpenError(error.message);
+    if (error instanceof SessionError) throw new OpenError(error.message);
     throw error;
   }
 }
 
-export async function openNewTask(args: RunArgs, text: string, host: Host, mode: "act" | "plan", env: NodeJS.ProcessEnv): Promise<WebSession> {
-  const notices: string[] = [];
+// Notices (untrusted config, checkpoints off, sandbox) reach the page as the first run's system notice events.
+export async function openNewTask(args: RunArgs, text: string, host: Host, mode: Mode, env: NodeJS.ProcessEnv): Promise<WebSession> {
   const title = text.split("\n")[0]!.slice(0, 200);
-  const opened = await mapped(() => startTask(args, title, collectingIo(env, notices), host, mode));
-  return sessionOf(opened, title, mode, notices, (message) => opened.task.run(message));
+  const session = await mapped(() => openSession({ cwd: args.cwd, env, overrides: { ...overridesOf(args), mode }, host, title }));
+  return webSession(session, title, [], (message) => session.task.run(message));
 }
 
 export async function openStoredTask(args: RunArgs, id: string, host: Host, env: NodeJS.ProcessEnv): Promise<WebSession> {
-  const notices: string[] = [];
-  const opened = await mapped(() => reopenTask(args, id, collectingIo(env, notices), host));
-  const resumed = opened.resumed!;
-  const mode = args.mode ?? resumed.meta.mode;
-  return sessionOf(opened, resumed.meta.title, mode, notices, (message) => {
-    opened.store.claim();
-    return opened.task.continue(resumeMessage(resumed, mode, message || undefined));
+  const session = await mapped(() => resumeSession({ id, env, overrides: overridesOf(args), host }));
+  const resumed = session.resumed!;
+  return webSession(session, resumed.meta.title, resumed.events, (message) => {
+    session.store.claim();
+    return session.task.continue(resumeMessage(resumed, session.settings.mode, message || undefined));
   });
 }

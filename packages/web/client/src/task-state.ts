@@ -141,7 +141,7 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
         kind: "result",
         key: key(),
         subtype: event.subtype,
-        text: event.subtype === "success" ? "" : event.result,
+        text: event.result,
         is_error: event.is_error,
         ...(event.plan ? { plan: event.plan } : {}),
       });

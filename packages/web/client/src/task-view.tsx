@@ -150,7 +150,7 @@ function ItemView({ item, task }: { item: Item; task: TaskState }) {
       return (
         <p className={`result ${item.is_error ? "error" : ""}`} role="status">
           {resultText[item.subtype] ?? item.subtype}
-          {item.text && item.subtype !== "needs_input" ? ` ${item.text}` : ""}
+          {item.text && item.subtype !== "needs_input" ? <span className="result-text">{item.text}</span> : null}
           {item.plan ? <span className="plan-text">{item.plan}</span> : null}
         </p>
       );
