@@ -1,5 +1,6 @@
 import type { ApprovalRequest, ResultSubtype, ToolKind } from "@cairn/core";
 import type { EditPreview } from "./edit-preview.js";
+import type { Mode } from "@cairn/core";
 
 export type CardStatus = "streaming" | "pending" | "awaiting" | "running" | "done" | "error" | "denied";
 
@@ -80,9 +81,9 @@ export type LiveState = {
 };
 
 export type StatusState = {
-  mode: "act" | "plan";
+  mode: Mode;
   /** A mode chosen while a run is in progress: applied when it ends. */
-  pendingMode?: "act" | "plan";
+  pendingMode?: Mode;
   provider: string;
   model: string;
   contextTokens: number;

@@ -7,6 +7,8 @@
  */
 
 import type { ApprovalCategory } from "../policy/approval-category.js";
+import type { Mode } from "../policy/mode.js";
+import type { ProtocolName } from "../protocol/protocol-name.js";
 
 export type UsageJson = {
   input_tokens: number;
@@ -83,8 +85,8 @@ export type AgentEvent =
       cwd: string;
       model: string;
       provider: string;
-      protocol: "xml" | "native";
-      mode: "act" | "plan";
+      protocol: ProtocolName;
+      mode: Mode;
       tools: string[];
       permissionMode: "default" | "yolo";
       auto_approve: ApprovalCategory[];
@@ -102,7 +104,7 @@ export type AgentEvent =
     }
   | { type: "system"; subtype: "fallback_model"; from_model: string; to_model: string; error: string }
   | { type: "system"; subtype: "notice"; level: "info" | "warning"; message: string }
-  | { type: "system"; subtype: "mode"; mode: "act" | "plan"; reason: string }
+  | { type: "system"; subtype: "mode"; mode: Mode; reason: string }
   /** The conversation was shrunk to fit the window (Claude Code's compact_boundary). */
   | {
       type: "system";

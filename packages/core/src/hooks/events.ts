@@ -2,6 +2,7 @@
  * The hook events, what the loop tells the runner about each, and the JSON a hook reads on stdin.
  * Field names on stdin are Claude Code's (snake_case), so hooks written for it run unchanged.
  */
+import type { Mode } from "../policy/mode.js";
 
 export const hookEventNames = [
   "PreToolUse",
@@ -24,7 +25,7 @@ export function isHookEventName(name: string): name is HookEventName {
 export type PermissionMode = "default" | "yolo" | "plan";
 
 /** Plan mode wins: a yolo task in Plan mode still cannot edit. */
-export function permissionMode(state: { mode: "act" | "plan"; yolo: boolean }): PermissionMode {
+export function permissionMode(state: { mode: Mode; yolo: boolean }): PermissionMode {
   if (state.mode === "plan") return "plan";
   return state.yolo ? "yolo" : "default";
 }

@@ -1,9 +1,9 @@
 import type { AssistantMessage, FinishReason, ModelEvent, ReasoningPart, ToolSpec, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
 
-/** How tool calls travel: xml (text in the reply) or native (the provider's tool calls). */
-export const protocolNames = ["xml", "native"] as const;
-export type ProtocolName = (typeof protocolNames)[number];
+import type { ProtocolName } from "./protocol-name.js";
+
+export { protocolNames, type ProtocolName } from "./protocol-name.js";
 
 /** A complete tool call as the protocol understood it; `input` is not validated yet. */
 export type ParsedCall = {

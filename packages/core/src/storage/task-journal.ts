@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../events/index.js";
 import type { Message } from "../model/types.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
+import type { Mode } from "../policy/mode.js";
 
 /** A result the model gets back for a call (the protocol's shape of it). */
 type CallResult = CallOutcome["result"];
@@ -9,7 +10,7 @@ type CallResult = CallOutcome["result"];
 export type PendingResult = { call: ParsedCall; result: CallResult };
 
 export type TaskState = {
-  mode: "act" | "plan";
+  mode: Mode;
   status: "running" | "completed" | "needs_input" | "failed" | "aborted";
   turns: number;
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };

@@ -8,6 +8,7 @@ import type { PendingResult, TaskJournal, TaskState } from "./task-journal.js";
 import { appendWholeSync, writeFileAtomicSync } from "./atomic-write.js";
 import { updateHistoryIndex } from "./history.js";
 import { DamagedMetadataError, readTaskMetadata } from "./task-metadata.js";
+import type { ProtocolName } from "../protocol/protocol-name.js";
 
 export type CheckpointRecord = { hash: string; messageIndex: number; label: string; createdAt: string };
 
@@ -18,7 +19,7 @@ export type TaskMetadata = TaskState & {
   workspace: string;
   provider: string;
   model: string;
-  protocol: "xml" | "native";
+  protocol: ProtocolName;
   createdAt: string;
   updatedAt: string;
   /** The process running the task; a "running" task whose process is gone was interrupted. */
