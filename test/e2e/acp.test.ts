@@ -154,6 +154,20 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(bodyText(2)).not.toContain("overwritten\\n</final_file_content>");
   });
 
+  it("reject always: the same kind of call is refused for the rest of the session without asking again", async () => {
+    fx.server = await startScriptedModelServer({
+      turns: [call("write_to_file", { path: "a.txt", content: "a\n" }), call("write_to_file", { path: "b.txt", content: "b\n" }), done("gave up")],
+    });
+    const { editor } = await withEditor({ answers: ["reject_always"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write two files" }] });
+    });
+    expect(editor.permissions).toHaveLength(1);
+    expect(existsSync(path.join(fx.workspace.dir, "a.txt"))).toBe(false);
+    expect(existsSync(path.join(fx.workspace.dir, "b.txt"))).toBe(false);
+    expect(bodyText(2)).toContain("refused this kind of call for the rest of this session");
+  });
+
   it("stops a turn on session/cancel: stopReason cancelled, and the stream is cut", async () => {
     fx.server = await startScriptedModelServer({
       turns: [{ content: [{ type: "text", text: "thinking about it ".repeat(400) }], chunkSize: 10, chunkDelayMs: 20 }],

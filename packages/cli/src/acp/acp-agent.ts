@@ -1,8 +1,9 @@
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type ClientCapabilities } from "@agentclientprotocol/sdk";
+import { modes, type Mode } from "@cairn/core";
 import type { Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
 import { isUsageError } from "../usage-error.js";
-import { AcpSession, modeIds, modeState, type Mode } from "./acp-session.js";
+import { AcpSession, modeState } from "./acp-session.js";
 import { clientFiles } from "./client-files.js";
 import { serverConfigs } from "./mcp-servers.js";
 import { openNewTask, openStoredTask } from "./open-acp-task.js";
@@ -79,7 +80,7 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
       sessions.get(params.sessionId)?.cancel();
     })
     .onRequest("session/set_mode", ({ params }) => {
-      if (!modeIds.includes(params.modeId as Mode)) throw RequestError.invalidParams(undefined, `Unknown mode "${params.modeId}": use act or plan.`);
+      if (!(modes as readonly string[]).includes(params.modeId)) throw RequestError.invalidParams(undefined, `Unknown mode "${params.modeId}": use act or plan.`);
       find(params.sessionId).setMode(params.modeId as Mode);
       return {};
     });

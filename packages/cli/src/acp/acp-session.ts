@@ -1,15 +1,11 @@
 import type { AgentContext, ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
-import { removeFromHistoryIndex, type AgentEvent, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
+import { removeFromHistoryIndex, type AgentEvent, type Mode, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
 import { availableCommands } from "./available-commands.js";
 import { firstMessageAfterLoad, type AcpTask } from "./open-acp-task.js";
 import { answerFrom, permissionRequest } from "./permission.js";
 import { promptText } from "./prompt-text.js";
 import { replayUpdates } from "./replay.js";
 import { SessionUpdates } from "./session-updates.js";
-
-export type Mode = "act" | "plan";
-
-export const modeIds: readonly Mode[] = ["act", "plan"];
 
 export function modeState(current: Mode): SessionModeState {
   return {
