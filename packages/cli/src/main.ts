@@ -78,8 +78,8 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         io.stdout(`${runHelp}\n`);
         return 0;
       }
-      if (args.task === "") args.task = await readStdin();
-      if (args.task === "") throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
+      if (args.task === "" && !args.continue) args.task = await readStdin();
+      if (args.task === "" && !args.continue) throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
       return await (await commands.run()).runCommand(args, io);
     }
     if (command === "resume") {

@@ -11,6 +11,10 @@ export type RunArgs = SessionOverrides & {
   task: string;
   cwd: string;
   json: boolean;
+  /** --image files (repeatable): pictures sent with the message. */
+  images?: string[];
+  /** -c / --continue: carry on the last task of this workspace. */
+  continue?: boolean;
 };
 
 /** The flags that set a setting, in the table's order. */
@@ -45,6 +49,8 @@ ${[
   ...settingFlags.map((f) => helpLine(`--${f.name} ${f.arg}`, f.help)),
   helpLine("--mode act|plan", "act (default) changes things; plan only explores"),
   helpLine("--yolo", "approve everything"),
+  helpLine("--image <file>", "attach a picture (PNG, JPEG, GIF, WebP) to the message; repeatable;\nrefused by models that do not take images"),
+  helpLine("-c, --continue", "carry on the last task of this workspace (the words are the message)"),
   helpLine("--json", "one JSON event per line on stdout, nothing else on stdout"),
   helpLine("-h, --help", "this help"),
 ].join("\n")}
@@ -68,16 +74,20 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
         yolo: { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        image: { type: "string", multiple: true },
+        continue: { type: "boolean", short: "c" },
         ...Object.fromEntries(settingFlags.map((f) => [f.name, { type: "string" as const }])),
       },
     });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split("\n")[0]} (see cairn run --help)`);
   }
-  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (v.help) return "help";
   const args: RunArgs = { task: parsed.positionals.join(" ").trim(), cwd: typeof v.cwd === "string" ? v.cwd : cwd, json: v.json === true };
   if (v.yolo === true) args.yolo = true;
+  if (Array.isArray(v.image)) args.images = v.image;
+  if (v.continue === true) args.continue = true;
   if (typeof v.mode === "string") {
     if (!(modes as readonly string[]).includes(v.mode)) throw new UsageError(`--mode must be act or plan, got "${v.mode}".`);
     args.mode = v.mode as Mode;
@@ -92,6 +102,6 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
 
 /** The session overrides in parsed arguments (what is not the task, the workspace or the output). */
 export function overridesOf(args: RunArgs): SessionOverrides {
-  const { task: _task, cwd: _cwd, json: _json, ...overrides } = args;
+  const { task: _task, cwd: _cwd, json: _json, images: _images, continue: _continue, ...overrides } = args;
   return overrides;
 }

@@ -1,4 +1,5 @@
 import { resumeMessage, resumeSession } from "@cairn/core";
+import { attachedImages } from "../attached-images.js";
 import { driveHeadless, type Io } from "../headless.js";
 import { overridesOf, type RunArgs } from "../run-args.js";
 import { UsageError } from "../usage-error.js";
@@ -15,13 +16,20 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
   if (!id) throw new UsageError('Which task? cairn resume <id> ["message"] (see cairn history).');
   const message = words.join(" ").trim() || undefined;
   const session = await resumeSession({ id, env: io.env, overrides: overridesOf(args) });
+  let images;
+  try {
+    images = attachedImages(args, () => session.settings.model);
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
   printNotices(session, io);
   const resumed = session.resumed!;
   const mode = session.settings.mode;
   session.store.claim();
   let result;
   try {
-    result = await driveHeadless(session.task, session.task.continue(resumeMessage(resumed, mode, message)), args.json, io);
+    result = await driveHeadless(session.task, session.task.continue(resumeMessage(resumed, mode, message), images), args.json, io);
   } finally {
     await session.close();
   }

@@ -1,5 +1,7 @@
-import { openSession, type Session } from "@cairn/core";
+import { openSession, resolveSettings, type Session } from "@cairn/core";
+import { attachedImages } from "../attached-images.js";
 import { driveHeadless, type Io } from "../headless.js";
+import { continueCommand } from "./continue.js";
 import { overridesOf, type RunArgs } from "../run-args.js";
 
 /**
@@ -8,10 +10,13 @@ import { overridesOf, type RunArgs } from "../run-args.js";
  * runs, so `cairn resume` can carry it on.
  */
 export async function runCommand(args: RunArgs, io: Io): Promise<number> {
+  if (args.continue) return continueCommand(args, io);
+  // Checked before the task is stored: nothing is left behind by a refused picture.
+  const images = attachedImages(args, () => resolveSettings({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) }).model);
   const session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: args.task });
   printNotices(session, io);
   try {
-    return (await driveHeadless(session.task, session.task.run(args.task), args.json, io)).code;
+    return (await driveHeadless(session.task, session.task.run(args.task, images), args.json, io)).code;
   } finally {
     await session.close();
   }

@@ -129,6 +129,7 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(mcp ? { mcp } : {}),
         ...(resolved.settings.browser ? { browser: resolved.settings.browser } : {}),
         ...(resolved.settings.problemsCommand ? { problemsCommand: resolved.settings.problemsCommand } : {}),
+        ...(resolved.settings.focusChain ? { focusChain: resolved.settings.focusChain } : {}),
         ...(options.files ? { files: options.files } : {}),
       },
       workspace: { cwd: resolved.cwd, home: resolved.home, sandbox: resolved.sandbox, ...(checkpoints ? { checkpoints } : {}) },
@@ -227,9 +228,10 @@ function openMcp(settings: ResolvedSettings, options: Common, notices: string[])
   return hub.servers().length > 0 ? hub : undefined;
 }
 
-function priorOf(meta: TaskMetadata): { turns: number; usage: Usage; costUsd: number | null } {
+function priorOf(meta: TaskMetadata): NonNullable<JournalOptions["prior"]> {
   const u = meta.usage;
   return {
+    ...(meta.taskProgress ? { taskProgress: meta.taskProgress } : {}),
     turns: meta.turns,
     usage: { inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadTokens: u.cache_read_input_tokens, cacheWriteTokens: u.cache_creation_input_tokens },
     costUsd: meta.totalCostUsd,

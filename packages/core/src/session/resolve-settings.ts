@@ -64,9 +64,12 @@ export function resolveSettings(options: { cwd: string; home?: string; env?: Env
   const modelId = settings.model ?? providers[provider].defaultModel;
   if (!modelId) throw new SessionError(`Provider ${provider} has no default model: pass --model or set CAIRN_MODEL.`);
   const apiKey = apiKeyFromEnv(provider, env);
-  const make = (id: string): Model => {
+  const reasoning = { ...(settings.thinking !== undefined ? { thinkingTokens: settings.thinking } : {}), ...(settings.effort ? { effort: settings.effort } : {}) };
+  /** `thinks`: the model answering the task (not the one writing summaries) reasons as asked. */
+  const make = (id: string, thinks = true): Model => {
     try {
       return createModel({
+        ...(thinks && Object.keys(reasoning).length > 0 ? { reasoning } : {}),
         provider,
         model: id,
         ...(apiKey ? { apiKey } : {}),
@@ -101,7 +104,7 @@ export function resolveSettings(options: { cwd: string; home?: string; env?: Env
     sandbox: { sandbox: sandbox.sandbox, summary: sandbox.summary },
   };
   if (settings.fallbackModel) resolved.fallbackModel = make(settings.fallbackModel);
-  if (settings.compactionModel) resolved.compactionModel = make(settings.compactionModel);
+  if (settings.compactionModel) resolved.compactionModel = make(settings.compactionModel, false);
   if (settings.commandPermissions) resolved.commandPermissions = settings.commandPermissions;
   return resolved;
 }

@@ -6,6 +6,7 @@ import { protocolNames } from "../protocol/types.js";
 import { parseApprovalList } from "../policy/approval.js";
 import { commandPermissionsSchema, parseCommandPermissions } from "../policy/command/rules.js";
 import { providerIds } from "../model/providers.js";
+import { reasoningEfforts } from "../model/reasoning.js";
 import type { ProviderId } from "../model/types.js";
 import { isSandboxMode, sandboxModes, sandboxSettingsSchema } from "../sandbox/sandbox-settings.js";
 
@@ -154,6 +155,20 @@ export const settingOptions = {
     flag: { name: "request-timeout", arg: "<s>", help: "longest wait for a model response to start or go on (default 120)" },
     fromText: amount("a number of seconds"),
   }),
+  /** Extended thinking: the most tokens the model may think before it answers (Anthropic; OpenAI-style APIs get the nearest effort). */
+  thinking: option({
+    schema: z.number().int().positive(),
+    flag: { name: "thinking", arg: "<tokens>", help: "let the model think first, up to this many tokens (reasoning streams\nand is counted; OpenAI-style APIs get the nearest --effort)" },
+    fromText: count(false),
+  }),
+  /** Reasoning effort (OpenAI; Anthropic gets a thinking budget to match). */
+  effort: option({
+    schema: z.enum(reasoningEfforts),
+    flag: { name: "effort", arg: "low|medium|high", help: "how hard the model reasons (OpenAI reasoning effort; Anthropic: a\nthinking budget of 2k, 8k or 24k tokens)" },
+    fromText: oneOf(reasoningEfforts, "low, medium or high"),
+  }),
+  /** The focus chain: task_progress on every tool (default on), and a reminder after this many turns without an update (default 6). */
+  focusChain: option({ schema: z.strictObject({ enabled: z.boolean(), remindEveryTurns: z.number().int().positive() }).partial(), merge: true }),
   retry: option({
     schema: z
       .strictObject({
