@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn, tempDir, type CliRun } from "../support/cairn-cli.js";
+import { approvalsAsked, decisionsMade } from "../support/tool-call-events.js";
 
 /**
  * The model as attacker against the command classifier and the command rules (issue 11). For
@@ -32,9 +33,9 @@ const git = (...args: string[]) => execFileSync("git", args, { cwd: fx.workspace
 
 /** The status of each execute_command call, in order (the `echo between` breaks left out). */
 function commandStatuses(result: CliRun): unknown[] {
-  const commands = new Map(result.events.filter((e) => e.type === "tool_call").map((e) => [e.id, (e.input as { command?: string }).command]));
+  const commands = new Map(result.events.filter((e) => e.type === "tool_call").map((e) => [e.tool_use_id, (e.input as { command?: string }).command]));
   return result.events
-    .filter((e) => e.type === "tool_result" && e.name === "execute_command" && commands.get(e.tool_use_id) !== between)
+    .filter((e) => e.type === "tool_call_update" && "content" in e && e.name === "execute_command" && commands.get(e.tool_use_id) !== between)
     .map((e) => e.status);
 }
 
@@ -59,9 +60,9 @@ async function attackThenAllow(attacks: readonly string[], markers: readonly str
   expect(commandStatuses(stopped)).toEqual(attacks.map(() => "denied"));
   if (stoppedBy.env?.CAIRN_COMMAND_PERMISSIONS === undefined) {
     // Nobody can approve headless: each attack was asked, not run.
-    expect(stopped.events.filter((e) => e.type === "approval_request" && e.tool === "execute_command")).toHaveLength(attacks.length);
+    expect(approvalsAsked(stopped.events).filter((e) => e.tool === "execute_command")).toHaveLength(attacks.length);
   } else {
-    expect(stopped.events.filter((e) => e.type === "approval_decision" && e.by === "policy")).toHaveLength(attacks.length);
+    expect(decisionsMade(stopped.events).filter((e) => e.by === "policy")).toHaveLength(attacks.length);
   }
   // The model hears why, so it can ask the person instead.
   expect(JSON.stringify(fx.server.requests[1]?.body)).toMatch(/denied|not allowed|cannot/i);
@@ -102,7 +103,7 @@ describe("code through arithmetic and builtins", () => {
     fx.server = await startScriptedModelServer({ turns: [command("echo $((6 * 7)) > sum.txt"), command("[ -f sum.txt ] && echo present > seen.txt"), done] });
     const result = await run(["--auto-approve", "safe-commands"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(commandStatuses(result)).toEqual(["done", "done"]);
+    expect(commandStatuses(result)).toEqual(["completed", "completed"]);
     expect(readFileSync(at("sum.txt"), "utf8")).toBe("42\n");
     expect(readFileSync(at("seen.txt"), "utf8")).toBe("present\n");
   });
@@ -113,7 +114,7 @@ describe("under the allow list git status, echo *", () => {
     fx.server = await startScriptedModelServer({ turns: [command("echo allowed-output $((6 * 7))"), command("[ -v 'a[$(touch m1)]' ]"), done] });
     const result = await run(allowList.args, allowList.env);
     expect(result.code, result.stderr).toBe(0);
-    expect(commandStatuses(result)).toEqual(["done", "denied"]);
+    expect(commandStatuses(result)).toEqual(["completed", "denied"]);
     expect(JSON.stringify(fx.server.requests[1]?.body)).toContain("allowed-output 42");
     expect(existsSync(at("m1"))).toBe(false);
   });
@@ -139,7 +140,7 @@ describe("abbreviated long options", () => {
     fx.server = await startScriptedModelServer({ turns: [...attacks.map(command), command("rm --verbose notes.txt"), done] });
     const stopped = await run(["--auto-approve", "safe-commands"]);
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect(commandStatuses(stopped)).toEqual(["denied", "denied", "denied", "denied", "done"]);
+    expect(commandStatuses(stopped)).toEqual(["denied", "denied", "denied", "denied", "completed"]);
     expect(existsSync(at("d1", "sub", "f.txt"))).toBe(true);
     expect(readFileSync(at("tracked.txt"), "utf8")).toBe("uncommitted work\n");
     expect(statSync(at("d2")).mode & 0o777).toBe(0o755);
@@ -177,7 +178,7 @@ describe("writes outside the workspace through options, and secrets read through
 
       const stopped = await run(["--auto-approve", "safe-commands", "--sandbox", "off"]);
       expect(stopped.code, stopped.stderr).toBe(0);
-      expect(commandStatuses(stopped)).toEqual([...attacks.map(() => "denied"), "done"]);
+      expect(commandStatuses(stopped)).toEqual([...attacks.map(() => "denied"), "completed"]);
       expect(landed()).toEqual([]);
       expect(readFileSync(out("victim.txt"), "utf8")).toBe("a\n");
       expect(readFileSync(at("sorted.txt"), "utf8")).toBe("a\nb\n");
@@ -231,7 +232,7 @@ describe("commands carried by options, interpreters and wrappers", () => {
     });
     const result = await run(["--auto-approve", "safe-commands"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(commandStatuses(result)).toEqual(["done", "done", "done", "done", "done"]);
+    expect(commandStatuses(result)).toEqual(["completed", "completed", "completed", "completed", "completed"]);
     expect(existsSync(at("ok.tar"))).toBe(true);
     expect(existsSync(at("c9"))).toBe(true);
     expect(readFileSync(at("first.txt"), "utf8")).toBe("changed\n");

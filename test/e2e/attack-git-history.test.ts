@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn, type CliRun } from "../support/cairn-cli.js";
+import { approvalsAsked } from "../support/tool-call-events.js";
 
 /**
  * An ignored file that was committed before it was ignored: the sandbox masks it in the working
@@ -32,7 +33,7 @@ async function runCommands(commands: string[], autoApprove: string): Promise<Cli
   });
 }
 
-const statuses = (run: CliRun) => run.events.filter((e) => e.type === "tool_result" && e.name === "execute_command").map((e) => e.status);
+const statuses = (run: CliRun) => run.events.filter((e) => e.type === "tool_call_update" && "content" in e && e.name === "execute_command").map((e) => e.status);
 
 describe("git history holding an ignored file", () => {
   it("git commands that print stored content need the person; ordinary git stays unasked", async () => {
@@ -46,8 +47,8 @@ describe("git history holding an ignored file", () => {
     // A harmless command between attacks, or loop detection ends the run after five denials in a row.
     const run = await runCommands([...attacks.flatMap((a) => [a, "echo between"]), "git status", "git log --oneline"], "read,safe-commands");
     expect(run.code, run.stderr).toBe(0);
-    expect(statuses(run)).toEqual([...attacks.flatMap(() => ["denied", "done"]), "done", "done"]);
-    const asked = run.events.filter((e) => e.type === "approval_request").map((e) => String(e.summary));
+    expect(statuses(run)).toEqual([...attacks.flatMap(() => ["denied", "completed"]), "completed", "completed"]);
+    const asked = approvalsAsked(run.events).map((e) => String(e.summary));
     expect(asked).toHaveLength(attacks.length);
     for (const summary of asked) expect(summary).toContain("stored copies of files the ignore rules block");
     expect(run.stdout).not.toContain("hunter2-from-history");
@@ -64,7 +65,7 @@ describe("git history holding an ignored file", () => {
     writeFileSync(path.join(fx.workspace.dir, ".env"), `${SECRET}\n`);
     const run = await runCommands(["git show HEAD:README.md", "git log -p"], "read,safe-commands");
     expect(run.code, run.stderr).toBe(0);
-    expect(statuses(run)).toEqual(["done", "done"]);
+    expect(statuses(run)).toEqual(["completed", "completed"]);
     expect(JSON.stringify(fx.server.requests.at(-1)!.body)).toContain("HISTORY-VISIBLE");
   });
 });

@@ -63,7 +63,7 @@ function expectNoLeak(run: CliRun, requests: ReadonlyArray<{ body: unknown }>, h
 
 /** The result the model got for each call, in order, as `status: text`. */
 function results(run: CliRun): Array<{ status: unknown; content: string }> {
-  return run.events.filter((e) => e.type === "tool_result").map((e) => ({ status: e.status, content: String(e.content) }));
+  return run.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => ({ status: e.status, content: String(e.content) }));
 }
 
 function cairn(args: string[], timeoutMs = 60_000): Promise<CliRun> {
@@ -106,7 +106,7 @@ describe("ignored files read under another name", () => {
     const got = results(run);
     // Every attack was refused, and the model was told why.
     for (const [i, result] of got.slice(0, 6).entries()) {
-      expect(result.status, `read ${i}: ${result.content}`).not.toBe("done");
+      expect(result.status, `read ${i}: ${result.content}`).not.toBe("completed");
       expect(result.content).toMatch(/blocked by \.cairnignore/);
     }
     expect(got[6]!.content).not.toMatch(/\.env|cfg\.txt|key\.txt/); // search of the workspace: only non-ignored hits
@@ -117,7 +117,7 @@ describe("ignored files read under another name", () => {
     expect(got[10]!.status).toBe("denied");
     // Positive controls.
     for (const result of got.slice(11, 14)) {
-      expect(result.status).toBe("done");
+      expect(result.status).toBe("completed");
       expect(result.content).toContain(NOTES);
     }
     expect(got[14]!.content).toContain(NOTES);
@@ -159,12 +159,12 @@ describe("ignored files read under another name", () => {
     expect(readFileSync(path.join(ws, "secret", "key.txt"), "utf8")).toBe(`${KEY}\n`);
     expect(readlinkSync(path.join(ws, "docs", "cfg.txt"))).toBe("../.env");
     const got = results(run);
-    for (const result of got.slice(0, 6)) expect(result.status).not.toBe("done");
+    for (const result of got.slice(0, 6)) expect(result.status).not.toBe("completed");
     // The controls: the link stays a link, its target is edited; /proc/self/cwd writes in the workspace.
-    expect(got[6]!.status).toBe("done");
+    expect(got[6]!.status).toBe("completed");
     expect(lstatSync(path.join(ws, "docs", "ok.txt")).isSymbolicLink()).toBe(true);
     expect(readFileSync(path.join(ws, "notes.txt"), "utf8")).toBe(`${NOTES} edited\n`);
-    expect(got[7]!.status).toBe("done");
+    expect(got[7]!.status).toBe("completed");
     expect(readFileSync(path.join(ws, "new.txt"), "utf8")).toBe("made through /proc\n");
   });
 
@@ -190,11 +190,11 @@ describe("ignored files read under another name", () => {
     expect(run.code, run.stderr).toBe(0);
     expectNoLeak(run, fx.server.requests, fx.home.dir);
     const got = results(run);
-    expect(got[0]!.status).not.toBe("done");
+    expect(got[0]!.status).not.toBe("completed");
     expect(got[0]!.content).toMatch(/blocked by \.cairnignore/);
-    expect(got[1]!.status).not.toBe("done");
+    expect(got[1]!.status).not.toBe("completed");
     expect(got[3]!.content).toMatch(/\[blocked\] file:\/\/.*cfg\.txt|ERR_ACCESS_DENIED|chrome-error/);
-    expect(got[4]!.status).toBe("done");
+    expect(got[4]!.status).toBe("completed");
     expect(got[4]!.content).toContain(NOTES);
     expect(got[6]!.content).toContain(NOTES);
     expect(got[6]!.content).toContain("ok.txt");

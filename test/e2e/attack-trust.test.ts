@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { decisionsMade } from "../support/tool-call-events.js";
 
 /**
  * The repository and the model as attackers: a cloned repository's config must not run code
@@ -138,7 +139,7 @@ describe("a trusted hook's allow skips asking, but not deny rules, the boundary 
       expect(existsSync(path.join(outside.dir, "planted.txt"))).toBe(false);
       expect(readFileSync(at(".cairnignore"), "utf8")).toBe(".env\n");
       expect(existsSync(at("allowed-marker"))).toBe(true);
-      const decisions = result.events.filter((e) => e.type === "approval_decision").map((e) => [e.tool, e.approved, e.by]);
+      const decisions = decisionsMade(result.events).map((e) => [e.tool, e.approved, e.by]);
       expect(decisions).toEqual([
         ["execute_command", false, "policy"],
         ["write_to_file", false, "policy"],
@@ -187,7 +188,7 @@ describe("the model cannot rewrite the files that set its own permissions", () =
     for (const [file, text] of Object.entries(protectedFiles())) expect(readFileSync(at(file), "utf8"), file).toBe(text);
     expect(readFileSync(at("notes.txt"), "utf8")).toBe("an ordinary edit\n");
     expect(existsSync(path.join(fx.home.dir, "settings.json"))).toBe(false);
-    expect(result.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toEqual(["denied", "denied", "denied", "denied", "denied", "denied", "denied", "done", "done"]);
+    expect(result.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => e.status)).toEqual(["denied", "denied", "denied", "denied", "denied", "denied", "denied", "completed", "completed"]);
     // The model is told why, naming the file, so it does not look for another way.
     const told = JSON.stringify(fx.server.requests[7]!.body);
     for (const name of [".cairnignore is a protected file", ".cairn/settings.json is a protected file", ".mcp.json is a protected file", ".git/hooks/pre-commit is a protected file"]) {

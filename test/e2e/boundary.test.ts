@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer } from "../support/scripted-model-server.js";
 import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { approvalsAsked } from "../support/tool-call-events.js";
 
 let root: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
@@ -48,10 +49,10 @@ describe("workspace boundary, headless", () => {
     for (const request of server.requests) expect(JSON.stringify(request.body)).not.toContain("TOP-SECRET-VALUE");
     expect(existsSync(path.join(root.dir, "outside", "planted.txt"))).toBe(false);
 
-    const requests = run.events.filter((e) => e.type === "approval_request");
+    const requests = approvalsAsked(run.events);
     expect(requests.map((e) => e.category)).toEqual(["read-external", "read-external", "read-external", "edit-external"]);
-    const results = run.events.filter((e) => e.type === "tool_result");
-    expect(results.map((e) => e.status)).toEqual(["denied", "denied", "denied", "denied", "done", "done"]);
+    const results = run.events.filter((e) => e.type === "tool_call_update" && "content" in e);
+    expect(results.map((e) => e.status)).toEqual(["denied", "denied", "denied", "denied", "completed", "completed"]);
     // The model is told it was denied, so it can adapt.
     expect(JSON.stringify(server.requests[1]!.body)).toMatch(/denied/);
     expect(JSON.stringify(server.requests[5]!.body)).toContain("inside content");

@@ -35,7 +35,7 @@ const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ 
 const done: ScriptedTurn = call("attempt_completion", { result: "done" });
 type WireTool = { name: string; description: string; input_schema: { properties: Record<string, { description?: string }> } };
 const offered = (request: RecordedRequest, name: string) => (request.body.tools as WireTool[]).find((t) => t.name === name)!;
-const statuses = (events: Array<{ type: string; status?: unknown }>) => events.filter((e) => e.type === "tool_result").map((e) => e.status);
+const statuses = (events: Array<{ type: string; status?: unknown }>) => events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => e.status);
 
 function cairn(args: string[], timeoutMs = 30_000) {
   return runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", ...args], {
@@ -49,7 +49,7 @@ describe("rarely used tools, called at once in a fresh task", () => {
     fx.server = await startScriptedModelServer({ turns: [call("web_fetch", { url: `${siteUrl}/article` }), done] });
     const run = await cairn(["--auto-approve", "browser", "read the docs"]);
     expect(run.code, run.stderr).toBe(0);
-    expect(statuses(run.events)).toEqual(["done", "done"]);
+    expect(statuses(run.events)).toEqual(["completed", "completed"]);
     const [first, second] = fx.server.requests as [RecordedRequest, RecordedRequest];
     const brief = offered(first, "web_fetch");
     expect(brief.description).not.toContain("\n");
@@ -65,7 +65,7 @@ describe("rarely used tools, called at once in a fresh task", () => {
     });
     const run = await cairn(["--auto-approve", "browser", "look at the page"], 90_000);
     expect(run.code, run.stderr).toBe(0);
-    expect(statuses(run.events)).toEqual(["error", "done", "done", "done"]);
+    expect(statuses(run.events)).toEqual(["failed", "completed", "completed", "completed"]);
     const requests = fx.server.requests;
     expect(offered(requests[0]!, "browser_action").description).toBe(offered(requests[0]!, "browser_action").description.split("\n")[0]);
     // The error names what was wrong and carries the tool's full description and parameters.
@@ -87,7 +87,7 @@ describe("rarely used tools, called at once in a fresh task", () => {
     writeFileSync(path.join(fx.workspace.dir, "src", "server.ts"), "export class Server {\n  start(port: number): void {}\n}\n");
     fx.server = await startScriptedModelServer({ turns: [call("list_code_definition_names", { path: "src" }), call("plan_mode_respond", { response: "The plan." })] });
     const run = await cairn(["--mode", "plan", "how is the server built?"]);
-    expect(statuses(run.events), run.stderr).toEqual(["done", "done"]);
+    expect(statuses(run.events), run.stderr).toEqual(["completed", "completed"]);
     const [first, second] = fx.server.requests as [RecordedRequest, RecordedRequest];
     expect(offered(first, "list_code_definition_names").description).not.toContain("\n");
     expect(JSON.stringify(second.body.messages)).toMatch(/class Server[\s\S]*start\(port: number\)/);
@@ -101,7 +101,7 @@ describe("rarely used tools, called at once in a fresh task", () => {
     });
     const run = await cairn(["--auto-approve", "mcp", "read the architecture"], 60_000);
     expect(run.code, run.stderr).toBe(0);
-    expect(statuses(run.events)).toEqual(["done", "done"]);
+    expect(statuses(run.events)).toEqual(["completed", "completed"]);
     const [first, second] = fx.server.requests as [RecordedRequest, RecordedRequest];
     expect(offered(first, "access_mcp_resource").description).not.toContain("\n");
     expect(JSON.stringify(second.body.messages)).toContain("Everything Server");
@@ -118,7 +118,7 @@ describe("rarely used tools, called at once in a fresh task", () => {
     });
     const run = await cairn(["--protocol", "xml", "--auto-approve", "browser", "read the docs"]);
     expect(run.code, run.stderr).toBe(0);
-    expect(statuses(run.events)).toEqual(["error", "done", "done"]);
+    expect(statuses(run.events)).toEqual(["failed", "completed", "completed"]);
     const [first, second, third] = fx.server.requests as [RecordedRequest, RecordedRequest, RecordedRequest];
     const system = (r: RecordedRequest) => JSON.stringify(r.body.system);
     expect(system(first)).toContain("## web_fetch\\nFetch an http(s) url");

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { approvalsAsked } from "../support/tool-call-events.js";
 
 let site: Server;
 let siteUrl: string;
@@ -65,7 +66,7 @@ describe("browser_action and web_fetch through cairn run (Debian's Chromium)", (
     expect(fetched).toContain("# Install guide");
     expect(fetched).toContain("`npm install cairn`");
     expect(fetched).not.toContain("var x = 1");
-    expect(run.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toEqual(["done", "done", "done", "done", "done"]);
+    expect(run.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => e.status)).toEqual(["completed", "completed", "completed", "completed", "completed"]);
   }, 120_000);
 
   it("without browser approval, headless runs deny the browser", async () => {
@@ -74,8 +75,8 @@ describe("browser_action and web_fetch through cairn run (Debian's Chromium)", (
       env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }),
     });
     expect(run.code).toBe(0);
-    expect(run.events.find((e) => e.type === "approval_request")).toMatchObject({ category: "browser" });
-    expect(run.events.find((e) => e.type === "tool_result")).toMatchObject({ status: "denied" });
+    expect(approvalsAsked(run.events)[0]).toMatchObject({ category: "browser", preview: { type: "browser", action: "launch", url: siteUrl } });
+    expect(run.events.find((e) => e.type === "tool_call_update" && "content" in e)).toMatchObject({ status: "denied" });
   });
 
   it("the viewport comes from settings.json", async () => {

@@ -104,7 +104,7 @@ describe("what checkpoints cost a task", () => {
       ]),
     );
     const order = result.events.flatMap((e) =>
-      e.type === "tool_result" ? [`result ${String((e as { name?: unknown }).name)}`] : e.type === "checkpoint" ? [`checkpoint ${String((e as { label?: unknown }).label)}`] : [],
+      e.type === "tool_call_update" && "content" in e ? [`result ${String((e as { name?: unknown }).name)}`] : e.type === "checkpoint" ? [`checkpoint ${String((e as { label?: unknown }).label)}`] : [],
     );
     expect(order.slice(0, 3)).toEqual(["result read_file", "checkpoint task start", "result write_to_file"]);
     expect(read("src0/f0.ts")).toBe("changed\n");

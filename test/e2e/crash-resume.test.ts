@@ -32,7 +32,7 @@ describe("kill -9, then cairn resume", () => {
     });
     const args = ["--provider", "anthropic", "--base-url", fx.server.url, "--protocol", "xml", "--auto-approve", "edit"];
     const cairn = startCairn(["run", ...args, "--cwd", fx.workspace.dir, "--json", "write a and b"], { env: env() });
-    await cairn.waitForLine(isEvent("tool_result", (e) => e.name === "write_to_file"));
+    await cairn.waitForLine(isEvent("tool_call_update", (e) => e.name === "write_to_file" && e.status === "completed"));
     cairn.child.kill("SIGKILL");
     await cairn.exited;
 

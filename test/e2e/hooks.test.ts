@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn } from "../support/cairn-cli.js";
+import { decisionsMade } from "../support/tool-call-events.js";
 
 const fx = useE2eFixture();
 
@@ -34,7 +35,7 @@ describe("hooks (Claude Code's contract) through cairn run", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(path.join(fx.workspace.dir, "gen.txt"))).toBe(false);
     expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("writes to generated files are forbidden");
-    expect(result.events.find((e) => e.type === "approval_decision")).toMatchObject({ approved: false, by: "hook" });
+    expect(decisionsMade(result.events)[0]).toMatchObject({ approved: false, by: "hook" });
     const event = JSON.parse(readFileSync(stdinCopy, "utf8")) as Record<string, unknown>;
     expect(event).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "write_to_file", tool_input: { path: "gen.txt", content: "x" }, cwd: fx.workspace.dir, permission_mode: "yolo" });
     expect(typeof event.session_id).toBe("string");
@@ -49,7 +50,7 @@ describe("hooks (Claude Code's contract) through cairn run", () => {
     const result = await run("go");
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(path.join(fx.workspace.dir, "ok.txt"))).toBe(true);
-    const decisions = result.events.filter((e) => e.type === "approval_decision").map((e) => [e.tool, e.approved, e.by]);
+    const decisions = decisionsMade(result.events).map((e) => [e.tool, e.approved, e.by]);
     expect(decisions).toEqual([["write_to_file", true, "hook"], ["execute_command", false, "policy"]]);
   });
 

@@ -90,7 +90,7 @@ describe("MCP tools through cairn run", () => {
       expect(readFileSync(memoryFile, "utf8")).toContain("Cairn");
       // Bad arguments are refused before the server sees them.
       expect(JSON.stringify(server.requests[4]!.body)).toMatch(/entities/);
-      expect(run.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toEqual(["done", "done", "done", "error", "done"]);
+      expect(run.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => e.status)).toEqual(["completed", "completed", "completed", "failed", "completed"]);
     } finally {
       await server.close();
     }

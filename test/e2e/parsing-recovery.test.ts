@@ -72,8 +72,8 @@ describe("xml protocol: file text holding tags", () => {
     expect(told).toContain("The <write_to_file> block is ambiguous");
     expect(told).toContain("nothing was written");
     expect(told).toContain("replace_in_file");
-    const statuses = result.events.filter((e) => e.type === "tool_result").map((e) => e.status);
-    expect(statuses[0]).toBe("error");
+    const statuses = result.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => e.status);
+    expect(statuses[0]).toBe("failed");
     // The ambiguous block wrote nothing: the next write creates the file.
     expect(sent(2)).toContain("Created snippet.txt");
     // Positive control: the same text, written in two parts, lands whole.
@@ -145,7 +145,7 @@ describe("native protocol: a tool block written as XML in the reply's text", () 
     });
     const result = await run("native", "--auto-approve", "read", "write a note");
     expect(existsSync(file("denied.txt"))).toBe(false);
-    expect(result.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toContain("denied");
+    expect(result.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => e.status)).toContain("denied");
   });
 
   it("does not run a block quoted in a code fence", async () => {

@@ -26,7 +26,7 @@ describe("Plan mode", () => {
     expect(init.mode).toBe("plan");
     expect(init.tools).not.toContain("write_to_file");
     expect(init.tools).toContain("plan_mode_respond");
-    expect(run.events.find((e) => e.type === "tool_result")).toMatchObject({ name: "write_to_file", status: "denied", content: expect.stringContaining("not available in PLAN mode") });
+    expect(run.events.find((e) => e.type === "tool_call_update" && "content" in e)).toMatchObject({ name: "write_to_file", status: "denied", content: expect.stringContaining("not available in PLAN mode") });
     expect(run.events.at(-1)).toMatchObject({ type: "result", subtype: "needs_input", plan });
     expect(JSON.stringify(fx.server.requests[0]!.body.system)).toContain("PLAN mode");
   });
@@ -67,7 +67,7 @@ describe("Act mode narration", () => {
     });
     const run = await runCairn(args("go"), { env: env() });
     expect(run.code).toBe(0);
-    expect(run.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toEqual(["done", "denied", "done"]);
+    expect(run.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => e.status)).toEqual(["completed", "denied", "completed"]);
   });
 });
 

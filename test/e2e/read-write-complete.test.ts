@@ -84,11 +84,11 @@ describe.each([
     expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 3, result: "Wrote out/summary.txt from the notes." });
     expect((result.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
     expect(typeof result.total_cost_usd).toBe("number");
-    const toolResults = run.events.filter((e) => e.type === "tool_result");
+    const toolResults = run.events.filter((e) => e.type === "tool_call_update" && "content" in e);
     expect(toolResults.map((e) => [e.name, e.status])).toEqual([
-      ["read_file", "done"],
-      ["write_to_file", "done"],
-      ["attempt_completion", "done"],
+      ["read_file", "completed"],
+      ["write_to_file", "completed"],
+      ["attempt_completion", "completed"],
     ]);
   });
 });

@@ -122,11 +122,11 @@ describe("streaming tool execution", () => {
     });
     const run = await runCairn(anthropic(["--protocol", "xml", "--auto-approve", "edit", "go"]), { env: env() });
     expect(run.code, run.stderr).toBe(0);
-    const resultAt = run.events.findIndex((e) => e.type === "tool_result" && e.name === "write_to_file");
+    const resultAt = run.events.findIndex((e) => e.type === "tool_call_update" && "content" in e && e.name === "write_to_file");
     const lastDeltaOfTurn1 = run.events.findIndex((e) => e.type === "assistant") - 1;
     expect(resultAt).toBeGreaterThan(0);
     expect(resultAt).toBeLessThan(lastDeltaOfTurn1);
-    const readAt = run.events.findIndex((e) => e.type === "tool_result" && e.name === "read_file");
+    const readAt = run.events.findIndex((e) => e.type === "tool_call_update" && "content" in e && e.name === "read_file");
     expect(readAt).toBeGreaterThan(resultAt);
     expect(readAt).toBeLessThan(lastDeltaOfTurn1);
     expect(run.events.slice(resultAt, lastDeltaOfTurn1).some((e) => e.type === "text_delta")).toBe(true);

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn, xmlCall } from "../support/cairn-cli.js";
+import { approvalsAsked } from "../support/tool-call-events.js";
 
 const fx = useE2eFixture((fx) => {
   writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
@@ -93,7 +94,7 @@ describe("the tools through cairn run", () => {
     const result = await run("--protocol", "xml", "--auto-approve", "edit", "shout");
     expect(result.code, result.stderr).toBe(0);
     const previewAt = result.events.findIndex((e) => e.type === "edit_preview");
-    const resultAt = result.events.findIndex((e) => e.type === "tool_result");
+    const resultAt = result.events.findIndex((e) => e.type === "tool_call_update" && "content" in e);
     expect(previewAt).toBeGreaterThan(-1);
     expect(previewAt).toBeLessThan(resultAt);
     expect(result.events[previewAt]).toMatchObject({ path: "f.txt", blocks_applied: 1, preview: "ONE\ntwo\nthree\nfour\n", changed_range: { start_line: 1, line_count: 1 } });
@@ -170,7 +171,7 @@ describe("the tools through cairn run", () => {
     expect(nextRequest).toContain("1200000");
     expect(statSync(logPath).size).toBeGreaterThan(8_000_000);
     // Reading the task's own log needs no external-read approval.
-    expect(result.events.filter((e) => e.type === "tool_result").map((e) => e.status)).toEqual(["done", "done", "done"]);
+    expect(result.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => e.status)).toEqual(["completed", "completed", "completed"]);
     expect(toldAfter(1)).toContain("1199999\\n1200000");
   });
 });
@@ -184,9 +185,9 @@ describe("command policy through cairn run", () => {
     const result = await run("--auto-approve", "safe-commands", "clean up");
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(path.join(fx.workspace.dir, "keep.txt"))).toBe(true);
-    const request = result.events.find((e) => e.type === "approval_request")!;
+    const request = approvalsAsked(result.events)[0]!;
     expect(request).toMatchObject({ category: "all-commands" });
-    expect(result.events.find((e) => e.type === "tool_result")).toMatchObject({ status: "denied" });
+    expect(result.events.find((e) => e.type === "tool_call_update" && "content" in e)).toMatchObject({ status: "denied" });
   });
 
   it("a chained command with a denied part runs none of its parts, even in yolo mode", async () => {
