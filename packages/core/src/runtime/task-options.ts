@@ -9,6 +9,7 @@ import type { ActiveRule } from "../policy/decide-call.js";
 import type { LoopSettings } from "../policy/loop-detection.js";
 import type { ProtocolName } from "../protocol/types.js";
 import type { TaskSandbox } from "../sandbox/index.js";
+import type { TextFiles } from "../tools/files/index.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import type { AgentEvent } from "../events/index.js";
 import type { ApprovalCategory } from "../policy/approval-category.js";
@@ -30,8 +31,6 @@ export type ModelOptions = {
   customInstructions?: string;
   /** Replaces the built system prompt entirely. */
   systemPrompt?: string;
-  /** Where tools spill large outputs (default: a folder in the system temp dir). */
-  scratchDir?: string;
 };
 
 /** What the model can act through. */
@@ -47,6 +46,8 @@ export type ToolOptions = {
   problemsCommand?: string;
   /** The focus chain (task_progress on every tool): on by default, with a reminder every few turns. */
   focusChain?: Partial<FocusChainSettings>;
+  /** Where tools spill large outputs (default: a folder in the system temp dir). */
+  scratchDir?: string;
   /** The host's own text files (an editor's buffers over ACP): file tools read and write workspace files there. Default: the local disk. */
   files?: TextFiles;
 };
@@ -63,10 +64,6 @@ export type WorkspaceOptions = {
   sandbox?: TaskSandbox;
   /** Checkpoints of the workspace (a shadow git repository): one after every step that can change files. */
   checkpoints?: Checkpoints;
-  /** allow/deny rules for commands; they apply in every mode, yolo included. */
-  commandPermissions?: CommandPermissions;
-  /** "Always allow" rules in force from the start (saved ones: storage's loadPermissionRules). */
-  rules?: readonly ActiveRule[];
   /** Add the workspace listing to the first message and a time/mode/context line to every turn (default true). */
   environmentDetails?: boolean;
 };
@@ -76,8 +73,12 @@ export type PolicyOptions = {
   mode?: Mode;
   yolo?: boolean;
   autoApprove?: readonly ApprovalCategory[];
+  /** allow/deny rules for commands; they apply in every mode, yolo included. */
+  commandPermissions?: CommandPermissions;
   /** Glob patterns of commands that always need approval, added to the built-in list. */
   approvalRequiredCommands?: string[];
+  /** "Always allow" rules in force from the start (saved ones: storage's loadPermissionRules). */
+  rules?: readonly ActiveRule[];
 };
 
 /** When the task stops on its own, and how its conversation is kept inside the model's window. */
@@ -116,8 +117,6 @@ export type JournalOptions = {
   prior?: { turns: number; usage: Usage; costUsd: number | null; taskProgress?: TaskProgressItem[] };
 };
 
-export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;
-
 /** A Task's options, grouped by concern (hosts normally get them from session/openSession). */
 export type TaskOptions = {
   model: ModelOptions;
@@ -128,7 +127,12 @@ export type TaskOptions = {
   hooks?: HookOptions;
   journal?: JournalOptions;
   host?: Host;
+  /** One-line notices from opening the task (settings, trust, sandbox), emitted after system/init of its first run. */
+  notices?: readonly string[];
 };
+
+export type TaskResult = Omit<Extract<AgentEvent, { type: "result" }>, "type">;
+
 export type TaskSnapshot = {
   sessionId: string;
   mode: Mode;

@@ -39,10 +39,10 @@ import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached }
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { runTurn } from "./turn.js";
 
-/** TaskOptions with the optional groups filled in, so reads need no `?.` on the group. */
-type GroupedOptions = Required<Omit<TaskOptions, "host">> & Pick<TaskOptions, "host">;
-
 export type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
+
+/** TaskOptions with the optional groups filled in, so reads need no `?.` on the group. */
+type GroupedOptions = Required<Omit<TaskOptions, "host" | "notices">> & Pick<TaskOptions, "host">;
 
 const handoffRequest =
   "The user wants to continue this work in a fresh task with an empty conversation. Write everything that task needs, as its opening message: the goal, what is done, the decisions and why, the files involved (exact paths), the state of the work, and the next steps. Write it as instructions to the agent that will pick it up.";
@@ -71,6 +71,8 @@ export class Task {
   /** The "always allow" rules in force; the person's "always allow" adds to them. */
   private readonly policyState: { rules: ActiveRule[] };
   private pendingResults: PendingResult[] | undefined;
+  /** Notices from opening the task, not yet in the event stream. */
+  private openingNotices: string[];
   private lastCheckpoint: string | undefined;
   /** The checkpoint being written; tools of the next step that may write wait for it, the model request and reads do not. */
   private checkpointing: Promise<void> = Promise.resolve();
@@ -98,6 +100,7 @@ export class Task {
     this.mode = options.policy?.mode ?? "act";
     this.messages = journal.messages ? structuredClone(journal.messages) : [];
     this.pendingResults = journal.pendingResults;
+    this.openingNotices = [...(options.notices ?? [])];
     this.policyState = { rules: [...(options.policy?.rules ?? [])] };
     if (journal.prior) {
       this.turns = journal.prior.turns;
@@ -512,8 +515,8 @@ export class Task {
       scratchDir: this.scratchDir,
       home: options.workspace.home,
       modelSupportsImages: model.info.supportsImages,
-      terminal: this.terminal,
       files: options.tools.files,
+      terminal: this.terminal,
       commandPermissions: options.policy.commandPermissions,
       approvalRequiredCommands: options.policy.approvalRequiredCommands ?? [],
       approval,
@@ -597,6 +600,7 @@ export class Task {
       auto_approve: [...approval.autoApprove],
       sandbox: options.workspace.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" },
     });
+    for (const message of this.openingNotices.splice(0)) emit({ type: "system", subtype: "notice", level: "warning", message });
 
     const finish = async (subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): Promise<TaskResult> => {
       if (this.journalFailure) {
