@@ -2,7 +2,6 @@ import path from "node:path";
 import { Checkpoints } from "../checkpoints/index.js";
 import { loadHooks, type HookRunner } from "../hooks/index.js";
 import { McpConfigError, McpHub, type ServerConfig } from "../mcp/index.js";
-import type { Usage } from "../model/types.js";
 import type { Host } from "../runtime/host.js";
 import type { JournalOptions } from "../runtime/task-options.js";
 import { Task } from "../runtime/task.js";
