@@ -29,6 +29,8 @@ type EditorOptions = {
   buffers?: Map<string, string>;
   /** More run options for `cairn acp`. */
   args?: string[];
+  /** The editor shows session notices. */
+  notices?: boolean;
 };
 
 /**
@@ -44,7 +46,10 @@ async function withEditor<T>(options: EditorOptions, work: (ctx: ClientContext, 
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   const editor = new Editor(options);
-  const capabilities: ClientCapabilities = options.buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {};
+  const capabilities: ClientCapabilities = {
+    ...(options.buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
+    ...(options.notices ? { session: { notices: {} } } : {}),
+  };
   const app = client({ name: "test-editor" })
     .onNotification("session/update", ({ params }) => void editor.updates.push(params))
     .onRequest("session/request_permission", ({ params }) => editor.permission(params))
@@ -432,6 +437,20 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(listed).toContain("keep me");
     expect(listed).not.toContain(ids.empty);
     expect(existsSync(path.join(fx.home.dir, "tasks", ids.empty))).toBe(false);
+  });
+
+  it("names the session after its first prompt, and shows a skipped untrusted .mcp.json as a notice to an editor that takes notices", async () => {
+    writeFileSync(path.join(fx.workspace.dir, ".mcp.json"), JSON.stringify({ mcpServers: { planted: { command: "false" } } }));
+    fx.server = await startScriptedModelServer({ turns: [done("hi")] });
+    const { editor } = await withEditor({ notices: true }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Fix the login form\nit breaks on submit" }] });
+    });
+    const updates = editor.updates.map((n) => n.update);
+    expect(updates).toContainEqual({ sessionUpdate: "session_info_update", title: "Fix the login form" });
+    const notice = updates.find((u) => u.sessionUpdate === "notice");
+    expect(notice).toMatchObject({ sessionUpdate: "notice", severity: "warning" });
+    expect(notice?.sessionUpdate === "notice" && notice.title).toContain(".mcp.json");
   });
 
   it("lists the slash commands and the workspace's workflows for the editor's menu", async () => {

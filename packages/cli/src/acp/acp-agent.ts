@@ -17,7 +17,7 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
   let capabilities: ClientCapabilities | undefined;
 
   const open = async (client: AgentContext, how: (session: AcpSession) => ReturnType<typeof openNewTask>): Promise<AcpSession> => {
-    const session = new AcpSession(client);
+    const session = new AcpSession(client, capabilities?.session?.notices != null);
     try {
       session.adopt(await how(session));
     } catch (error) {

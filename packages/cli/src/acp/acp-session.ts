@@ -38,7 +38,11 @@ export class AcpSession {
   /** What the task is given as its host: approvals go to the editor; questions end the turn. */
   readonly host: Host = { approve: (request, signal) => this.approve(request, signal) };
 
-  constructor(private readonly client: AgentContext) {}
+  /** `notices`: the editor shows session notices (untrusted config skipped, hooks' messages). */
+  constructor(
+    private readonly client: AgentContext,
+    private readonly notices = false,
+  ) {}
 
   get id(): string {
     return this.task().id;
@@ -51,7 +55,7 @@ export class AcpSession {
   /** Called once the task is opened with `host`. */
   adopt(opened: AcpTask): void {
     this.opened = opened;
-    this.updates = new SessionUpdates(opened.cwd);
+    this.updates = new SessionUpdates(opened.cwd, this.notices);
     this.started = opened.resumed !== undefined;
     opened.task.subscribe((event) => this.onEvent(event));
   }
@@ -118,7 +122,10 @@ export class AcpSession {
     if (!this.started) {
       this.started = true;
       const title = text.split("\n").find((l) => l.trim() !== "")?.trim().slice(0, 120);
-      if (title) opened.store.update({ title });
+      if (title) {
+        opened.store.update({ title });
+        this.send({ sessionUpdate: "session_info_update", title });
+      }
       return opened.task.run(text, images);
     }
     if (opened.resumed) {

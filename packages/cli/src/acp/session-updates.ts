@@ -9,8 +9,14 @@ import { acpToolKind } from "./tool-call-kind.js";
  * edit's diff is the preview core computed for its approval.
  */
 export class SessionUpdates {
-  /** `cwd`: the workspace, against which core's workspace-relative preview paths are made absolute (ACP wants absolute paths). */
-  constructor(private readonly cwd: string) {}
+  /**
+   * `cwd`: the workspace, against which core's workspace-relative preview paths are made absolute
+   * (ACP wants absolute paths). `notices`: the editor shows notices (else they stay in its log).
+   */
+  constructor(
+    private readonly cwd: string,
+    private readonly notices = false,
+  ) {}
 
   private calls: ReadonlyMap<string, ToolCallRecord> = new Map();
   /** The preview each call's approval carried, shown again with its result. */
@@ -35,6 +41,7 @@ export class SessionUpdates {
       }
       case "system":
         if (event.subtype === "mode") return [{ sessionUpdate: "current_mode_update", currentModeId: event.mode }];
+        if (event.subtype === "notice" && this.notices) return [{ sessionUpdate: "notice", severity: event.level, title: event.message }];
         return [];
       case "tool_call": {
         const message = conversationMessage(event.name, event.input);
