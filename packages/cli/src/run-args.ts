@@ -22,8 +22,12 @@ const settingFlags = (Object.entries(settingOptions) as Array<[SettingKey, { fla
   o.flag ? [{ key, ...o.flag }] : [],
 );
 
+/** The environment variables that set a setting. */
+const envNames = Object.values(settingOptions as Record<string, { env?: string }>).flatMap((o) => (o.env ? [o.env] : []));
+
 function helpLine(left: string, help: string): string {
-  const lines = help.split("\n").flatMap((line) => wrap(line, 66));
+  // Line breaks in a help text are only hints: the text is wrapped here, to one width.
+  const lines = wrap(help.replace(/\s*\n\s*/g, " "), 66);
   return lines.map((line, i) => `  ${(i === 0 ? left : "").padEnd(24)} ${line}`).join("\n");
 }
 
@@ -55,8 +59,7 @@ ${[
   helpLine("-h, --help", "this help"),
 ].join("\n")}
 
-Settings also come from CAIRN_HOME/settings.json and the workspace's .cairn/settings.json (once
-trusted); flags win over the environment, which wins over those files.
+${wrap(`Flags win over the environment (${envNames.join(", ")}), which wins over the workspace's .cairn/settings.json (once trusted with cairn trust), which wins over CAIRN_HOME/settings.json.`, 96).join("\n")}
 
 Exit codes: 0 completed, 1 failed, 2 bad usage or configuration, 3 needs the person (a question).`;
 
