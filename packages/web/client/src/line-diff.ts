@@ -1,2 +1,2 @@
-// The terminal UI's line diff (pure), so the page and the terminal show an edit the same way.
-export { diffHunks, type DiffLine } from "../../../cli/src/tui/line-diff.ts";
+// Core's line diff (pure), so the page, the terminal and the editor show an edit the same way.
+export { diffHunks, type DiffLine } from "../../../core/src/tools/edit/diff-hunks.ts";
