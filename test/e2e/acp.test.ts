@@ -371,6 +371,19 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(fx.server.requests).toHaveLength(1);
   });
 
+  it("stops with refusal when the model keeps refusing (Anthropic's stop_reason refusal)", async () => {
+    fx.server = await startScriptedModelServer({
+      // The real wire value; the scripted server's type lists the common ones only.
+      responder: () => ({ content: [{ type: "text", text: "I can't help with that." }], stopReason: "refusal" as "end_turn" }),
+    });
+    const { value: stop, editor } = await withEditor({}, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do something bad" }] });
+    });
+    expect(stop.stopReason).toBe("refusal");
+    expect(editor.text()).toContain("I can't help with that.");
+  });
+
   it("sends an attached file's text and an image with the prompt, and shows the focus chain as the plan", async () => {
     const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
     fx.server = await startScriptedModelServer({

@@ -141,7 +141,8 @@ export class AcpSession {
 
   private stopReason(result: TaskResult): StopReason {
     if (this.cancelled || result.subtype === "error_aborted") return "cancelled";
-    if (this.lastStopReason === "refusal") return "refusal";
+    // The provider's safety filter ended the last reply (Anthropic's refusal, OpenAI's content_filter).
+    if (this.lastStopReason === "content-filter") return "refusal";
     if (result.subtype === "error_max_turns") return "max_turn_requests";
     if (result.subtype !== "success" && result.subtype !== "needs_input" && result.result) {
       this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\nStopped: ${result.result}\n` } });
