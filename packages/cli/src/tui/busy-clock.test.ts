@@ -7,7 +7,7 @@ import { SessionView } from "./session-view.js";
 import { ThemeContext, themeFor } from "./theme.js";
 import { busyElapsedMs } from "./view-types.js";
 
-const request = { id: "1", tool: "execute_command", category: "all-commands" as const, summary: "run ls", input: { command: "ls" } };
+const request = { tool_use_id: "1", tool: "execute_command", category: "all-commands" as const, summary: "run ls", suggested_rule: "execute_command(x *)", input: { command: "ls" } };
 
 beforeEach(() => vi.useFakeTimers({ toFake: ["Date"], now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());
