@@ -83,6 +83,12 @@ describe("saved 'always allow' rules through the real CLI", () => {
     const result = await permissions();
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/permissions\.json is not a valid permissions file/);
+    // A task does not start as if no rules were saved: the person hears which file to fix.
+    fx.server = await startScriptedModelServer({ turns: [done] });
+    const task = await run("anything");
+    expect(task.code).toBe(2);
+    expect(task.stderr.trim()).toMatch(/^cairn: .*permissions\.json is not a valid permissions file \(Unrecognized key: "allowEverything"\); fix it, or remove it/);
+    expect(fx.server.requests).toHaveLength(0);
   });
 
   it("the model cannot grant itself a rule: CAIRN_HOME/permissions.json is protected even with every edit auto-approved", async () => {

@@ -20,6 +20,12 @@ const fileSchema = z
 
 type PermissionsFile = z.infer<typeof fileSchema>;
 
+/** permissions.json cannot be read or has the wrong shape: the person must fix it (hosts show it as a usage error). */
+export class PermissionsFileError extends ConfigFileError {
+  override name = "PermissionsFileError";
+  readonly kind = "usage" as const;
+}
+
 /** A saved rule as `cairn permissions` lists it. */
 export type SavedRule = { scope: Exclude<RuleScope, "task">; text: string };
 
@@ -38,11 +44,17 @@ export function workspaceKey(cwd: string): string {
 
 function readFile(home: string): PermissionsFile {
   const file = permissionsFile(home);
-  const parsed = fileSchema.safeParse(readJsonConfig(file) ?? {});
+  let json: unknown;
+  try {
+    json = readJsonConfig(file);
+  } catch (error) {
+    throw new PermissionsFileError((error as Error).message);
+  }
+  const parsed = fileSchema.safeParse(json ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-    throw new ConfigFileError(`${file} is not a valid permissions file (${issue?.message ?? "wrong shape"}${where}); fix it, or remove it to start with no saved rules.`);
+    throw new PermissionsFileError(`${file} is not a valid permissions file (${issue?.message ?? "wrong shape"}${where}); fix it, or remove it to start with no saved rules.`);
   }
   return parsed.data;
 }
