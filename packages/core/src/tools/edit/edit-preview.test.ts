@@ -1,0 +1,60 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { IgnoreRules } from "../../policy/ignore-rules.js";
+import { replaceInFileTool } from "../replace-in-file.js";
+import type { PreviewContext } from "../tool.js";
+import { writeToFileTool } from "../write-to-file.js";
+
+/** The edit tools' preview(input): what the person sees before approving, computed once, never a write. */
+
+let base: string;
+let ws: string;
+let ctx: PreviewContext;
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-preview-")));
+  ws = path.join(base, "ws");
+  mkdirSync(ws);
+  writeFileSync(path.join(ws, ".cairnignore"), "secret.txt\n");
+  writeFileSync(path.join(ws, "secret.txt"), "TOP SECRET\n");
+  writeFileSync(path.join(ws, "a.txt"), "one\ntwo\n");
+  writeFileSync(path.join(base, "outside.txt"), "OUTSIDE\n");
+  ctx = { cwd: ws, ignore: new IgnoreRules(ws) };
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+const replace = (p: string, diff: string) => replaceInFileTool.preview!(replaceInFileTool.parameters.parse({ path: p, diff }), ctx);
+const write = (p: string, content: string) => writeToFileTool.preview!(writeToFileTool.parameters.parse({ path: p, content }), ctx);
+const block = (search: string, replacement: string) => `------- SEARCH\n${search}\n=======\n${replacement}\n+++++++ REPLACE\n`;
+
+describe("edit previews", () => {
+  it("replace_in_file applies its blocks in memory with the edit code; the file is unchanged", () => {
+    expect(replace("a.txt", block("two", "TWO"))).toEqual({ type: "diff", path: "a.txt", old_text: "one\ntwo\n", new_text: "one\nTWO\n" });
+    expect(readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("one\ntwo\n");
+  });
+
+  it("write_to_file shows the old and new text, null for a new file, and the content as it will be saved", () => {
+    expect(write("a.txt", "new\n")).toEqual({ type: "diff", path: "a.txt", old_text: "one\ntwo\n", new_text: "new\n" });
+    expect(write("sub/b.ts", "```ts\nx\n```\n")).toEqual({ type: "diff", path: "sub/b.ts", old_text: null, new_text: "x\n" });
+  });
+
+  it("is left out, never thrown, when it cannot be computed", () => {
+    expect(replace("a.txt", block("not there", "x"))).toBeUndefined();
+    expect(replace("missing.txt", block("a", "b"))).toBeUndefined();
+    writeFileSync(path.join(ws, "bin.dat"), Buffer.from([0, 1, 2]));
+    expect(replace("bin.dat", block("a", "b"))).toBeUndefined();
+  });
+
+  it("never reads what the boundary or the ignore files keep out (the preview would leak it to the host)", () => {
+    expect(write("secret.txt", "x")).toBeUndefined();
+    expect(replace("secret.txt", block("TOP SECRET", "x"))).toBeUndefined();
+    expect(write("../outside.txt", "x")).toBeUndefined();
+    symlinkSync(path.join(base, "outside.txt"), path.join(ws, "link.txt"));
+    expect(write("link.txt", "x")).toBeUndefined();
+    expect(replace("link.txt", block("OUTSIDE", "x"))).toBeUndefined();
+    // Positive control: the same read inside works.
+    expect(write("a.txt", "x")).toMatchObject({ old_text: "one\ntwo\n" });
+  });
+});
