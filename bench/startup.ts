@@ -73,6 +73,45 @@ export async function interleaved(commands: Record<string, () => Promise<Measure
 const ms = (value: number) => `${Math.round(value)} ms`;
 const mb = (value: number) => `${Math.round(value)} MB`;
 
+/**
+ * How many JavaScript files the one-turn task has Node load, recorded by test/support's module
+ * recorder. A file of the bundle counts once (the modules it holds are recorded after it; see
+ * bundle-inputs.json beside it). Says whether the bundle ran: a stale one falls back to ~370 modules.
+ */
+async function filesLoaded(serverUrl: string, env: NodeJS.ProcessEnv, ws: string): Promise<BenchRow> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-bench-modules-"));
+  try {
+    const record = path.join(dir, "modules.txt");
+    const recorder = path.join(repoRoot, "test/support/module-recorder/record.mjs");
+    await measured([process.execPath, `--import=${recorder}`, cairnBin, "run", "--provider", "anthropic", "--base-url", serverUrl, "--cwd", ws, "--json", "Say you are done."], {
+      env: { ...env, CAIRN_RECORD_MODULES: record },
+      cwd: ws,
+    });
+    const lines = [...new Set(readFileSync(record, "utf8").split("\n").filter((line) => line.endsWith(".js") || line.endsWith(".mjs") || line.endsWith(".cjs")))];
+    const bundleDir = path.join(repoRoot, "packages/cli/dist/bundle");
+    const manifest = path.join(bundleDir, "bundle-inputs.json");
+    const held = new Set<string>();
+    if (existsSync(manifest)) {
+      const inputs = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, string[]>;
+      for (const line of lines) {
+        const file = line.startsWith("file:") ? fileURLToPath(line) : line;
+        if (path.dirname(file) !== bundleDir) continue;
+        for (const input of inputs[path.basename(file)] ?? []) held.add(path.resolve(bundleDir, input));
+      }
+    }
+    const files = lines.filter((line) => !held.has(line.startsWith("file:") ? fileURLToPath(line) : line));
+    const bundled = files.filter((line) => line.includes("/packages/cli/dist/bundle/")).length;
+    return {
+      bench: "startup",
+      case: "  JavaScript files the one-turn task loads",
+      measure: `${files.length} files (${bundled} of the bundle), holding ${lines.length - bundled} modules`,
+      baseline: "unbundled build: ~370 modules, each a file",
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<BenchRow[]> {
   if (!existsSync(gnuTime)) {
     return [{ bench: "startup", case: "all", measure: `skipped: ${gnuTime} (GNU time) is not installed; apt-get install time` }];
@@ -137,6 +176,7 @@ export async function run(): Promise<BenchRow[]> {
       goal: "≤ 450 ms CPU, ≤ 160 MB",
       pass: t.cpuMs <= 450 && t.rssMb <= 160,
     });
+    rows.push(await filesLoaded(server.url, env, ws));
     const b = task.bare!;
     rows.push({
       bench: "startup",
