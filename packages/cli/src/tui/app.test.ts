@@ -90,7 +90,7 @@ describe("approval flow", () => {
     expect(ui.frame()).toContain("✓ write a.txt (+1 −1)");
   });
 
-  it("an edit that cannot apply is offered with the reason it will fail, not an empty +0 −0 diff", async () => {
+  it("an edit core cannot preview is offered without a diff, not an empty +0 −0 one; its card says why it failed", async () => {
     writeFileSync(path.join(workspace, "a.txt"), "one\ntwo\n");
     const diff = "------- SEARCH\nthree\n=======\n3\n+++++++ REPLACE";
     const ui = await open([call("replace_in_file", { path: "a.txt", diff }), call("attempt_completion", { result: "Gave up" })]);
@@ -98,10 +98,11 @@ describe("approval flow", () => {
     await ui.type(keys.enter);
     await sawText(ui.frame, "Apply this edit? a.txt");
     const screen = ui.frame();
-    expect(screen).toContain("this edit will fail: SEARCH block 1 not found");
+    expect(screen).toContain("No diff to show: the edit does not apply to the file as it is now");
     expect(screen).not.toContain("+0 −0");
     await ui.type("y");
     await sawText(ui.frame, "Gave up");
+    expect(ui.frame()).toMatch(/✗ edit a\.txt\n\s+replace_in_file did not change a\.txt: block 1 of 1 failed/);
     expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("one\ntwo\n");
   });
 
@@ -137,7 +138,8 @@ describe("approval flow", () => {
     await sawText(ui.frame, "Both written");
     expect(readFileSync(path.join(workspace, "b.txt"), "utf8")).toBe("B");
     expect(ui.frame()).not.toContain("Apply this new file? b.txt");
-    expect(ui.frame()).toContain("write b.txt (new file, 1 line) · always allowed");
+    // No approval was asked for b.txt, so there is no preview: the card says what the tool reported.
+    expect(ui.frame()).toContain("✓ write b.txt · Created b.txt (1 line) · always allowed");
   });
 });
 

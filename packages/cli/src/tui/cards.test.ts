@@ -1,6 +1,6 @@
 import { createElement, type ReactElement } from "react";
 import { describe, expect, it } from "vitest";
-import { diffHunks } from "./line-diff.js";
+import { diffHunks } from "@cairn/core";
 import type { HistoryItem, StatusState, ToolCard } from "./view-types.js";
 
 // Colours as a terminal gets them: chalk (under ink) reads FORCE_COLOR once, when first loaded.
@@ -21,7 +21,7 @@ function draw(element: ReactElement, options: { columns?: number; noColor?: bool
 }
 
 function card(overrides: Partial<ToolCard>): ToolCard {
-  return { id: "c1", name: "read_file", kind: "read", summary: "read src/a.ts", input: {}, status: "done", output: "", outputLines: 0, ...overrides };
+  return { id: "c1", name: "read_file", kind: "read", summary: "read src/a.ts", input: {}, status: "completed", output: "", outputLines: 0, ...overrides };
 }
 
 const drawCard = (c: ToolCard, options: { columns?: number; noColor?: boolean } = {}) => draw(createElement(ToolCardView, { card: c, size: historyCardSize(options.columns ?? 80) }), options);
@@ -75,12 +75,12 @@ describe("tool cards", () => {
   });
 
   it("a denied command says who denied it and what the person said", () => {
-    const out = plain(drawCard(card({ name: "execute_command", kind: "command", summary: "$ rm -rf build", status: "denied", reason: "denied by you", feedback: "use git clean" })));
+    const out = plain(drawCard(card({ name: "execute_command", kind: "command", summary: "$ rm -rf build", status: "denied", decision: { approved: false, by: "user", reason: "denied by the user", feedback: "use git clean" } })));
     expect(out).toBe("⊘ $ rm -rf build\n  denied by you\n  you said: use git clean");
   });
 
   it("a failed call shows the first line of its error", () => {
-    const out = plain(drawCard(card({ status: "error", result: "File not found: src/a.ts\nCheck the path." })));
+    const out = plain(drawCard(card({ status: "failed", result: "File not found: src/a.ts\nCheck the path." })));
     expect(out).toBe("✗ read src/a.ts\n  File not found: src/a.ts …");
   });
 });

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 import { Box, Text } from "ink";
-import type { DiffLine } from "./line-diff.js";
+import type { DiffLine } from "@cairn/core";
 import { useTheme } from "./theme.js";
 
 /** Coloured diff lines, numbered; cut after `maxLines` with a count of what is left out. */

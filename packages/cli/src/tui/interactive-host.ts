@@ -1,25 +1,22 @@
 import type { ApprovalRequest, ApprovalResponse, Host } from "@cairn/core";
 import type { SessionView } from "./session-view.js";
+import type { ApprovalAnswer } from "./view-types.js";
 
 /**
  * The Host of an interactive session: every callback becomes a prompt in the view and waits for
- * the person. "Always allow" answers with remember: "task", so the task's policy adds the
- * request's suggested rule and records later calls as allowed by that rule.
+ * the person. "Always allow" answers with remember: "task" or "workspace", so the task's policy
+ * adds the request's suggested rule (and saves it for the workspace) and records later calls as
+ * allowed by that rule; the host keeps no list of its own.
  */
 export class InteractiveHost implements Host {
   constructor(private readonly view: SessionView) {}
 
   async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
-    const card = this.view.live.tools.find((c) => c.id === request.tool_use_id);
-    const answer = await this.view.ask<{ approved: boolean; feedback?: string; always?: boolean }>(
-      (resolve) => ({ kind: "approval", request, ...(card ? { card: { ...card } } : {}), resolve }),
-      { approved: false },
-      signal,
-    );
+    const answer = await this.view.ask<ApprovalAnswer>((resolve) => ({ kind: "approval", request, resolve }), { approved: false }, signal);
     return {
       approved: answer.approved,
       ...(answer.feedback ? { feedback: answer.feedback } : {}),
-      ...(answer.approved && answer.always && !request.protected && request.suggested_rule ? { remember: "task" as const } : {}),
+      ...(answer.approved && answer.remember && !request.protected && request.suggested_rule ? { remember: answer.remember } : {}),
     };
   }
 

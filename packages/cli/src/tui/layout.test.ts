@@ -47,7 +47,7 @@ describe("row budgets", () => {
   });
 
   it("prompts and the input are counted with their wrapped lines", () => {
-    const request = { id: "1", tool: "execute_command", category: "all-commands" as const, summary: "$ x", input: { command: "x".repeat(150) } };
+    const request = { tool_use_id: "1", tool: "execute_command", category: "all-commands" as const, summary: "$ x", suggested_rule: "execute_command(x *)", input: { command: "x".repeat(150) } };
     // Border, the command wrapped on 3 rows, the question and reason lines, four choices.
     expect(promptRows({ kind: "approval", request, resolve: () => {} }, 80)).toBe(2 + 3 + 2 + 4);
     expect(inputRows(emptyEditor, 80, 8, 0)).toBe(3);
@@ -83,7 +83,7 @@ describe("an 80x24 terminal under load", () => {
     const screen = new Screen();
     const stdin = keyboard();
     const app = render(createElement(App, { session, theme: themeFor({}) }), { stdout: screen as unknown as NodeJS.WriteStream, stdin, exitOnCtrlC: false, patchConsole: false });
-    const presenter = new EventPresenter(view, home);
+    const presenter = new EventPresenter(view);
     try {
       // A draft of many lines, a long streaming reply, thinking, a command with lots of output, expanded.
       stdin.push("line one\u001b\rline two\u001b\rthree\u001b\rfour\u001b\rfive\u001b\rsix\u001b\rseven");
@@ -96,7 +96,9 @@ describe("an 80x24 terminal under load", () => {
       stdin.push("\u000f");
       await settle();
       expect(view.expanded).toBe(true);
-      void session.host.approve({ id: "t2", tool: "execute_command", category: "all-commands", summary: "$ rm", input: { command: `rm -rf ${"build/".repeat(40)}` } }, new AbortController().signal);
+      const rm = `rm -rf ${"build/".repeat(40)}`;
+      const preview = { type: "command" as const, command: rm, cwd: home, risk: "needs_approval" as const, reasons: ["deletes files"], sandbox: { mode: "off" as const, reason: "off in this test" } };
+      void session.host.approve({ tool_use_id: "t2", tool: "execute_command", category: "all-commands", summary: "$ rm", suggested_rule: "execute_command(x *)", input: { command: rm }, preview }, new AbortController().signal);
       await settle();
       expect(screen.written).toContain("Run this command?");
       expect(screen.written).toContain("output 99");

@@ -1,5 +1,7 @@
 import { cursorPosition, type EditorState } from "./input-editor.js";
+import { approvalTitleRows } from "./approval-title.js";
 import { rowsOf } from "./text-rows.js";
+import { feedbackOf, stoppedReason } from "./card-notes.js";
 import type { LiveState, Prompt, ToolCard } from "./view-types.js";
 
 /**
@@ -29,11 +31,8 @@ export function promptRows(prompt: Prompt | undefined, width: number): number {
   if (!prompt) return 0;
   const inner = width - 4;
   switch (prompt.kind) {
-    case "approval": {
-      const command = prompt.request.input.command;
-      const what = typeof command === "string" ? rowsOf(`  $ ${command}`, inner) + 2 : 2;
-      return 2 + what + 4;
-    }
+    case "approval":
+      return 2 + approvalTitleRows(prompt.request, inner) + (prompt.request.protected ? 1 : 0) + 5;
     case "question":
       return 2 + rowsOf(`? ${prompt.question}`, inner) + prompt.options.length + 1;
     case "plan":
@@ -47,7 +46,7 @@ export function promptRows(prompt: Prompt | undefined, width: number): number {
 
 /** Rows of a live card other than its output. */
 function cardFrame(card: ToolCard): number {
-  return 1 + (card.status === "error" || card.status === "denied" ? 1 : 0) + (card.feedback ? 1 : 0);
+  return 1 + (stoppedReason(card) !== undefined ? 1 : 0) + (feedbackOf(card) ? 1 : 0);
 }
 
 export type LiveBudget = { textRows: number; outputLines: number };

@@ -33,7 +33,7 @@ function size(chars: number): string {
 export function LiveRegion({ live, width, maxRows, maxTextRows, expanded }: { live: LiveState; width: number; maxRows: number; maxTextRows: number; expanded: boolean }) {
   const theme = useTheme();
   // A call awaiting approval is shown by the prompt itself.
-  const running = live.tools.filter((card) => card.status !== "awaiting");
+  const running = live.tools.filter((card) => card.status !== "awaiting_approval");
   const cards = running.slice(-MAX_LIVE_CARDS);
   const hiddenCards = running.length - cards.length;
   const budget = liveBudget({ ...live, tools: running }, cards, maxRows, maxTextRows, expanded ? 15 : 5);

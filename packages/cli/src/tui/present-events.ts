@@ -1,11 +1,9 @@
-import { allTools, IgnoreRules, type AgentEvent, type ToolKind } from "@cairn/core";
-import { editPreview } from "./edit-preview.js";
+import { applyToolCallEvent, type AgentEvent, type ToolCallRecord } from "@cairn/core";
+import { editDiff } from "./edit-diff.js";
 import { messageProse, type CalledTool } from "./message-pieces.js";
 import type { SessionView } from "./session-view.js";
 import { overflowLines } from "./text-rows.js";
 import type { ToolCard } from "./view-types.js";
-
-const builtInKinds: ReadonlyMap<string, ToolKind> = new Map(allTools.map((tool) => [tool.name, tool.kind]));
 
 /** Calls whose card would only repeat what is shown another way (their text, a question, the result). */
 const hiddenCards = new Set(["plan_mode_respond", "act_mode_respond", "attempt_completion", "ask_followup_question"]);
@@ -33,9 +31,9 @@ export function usageTotal(u: { input_tokens: number; output_tokens: number; cac
 }
 
 /**
- * Turns AgentEvents into what the view shows. It runs inside the task's own event listener
- * (synchronously, before the task goes on), so an edit's diff is computed from the file as it
- * was before the edit ran.
+ * Turns AgentEvents into what the view shows. A tool call's card follows core's record of the
+ * call (applyToolCallEvent): its status, decision, output and result are the record's, and an
+ * edit's diff is the one its approval carried.
  */
 export class EventPresenter {
   private streamedText = false;
@@ -43,19 +41,16 @@ export class EventPresenter {
   private turnCalls: CalledTool[] = [];
   /** Cards whose calls are hidden but still pending, so their results are dropped too. */
   private readonly hidden = new Set<string>();
+  /** Core's records of the calls not yet ended. */
+  private records: ReadonlyMap<string, ToolCallRecord> = new Map();
+  private readonly replay: boolean;
 
-  private readonly previews: boolean;
-  private readonly ignore: IgnoreRules;
-
-  /** `previews: false` for replayed events, whose files have changed since. */
+  /** `replay: true` for a stored task's events: its approvals are over, so their diffs are not printed as proposals. */
   constructor(
     private readonly view: SessionView,
-    private readonly cwd: string,
-    options: { previews?: boolean } = {},
-    private readonly kinds: ReadonlyMap<string, ToolKind> = builtInKinds,
+    options: { replay?: boolean } = {},
   ) {
-    this.previews = options.previews ?? true;
-    this.ignore = new IgnoreRules(cwd);
+    this.replay = options.replay ?? false;
   }
 
   /** Moves the streamed reply and reasoning into the history. */
@@ -131,15 +126,17 @@ export class EventPresenter {
         return;
       }
       case "tool_call":
+        this.records = applyToolCallEvent(this.records, event);
         return this.toolCall(event);
       case "tool_call_update":
+        this.records = applyToolCallEvent(this.records, event);
         return this.toolCallUpdate(event);
       case "tool_output": {
+        this.records = applyToolCallEvent(this.records, event);
         const card = this.card(event.tool_use_id);
         if (!card) return;
-        card.status = "running";
-        card.output = keepTail(card.output + event.text, MAX_OUTPUT_CHARS);
         card.outputLines += countLines(event.text);
+        this.follow(card);
         view.changed(false);
         return;
       }
@@ -227,35 +224,48 @@ export class EventPresenter {
     }
   }
 
-  /** A call's new status: the approval it awaits, who let it run or refused it, or its end. */
+  /** Copies what core's record says of the call onto its card. */
+  private follow(card: ToolCard): ToolCallRecord | undefined {
+    const record = this.records.get(card.id);
+    if (!record) return undefined;
+    card.status = record.status;
+    if (record.decision) card.decision = record.decision;
+    if (record.output !== card.output) card.output = keepTail(record.output, MAX_OUTPUT_CHARS);
+    if (record.content !== undefined) card.result = record.content.length > MAX_RESULT_CHARS ? `${record.content.slice(0, MAX_RESULT_CHARS)}…` : record.content;
+    return record;
+  }
+
+  /** A call's new status: the approval it awaits (an edit's diff printed in full first), who let it run or refused it, or its end. */
   private toolCallUpdate(event: Extract<AgentEvent, { type: "tool_call_update" }>): void {
     const { view } = this;
+    const record = this.records.get(event.tool_use_id);
+    const ended = record !== undefined && record.status !== "pending" && record.status !== "awaiting_approval" && record.status !== "running";
+    if (this.hidden.has(event.tool_use_id)) {
+      if (!ended) return;
+      this.hidden.delete(event.tool_use_id);
+      this.forget(event.tool_use_id);
+      if (record.status === "failed") view.add({ kind: "error", text: `${record.name}: ${(record.content ?? "").split("\n")[0]}` });
+      return;
+    }
     const card = this.card(event.tool_use_id);
+    if (!card) return;
+    this.follow(card);
     if (event.status === "awaiting_approval") {
-      if (!card) return;
-      card.status = "awaiting";
-      if (card.edit && (card.edit.lines.length > 0 || card.edit.problem)) {
+      const edit = editDiff(event.approval.preview);
+      if (edit) card.edit = edit;
+      if (edit && edit.lines.length > 0 && !this.replay) {
         card.shownForApproval = true;
         view.add({ kind: "proposal", card: { ...card } });
       }
-      view.changed();
-      return;
     }
-    const decision = event.decision;
-    if (card && decision) {
-      if (decision.approved) {
-        card.status = "running";
-        card.approvedBy ??= decision.by === "auto" ? "auto" : decision.by === "rule" ? "always" : "you";
-      } else {
-        card.status = "denied";
-        card.reason = decision.by === "user" ? "denied by you" : decision.reason;
-        if (decision.feedback) card.feedback = decision.feedback;
-      }
-      view.changed();
-    }
-    if (event.status === "running") return;
-    const status = event.status === "completed" ? "done" : event.status === "failed" ? "error" : "denied";
-    this.toolResult({ tool_use_id: event.tool_use_id, name: event.name, content: event.content, is_error: event.is_error, status });
+    if (ended) this.finish(card);
+    view.changed();
+  }
+
+  private forget(id: string): void {
+    const records = new Map(this.records);
+    records.delete(id);
+    this.records = records;
   }
 
   private toolCall(event: Extract<AgentEvent, { type: "tool_call" }>): void {
@@ -274,38 +284,23 @@ export class EventPresenter {
     const card: ToolCard = {
       id: event.tool_use_id,
       name: event.name,
-      kind: this.kinds.get(event.name) ?? "other",
+      kind: event.kind === "unknown" ? "other" : event.kind,
       summary: event.summary,
       input: event.input,
-      status: "pending",
+      status: event.status,
       output: "",
       outputLines: 0,
     };
-    const edit = this.previews ? editPreview(this.cwd, event.name, event.input, this.ignore) : undefined;
-    if (edit) card.edit = edit;
+    this.follow(card);
     view.live.tools.push(card);
     view.changed();
   }
 
-  private toolResult(event: { tool_use_id: string; name: string; content: string; is_error: boolean; status: "done" | "error" | "denied" }): void {
+  /** An ended call: its card leaves the live region for the history. */
+  private finish(card: ToolCard): void {
     const { view } = this;
-    if (this.hidden.delete(event.tool_use_id)) {
-      if (event.is_error && event.status !== "denied") view.add({ kind: "error", text: `${event.name}: ${event.content.split("\n")[0]}` });
-      return;
-    }
-    const card = this.card(event.tool_use_id);
-    if (!card) return;
+    this.forget(card.id);
     view.live.tools = view.live.tools.filter((c) => c !== card);
-    card.status = event.status;
-    card.result = event.content.length > MAX_RESULT_CHARS ? `${event.content.slice(0, MAX_RESULT_CHARS)}…` : event.content;
-    if (card.kind === "command" && card.output === "") {
-      // Output that was not streamed: take it from the result.
-      const marker = event.content.indexOf("\nOutput:\n");
-      if (marker !== -1) {
-        card.output = keepTail(event.content.slice(marker + 9), MAX_OUTPUT_CHARS);
-        card.outputLines = countLines(card.output) + (card.output.endsWith("\n") ? 0 : 1);
-      }
-    }
     if (card.kind === "command" && card.output !== "") view.lastFolded = { title: `output of ${card.summary}`, text: card.output };
     view.add({ kind: "tool", card });
   }

@@ -1,23 +1,12 @@
 /** @jsxRuntime automatic */
-import type { ApprovalCategory } from "@cairn/core";
+import type { ApprovalRequest } from "@cairn/core";
 import { Box, Text } from "ink";
 import { useState, type ReactNode } from "react";
 import { PickList, type PickItem } from "./pick-list.js";
 import { TextField } from "./text-field.js";
-import { truncate } from "./text-rows.js";
 import { useTheme } from "./theme.js";
-import type { Prompt } from "./view-types.js";
-
-const categoryNames: Record<ApprovalCategory, string> = {
-  read: "file reads",
-  "read-external": "reads outside the workspace",
-  edit: "file edits",
-  "edit-external": "edits outside the workspace",
-  "safe-commands": "safe commands",
-  "all-commands": "commands",
-  browser: "browser actions",
-  mcp: "MCP tools",
-};
+import { approvalTitle } from "./approval-title.js";
+import type { ApprovalAnswer, Prompt } from "./view-types.js";
 
 function Frame({ title, children }: { title: ReactNode; children: ReactNode }) {
   const theme = useTheme();
@@ -29,70 +18,61 @@ function Frame({ title, children }: { title: ReactNode; children: ReactNode }) {
   );
 }
 
-/** What would run, exactly: the command line, or where the edit's diff is. */
-function WhatWouldRun({ prompt }: { prompt: Extract<Prompt, { kind: "approval" }> }) {
+/** What would run, exactly, as core's preview gives it: the edit (its diff is printed above), the command, the URL, the MCP tool. */
+function WhatWouldRun({ request }: { request: ApprovalRequest }) {
   const theme = useTheme();
-  const { request, card } = prompt;
-  const command = request.input.command;
-  if (typeof command === "string") {
-    return (
-      <Box flexDirection="column">
-        <Text bold>Run this command?</Text>
-        <Box paddingLeft={2}>
-          <Text color={theme.accent}>{`$ ${command}`}</Text>
-        </Box>
-        {request.summary.includes(" (") ? <Text dimColor>{`  ${request.summary.slice(request.summary.indexOf(" (") + 1)}`}</Text> : null}
-      </Box>
-    );
-  }
-  const edit = card?.edit;
-  if (edit) {
-    // Without a diff (it will fail, or could not be previewed) counts would only say "+0 −0".
-    const counts = edit.problem ? "" : edit.created ? ` (new file, ${edit.added} lines)` : ` (+${edit.added} −${edit.removed})`;
-    return (
-      <Box flexDirection="column">
-        <Text bold>{`Apply this ${edit.created ? "new file" : "edit"}? ${edit.path}${counts}`}</Text>
-        {edit.problem ? <Text color={theme.error}>{`  ${edit.problem}`}</Text> : <Text dimColor>  The full diff is shown above.</Text>}
-      </Box>
-    );
-  }
-  const input = JSON.stringify(request.input);
+  const { heading, lines } = approvalTitle(request);
   return (
     <Box flexDirection="column">
-      <Text bold>{`Allow ${request.summary}?`}</Text>
-      <Text dimColor wrap="truncate-end">{`  ${request.tool} ${truncate(input, 300)}`}</Text>
+      <Text bold>{heading}</Text>
+      {lines.map((line, i) => (
+        <Box key={i} paddingLeft={2}>
+          <Text {...(line.tone === "command" ? { color: theme.accent } : line.tone === "problem" ? { color: theme.error } : { dimColor: true })}>{line.text}</Text>
+        </Box>
+      ))}
     </Box>
   );
 }
 
+type Choice = { item: PickItem; answer: ApprovalAnswer | "why" };
+
+/**
+ * Yes, No, No with a reason; and, when core suggests a rule, "always allow" it for this task or
+ * for this workspace (saved, listed by `cairn permissions`). Never for a protected file
+ * (.cairnignore, .cairn/, .git/...): the person is asked about each change to it.
+ */
+function choicesFor(request: ApprovalRequest): Choice[] {
+  const rule = request.protected ? undefined : request.suggested_rule;
+  return [
+    { item: { label: "Yes", shortcut: "y" }, answer: { approved: true } },
+    ...(rule === undefined
+      ? []
+      : [
+          { item: { label: `Yes, and allow ${rule} for the rest of this task`, shortcut: "a" }, answer: { approved: true, remember: "task" as const } },
+          { item: { label: `Yes, and always allow ${rule} in this workspace`, shortcut: "w" }, answer: { approved: true, remember: "workspace" as const } },
+        ]),
+    { item: { label: "No", shortcut: "n" }, answer: { approved: false } },
+    { item: { label: "No, and tell the model why…", shortcut: "f" }, answer: "why" },
+  ];
+}
+
 export function ApprovalPrompt({ prompt }: { prompt: Extract<Prompt, { kind: "approval" }> }) {
   const [askingWhy, setAskingWhy] = useState(false);
-  const kind = categoryNames[prompt.request.category];
-  // A protected file (.cairnignore, .cairn/, .git/...) is asked about each time: no "always" for it.
-  const guarded = prompt.request.protected;
-  // "Always" adds the suggested rule for the rest of the task; without one (a protected file, a path outside the workspace) there is none.
-  const rule = guarded ? undefined : prompt.request.suggested_rule;
   const theme = useTheme();
-  const items: PickItem[] = [
-    { label: "Yes", shortcut: "y" },
-    ...(rule === undefined ? [] : [{ label: `Yes, and allow ${rule} for the rest of this task`, shortcut: "a" }]),
-    { label: "No", shortcut: "n" },
-    { label: "No, and tell the model why…", shortcut: "f" },
-  ];
+  const guarded = prompt.request.protected;
+  const choices = choicesFor(prompt.request);
   const pick = (index: number) => {
-    const choice = rule === undefined && index > 0 ? index + 1 : index;
-    if (choice === 0) prompt.resolve({ approved: true });
-    else if (choice === 1) prompt.resolve({ approved: true, always: true });
-    else if (choice === 2) prompt.resolve({ approved: false });
-    else setAskingWhy(true);
+    const answer = choices[index]!.answer;
+    if (answer === "why") setAskingWhy(true);
+    else prompt.resolve(answer);
   };
   return (
-    <Frame title={<WhatWouldRun prompt={prompt} />}>
+    <Frame title={<WhatWouldRun request={prompt.request} />}>
       {guarded ? <Text color={theme.warning}>{`Protected file ${guarded.path}: ${guarded.reason}.`}</Text> : null}
       {askingWhy ? (
         <TextField label="Why not (or what to do instead)? Enter sends · Esc goes back" onSubmit={(text) => prompt.resolve({ approved: false, feedback: text })} onCancel={() => setAskingWhy(false)} />
       ) : (
-        <PickList items={items} onPick={pick} />
+        <PickList items={choices.map((c) => c.item)} onPick={pick} />
       )}
     </Frame>
   );

@@ -21,7 +21,7 @@ const result: AgentEvent = { type: "result", subtype: "success", is_error: false
 /** What a person sees when the events are shown, one line per history item. */
 function shown(events: AgentEvent[]): string[] {
   const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
-  const presenter = new EventPresenter(view, "/nonexistent", { previews: false });
+  const presenter = new EventPresenter(view, { replay: true });
   for (const event of events) presenter.apply(event);
   presenter.flushReply();
   view.flush();

@@ -230,7 +230,7 @@ export class SessionController {
     if (!sameTask) {
       this.lastResult = undefined;
     }
-    this.presenter = new EventPresenter(this.view, opened.task.cwd);
+    this.presenter = new EventPresenter(this.view);
     const presenter = this.presenter;
     this.unsubscribe = opened.task.subscribe((event: AgentEvent) => presenter.apply(event));
     const { status } = this.view;
@@ -333,7 +333,7 @@ export class SessionController {
 
   /** The end of a stored task's record, so the person sees where it stopped. */
   private replay(events: AgentEvent[]): void {
-    const presenter = new EventPresenter(this.view, this.opened!.task.cwd, { previews: false });
+    const presenter = new EventPresenter(this.view, { replay: true });
     const shown = replayOrder(events).filter((e) => e.type !== "usage" && e.type !== "checkpoint" && !(e.type === "system" && e.subtype === "init"));
     const replayed = shown.slice(-40);
     if (replayed.length < shown.length) this.view.add({ kind: "notice", level: "info", text: "… earlier events of this task are not shown (cairn show <id> lists them)." });

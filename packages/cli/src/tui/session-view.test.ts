@@ -87,24 +87,75 @@ describe("the streamed reply", () => {
 describe("tool calls", () => {
   it("a card lives while the call runs, then moves to the history with its result", () => {
     const { presenter, snapshot } = setup();
-    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "execute_command", kind: "unknown", input: { command: "ls" }, summary: "$ ls", status: "pending", locations: [] });
+    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "execute_command", kind: "command", input: { command: "ls" }, summary: "$ ls", status: "pending", locations: [] });
     presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "execute_command", status: "running", decision: { approved: true, by: "auto", reason: "safe" } });
     presenter.apply({ type: "tool_output", tool_use_id: "t1", text: "a\nb\n" });
-    expect(snapshot().live.tools[0]).toMatchObject({ status: "running", output: "a\nb\n", outputLines: 2, approvedBy: "auto" });
+    expect(snapshot().live.tools[0]).toMatchObject({ status: "running", output: "a\nb\n", outputLines: 2, decision: { by: "auto" } });
     presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "execute_command", content: "Command: ls\nExit code: 0\nOutput:\na\nb\n", is_error: false, status: "completed" });
     const { live, history } = snapshot();
     expect(live.tools).toEqual([]);
-    expect(history[0]).toMatchObject({ kind: "tool", card: { status: "done", summary: "$ ls" } });
+    expect(history[0]).toMatchObject({ kind: "tool", card: { status: "completed", summary: "$ ls", output: "a\nb\n" } });
   });
 
-  it("an edit awaiting approval prints its full diff first, computed before the file changes", () => {
-    writeFileSync(path.join(dir, "a.txt"), "old\n");
+  it("a card's status is its record's: pending, awaiting approval, running, completed; output alone does not make it running", () => {
     const { presenter, snapshot } = setup();
-    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "write_to_file", kind: "unknown", input: { path: "a.txt", content: "new\n" }, summary: "write a.txt", status: "pending", locations: [] });
-    writeFileSync(path.join(dir, "a.txt"), "new\n");
-    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write a.txt" } });
+    const status = () => snapshot().live.tools[0]?.status;
+    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "execute_command", kind: "command", input: { command: "make" }, summary: "$ make", status: "pending", locations: [] });
+    expect(status()).toBe("pending");
+    presenter.apply({ type: "tool_output", tool_use_id: "t1", text: "early\n" });
+    expect(status()).toBe("pending");
+    const approval = { category: "all-commands" as const, summary: "$ make", suggested_rule: "execute_command(make *)" };
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "execute_command", status: "awaiting_approval", approval });
+    expect(status()).toBe("awaiting_approval");
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "execute_command", status: "running", decision: { approved: true, by: "user", reason: "approved by the user" } });
+    expect(status()).toBe("running");
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "execute_command", status: "completed", content: "Exit code: 0", is_error: false });
+    expect(snapshot().history.at(-1)).toMatchObject({ kind: "tool", card: { status: "completed", decision: { by: "user" } } });
+  });
+
+  it("a denied or cancelled call ends as the record says, with who refused it and what the person said", () => {
+    const { presenter, snapshot } = setup();
+    for (const id of ["d", "c"]) presenter.apply({ type: "tool_call", tool_use_id: id, name: "write_to_file", kind: "edit", input: { path: "a" }, summary: `write ${id}`, status: "pending", locations: [] });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "d", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write d" } });
+    const decision = { approved: false, by: "user" as const, reason: "denied by the user", feedback: "not now" };
+    presenter.apply({ type: "tool_call_update", tool_use_id: "d", name: "write_to_file", status: "denied", content: "The user denied this operation.", is_error: true, decision });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "c", name: "write_to_file", status: "cancelled", content: "Skipped: an earlier call was denied.", is_error: true });
+    const cards = snapshot().history.flatMap((i) => (i.kind === "tool" ? [i.card] : []));
+    expect(cards.map((c) => [c.summary, c.status])).toEqual([
+      ["write d", "denied"],
+      ["write c", "cancelled"],
+    ]);
+    expect(cards[0]!.decision).toEqual(decision);
+    expect(snapshot().live.tools).toEqual([]);
+  });
+
+  it("an edit awaiting approval prints core's diff from its preview, not one made from the file on disk", () => {
+    // What re-reading the file would give differs from the preview: the view must show the preview.
+    writeFileSync(path.join(dir, "a.txt"), "something else on disk\n");
+    const { presenter, snapshot } = setup();
+    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "write_to_file", kind: "edit", input: { path: "a.txt", content: "one\n2\n" }, summary: "write a.txt", status: "pending", locations: [] });
+    const preview = { type: "diff" as const, path: "a.txt", old_text: "one\ntwo\n", new_text: "one\n2\n" };
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write a.txt", preview } });
     const proposal = snapshot().history[0];
-    expect(proposal).toMatchObject({ kind: "proposal", card: { edit: { added: 1, removed: 1 } } });
+    expect(proposal).toMatchObject({ kind: "proposal", card: { edit: { path: "a.txt", created: false, added: 1, removed: 1 } } });
+    const lines = proposal?.kind === "proposal" ? proposal.card.edit!.lines : [];
+    expect(lines).toEqual([
+      { type: " ", text: "one", line: 1 },
+      { type: "-", text: "two", line: 2 },
+      { type: "+", text: "2", line: 2 },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("something else on disk");
+  });
+
+  it("a replayed approval shows its stored diff on the card, not as a new proposal", () => {
+    const { view, snapshot } = setup();
+    const replay = new EventPresenter(view, { replay: true });
+    replay.apply({ type: "tool_call", tool_use_id: "t1", name: "write_to_file", kind: "edit", input: { path: "n.txt", content: "x\n" }, summary: "write n.txt", status: "pending", locations: [] });
+    const preview = { type: "diff" as const, path: "n.txt", old_text: null, new_text: "x\n" };
+    replay.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write n.txt", preview } });
+    replay.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "completed", content: "Created n.txt (1 line).", is_error: false });
+    expect(kinds(snapshot().history)).toEqual(["tool"]);
+    expect(snapshot().history[0]).toMatchObject({ card: { edit: { created: true, added: 1 }, status: "completed" } });
   });
 
   it("plan and progress messages read as the model's words, not as tool cards", () => {
@@ -152,18 +203,21 @@ describe("prompts", () => {
     expect(view.prompt).toBeUndefined();
   });
 
-  it('"always allow" answers with remember: "task" so the task adds the suggested rule; never for a protected file', async () => {
+  it('"always allow" answers with remember: "task" or "workspace" so the task adds the suggested rule; never for a protected file', async () => {
     const { view } = setup();
     const host = new InteractiveHost(view);
     const signal = new AbortController().signal;
     const request = { tool_use_id: "1", tool: "write_to_file", category: "edit" as const, summary: "write a", input: {}, suggested_rule: "write_to_file(**)" };
     const answer = host.approve(request, signal);
-    if (view.prompt?.kind === "approval") view.prompt.resolve({ approved: true, always: true });
+    if (view.prompt?.kind === "approval") view.prompt.resolve({ approved: true, remember: "task" });
     await expect(answer).resolves.toEqual({ approved: true, remember: "task" });
+    const saved = host.approve({ ...request, tool_use_id: "3" }, signal);
+    if (view.prompt?.kind === "approval") view.prompt.resolve({ approved: true, remember: "workspace" });
+    await expect(saved).resolves.toEqual({ approved: true, remember: "workspace" });
     // The host keeps no list of its own: the next request is the task's to answer, so it reaches the person.
     const guarded = host.approve({ ...request, tool_use_id: "2", protected: { path: ".cairnignore", reason: "the person's list" } }, signal);
     expect(view.prompt?.kind).toBe("approval");
-    if (view.prompt?.kind === "approval") view.prompt.resolve({ approved: true, always: true });
+    if (view.prompt?.kind === "approval") view.prompt.resolve({ approved: true, remember: "workspace" });
     await expect(guarded).resolves.toEqual({ approved: true });
   });
 });

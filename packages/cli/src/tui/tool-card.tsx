@@ -1,6 +1,8 @@
 /** @jsxRuntime automatic */
 import { Box, Text } from "ink";
+import { feedbackOf, stoppedReason } from "./card-notes.js";
 import { DiffLines } from "./diff-view.js";
+import { diffCounts } from "./edit-diff.js";
 import { truncate } from "./text-rows.js";
 import { symbols, useTheme, type Theme } from "./theme.js";
 import type { ToolCard } from "./view-types.js";
@@ -12,13 +14,14 @@ export const historyCardSize = (width: number): CardSize => ({ diffLines: 40, ou
 
 function marker(card: ToolCard, theme: Theme): { symbol: string; color: string | undefined } {
   switch (card.status) {
-    case "done":
+    case "completed":
       return { symbol: symbols.done, color: theme.success };
-    case "error":
+    case "failed":
       return { symbol: symbols.failed, color: theme.error };
     case "denied":
+    case "cancelled":
       return { symbol: symbols.denied, color: theme.warning };
-    case "awaiting":
+    case "awaiting_approval":
       return { symbol: "?", color: theme.warning };
     default:
       return { symbol: symbols.tool, color: theme.accent };
@@ -30,19 +33,20 @@ function lineCount(text: string): number {
   return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
 
+const firstLine = (text: string) => text.split("\n")[0] ?? "";
+
 /** A short fact about the result, shown after the summary: "42 lines", "exit 0". */
 function resultNote(card: ToolCard): string {
   const result = card.result ?? "";
-  if (card.status === "denied") return card.reason ?? "denied";
-  if (card.status === "error") return truncate(result.replace(/^Command: .*\n/, ""), 100);
+  if (card.status !== "completed") return "";
   if (card.kind === "command") {
     const exit = /^Exit code: (\S+)/m.exec(result);
     if (exit) return `exit ${exit[1]}`;
     if (/Still running in the background/.test(result)) return "still running in the background";
     return "";
   }
-  if (card.kind === "edit") return "";
-  if (card.status !== "done") return "";
+  // An edit shown with its diff says its counts; one approved without being asked says what the tool reported.
+  if (card.kind === "edit") return card.edit ? "" : truncate(firstLine(result).replace(/\.$/, ""), 80);
   if (card.kind === "read") {
     const n = lineCount(result);
     return n === 1 ? truncate(result, 80) : `${n} lines`;
@@ -51,11 +55,7 @@ function resultNote(card: ToolCard): string {
 }
 
 function editNote(card: ToolCard): string {
-  const edit = card.edit;
-  if (!edit) return "";
-  if (edit.problem) return `(${edit.problem})`;
-  if (edit.created) return `(new file, ${edit.added} line${edit.added === 1 ? "" : "s"})`;
-  return `(+${edit.added} −${edit.removed})`;
+  return card.edit ? diffCounts(card.edit) : "";
 }
 
 function OutputTail({ card, maxLines }: { card: ToolCard; maxLines: number }) {
@@ -85,29 +85,31 @@ export function ToolCardView({ card, size }: { card: ToolCard; size: CardSize })
   const { symbol, color } = marker(card, theme);
   const note = card.kind === "edit" ? editNote(card) : "";
   const result = resultNote(card);
-  const approved = card.approvedBy === "always" ? "always allowed" : "";
-  const showDiff = card.kind === "edit" && card.edit && card.edit.lines.length > 0 && !card.shownForApproval && card.status !== "denied";
+  const stopped = stoppedReason(card);
+  const feedback = feedbackOf(card);
+  const approved = card.decision?.approved && card.decision.by === "rule" ? "always allowed" : "";
+  const showDiff = card.kind === "edit" && card.edit && card.edit.lines.length > 0 && !card.shownForApproval && card.status === "completed";
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text color={color}>{symbol} </Text>
-        <Text bold={card.status === "running" || card.status === "awaiting"}>{card.summary}</Text>
+        <Text bold={card.status === "running" || card.status === "awaiting_approval"}>{card.summary}</Text>
         {note ? <Text dimColor> {note}</Text> : null}
-        {result && card.status !== "error" && card.status !== "denied" ? <Text dimColor> · {result}</Text> : null}
+        {result ? <Text dimColor> · {result}</Text> : null}
         {approved ? <Text dimColor> · {approved}</Text> : null}
       </Text>
-      {card.status === "error" || card.status === "denied" ? (
+      {stopped !== undefined ? (
         <Box paddingLeft={2}>
-          <Text color={card.status === "error" ? theme.error : theme.warning} wrap="truncate-end">
-            {result}
+          <Text color={card.status === "failed" ? theme.error : theme.warning} wrap="truncate-end">
+            {stopped}
           </Text>
         </Box>
       ) : null}
-      {card.feedback ? (
+      {feedback ? (
         <Box paddingLeft={2}>
           <Text wrap="wrap">
             <Text dimColor>you said: </Text>
-            {card.feedback}
+            {feedback}
           </Text>
         </Box>
       ) : null}
@@ -126,7 +128,7 @@ export function ProposalView({ card }: { card: ToolCard }) {
       <Text>
         <Text color={theme.warning}>? </Text>
         <Text bold>{`Proposed ${edit.created ? "new file" : "change to"} ${edit.path}`}</Text>
-        <Text dimColor> {editNote(card)}</Text>
+        <Text dimColor> {diffCounts(edit)}</Text>
       </Text>
       {edit.lines.length > 0 ? <DiffLines lines={edit.lines} maxLines={400} wrap /> : null}
     </Box>

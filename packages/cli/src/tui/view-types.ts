@@ -1,19 +1,22 @@
-import type { ApprovalRequest, ResultSubtype, ToolKind } from "@cairn/core";
-import type { EditPreview } from "./edit-preview.js";
+import type { ApprovalRequest, Decision, ResultSubtype, ToolCallStatus, ToolKind } from "@cairn/core";
 import type { Mode } from "@cairn/core";
+import type { EditDiff } from "./edit-diff.js";
 
-export type CardStatus = "streaming" | "pending" | "awaiting" | "running" | "done" | "error" | "denied";
-
-/** One tool call as a person sees it, from the moment it is parsed to its result. */
+/**
+ * One tool call as a person sees it. Its status, decision, output and result are copied from
+ * core's record of the call (applyToolCallEvent), never worked out from other events.
+ */
 export type ToolCard = {
   id: string;
   name: string;
   kind: ToolKind | "other";
   summary: string;
   input: Record<string, unknown>;
-  status: CardStatus;
-  /** For edits: the change, computed before the call ran. */
-  edit?: EditPreview;
+  status: ToolCallStatus;
+  /** Who let it run or refused it, and why; present when an approval was needed or it was denied. */
+  decision?: Decision;
+  /** For edits: the change as core showed it for approval (its preview). */
+  edit?: EditDiff;
   /** Printed in full above the approval prompt, so the finished card need not repeat it. */
   shownForApproval?: boolean;
   /** Commands: the end of the output (bounded) and how many lines there were in all. */
@@ -21,10 +24,6 @@ export type ToolCard = {
   outputLines: number;
   /** The result the model got (bounded). */
   result?: string;
-  approvedBy?: "auto" | "you" | "always";
-  /** Why it was denied, and what the person said. */
-  reason?: string;
-  feedback?: string;
 };
 
 /** Finished things, printed once into the terminal's scrollback (ink's <Static>). */
@@ -94,11 +93,12 @@ export type StatusState = {
   yolo: boolean;
 };
 
-export type ApprovalAnswer = { approved: boolean; feedback?: string; always?: boolean };
+/** The person's answer to an approval; `remember`: "always allow" the request's suggested rule for this task or this workspace. */
+export type ApprovalAnswer = { approved: boolean; feedback?: string; remember?: "task" | "workspace" };
 
 /** A decision the person must make; `resolve` settles the host callback waiting for it. */
 export type Prompt =
-  | { kind: "approval"; request: ApprovalRequest; card?: ToolCard; resolve: (answer: ApprovalAnswer) => void }
+  | { kind: "approval"; request: ApprovalRequest; resolve: (answer: ApprovalAnswer) => void }
   | { kind: "question"; question: string; options: string[]; resolve: (answer: string | undefined) => void }
   | { kind: "plan"; plan: string; resolve: (answer: { approved: boolean; feedback?: string }) => void }
   | { kind: "confirm"; title: string; detail: string; resolve: (answer: boolean) => void }

@@ -13,6 +13,7 @@ export { searchFilesTool } from "./search-files.js";
 export { listCodeDefinitionNamesTool } from "./list-code-definition-names.js";
 export { replaceInFileTool } from "./replace-in-file.js";
 export { applyDiff, StreamingDiffApplier, type PreviewUpdate } from "./edit/index.js";
+export { diffHunks, type DiffLine } from "./edit/diff-hunks.js";
 export { executeCommandTool } from "./execute-command.js";
 export { browserActionTool } from "./browser-action.js";
 export { webFetchTool } from "./web-fetch.js";
