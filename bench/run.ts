@@ -30,6 +30,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   startup: () => import("./startup.js"),
   tokens: () => import("./tokens.js"),
   turns: () => import("./turns.js"),
+  fleet: () => import("./fleet.js"),
 };
 
 function cell(value: string | undefined): string {
