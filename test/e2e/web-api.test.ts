@@ -99,4 +99,28 @@ describe("cairn web's task API and event stream", () => {
     expect(notJson.status).toBe(400);
     expect(model.requests).toHaveLength(0);
   });
+
+  it("restoring both to the first checkpoint puts the files back and the model sees the shorter conversation", async () => {
+    const w = await serve([call("write_to_file", { path: "notes.txt", content: "two\n" }), call("attempt_completion", { result: "wrote it" }), call("attempt_completion", { result: "again" })]);
+    const started = await post(w, "/api/tasks", { text: "write two" });
+    const id = (JSON.parse(started.body) as { id: string }).id;
+    const waiting = (await until(w, (all) => all.some((f) => f.event.status === "awaiting_approval"))).find((f) => f.event.status === "awaiting_approval")!;
+    await post(w, `/api/tasks/${id}/approvals`, { tool_use_id: waiting.event.tool_use_id, approved: true });
+    await until(w, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+    expect(readFileSync(path.join(ws.dir, "notes.txt"), "utf8")).toBe("two\n");
+
+    const list = await rawRequest(w, { path: `/api/tasks/${id}/checkpoints`, headers: goodHeaders(w) });
+    const checkpoints = (JSON.parse(list.body) as { checkpoints: Array<{ number: number; label: string }> }).checkpoints;
+    expect(checkpoints[0]!.label).toBe("task start");
+    const restored = await post(w, `/api/tasks/${id}/checkpoints/restore`, { checkpoint: 1, what: "both" });
+    expect(restored.status, restored.body).toBe(200);
+    expect(readFileSync(path.join(ws.dir, "notes.txt"), "utf8")).toBe("one\n");
+
+    expect((await post(w, `/api/tasks/${id}/messages`, { text: "start over" })).status).toBe(202);
+    await expect.poll(() => model.requests.length, { timeout: 20_000 }).toBe(3);
+    const last = JSON.stringify(model.requests[2]!.body);
+    expect(last).toContain("start over");
+    expect(last).not.toContain('write_to_file","input'); // the cut-off call is gone from what the model sees
+    expect(JSON.stringify(model.requests[1]!.body)).toContain('write_to_file","input'); // positive control: before the restore it was there
+  });
 });

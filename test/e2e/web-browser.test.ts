@@ -235,4 +235,30 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     expect(second).toContain("Now say it again");
     await page.close();
   });
+
+  it("the checkpoint timeline shows a step's changes and restores the files from before it", async () => {
+    const w = await serve(editTurns());
+    const page = await openPage(w);
+    await typeTask(page, "Change the greeting");
+    await page.locator('::-p-aria([name="Approve"][role="button"])').click();
+    await waitForText(page, "Task completed.");
+    expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello web\nsecond line\n");
+    await page.locator("summary ::-p-text(Checkpoints)").click();
+    // The step of the edit is listed under the call that made it.
+    const edit = await page.waitForFunction(
+      () => [...document.querySelectorAll(".step")].find((step) => step.textContent?.includes("replace_in_file"))?.querySelector(".step-number")?.textContent,
+      { polling: 100, timeout: 30_000 },
+    );
+    const last = Number(await edit.jsonValue());
+    // The edit's step shows what it changed.
+    await page.locator(`::-p-aria([name="Show changes of checkpoint ${last}"])`).click();
+    await page.waitForFunction(() => document.querySelector(".patch")?.textContent?.includes("+hello web"), { polling: 100, timeout: 30_000 });
+    expect(await page.$eval(".patch", (p) => p.textContent)).toContain("-hello world");
+    // Back to the first checkpoint, files only: the greeting is as it was, the edit is undoable.
+    await page.locator('::-p-aria([name="Restore… checkpoint 1"])').click();
+    await page.locator('::-p-aria([name="Restore checkpoint 1"]) ::-p-text(Restore files)').click();
+    await waitForText(page, "Checkpoint 1: files restored");
+    expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello world\nsecond line\n");
+    await page.close();
+  });
 });

@@ -34,11 +34,16 @@ export class LiveTask {
     return this.session!.id;
   }
 
+  get opened(): WebSession | undefined {
+    return this.session;
+  }
+
   get running(): boolean {
     return this.run !== undefined;
   }
 
-  attach(session: WebSession, resumed: boolean): void {
+  /** `replay`: publish the stored task's recorded events (not when this server's log already has them). */
+  attach(session: WebSession, resumed: boolean, replay = true): void {
     this.session = session;
     this.publish({
       type: "web_task",
@@ -50,7 +55,7 @@ export class LiveTask {
       mode: session.mode,
       resumed,
     });
-    for (const event of session.history) this.publish(event);
+    if (replay) for (const event of session.history) this.publish(event);
   }
 
   /** Starts a run with the person's message; refused while one is in progress. */

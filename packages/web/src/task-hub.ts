@@ -1,6 +1,7 @@
 import { cairnHome, listTasks, type HistoryEntry } from "@cairn/core/storage";
 import type { RunArgs } from "cairn/dist/run-args.js";
 import { EventLog } from "./event-log.js";
+import { restoreCheckpoint, type RestoreDone, type RestoreWhat } from "./checkpoint-timeline.js";
 import { LiveTask } from "./live-task.js";
 import { OpenError, openNewTask, openStoredTask } from "./task-opener.js";
 
@@ -10,6 +11,8 @@ export type Opened = { ok: true; id: string } | { ok: false; status: 400 | 404 |
 export class TaskHub {
   readonly log = new EventLog();
   private tasks = new Map<string, LiveTask>();
+  /** Tasks closed here after their conversation was cut back: reopened from the store, their events are already in the log. */
+  private reopened = new Set<string>();
 
   constructor(
     private readonly args: RunArgs,
@@ -45,7 +48,7 @@ export class TaskHub {
     const live = this.liveTask();
     try {
       const session = await openStoredTask(this.args, id, live.host, this.env);
-      live.attach(session, true);
+      live.attach(session, true, !this.reopened.delete(id));
       this.tasks.set(live.id, live);
     } catch (error) {
       if (error instanceof OpenError) return { ok: false, status: 404, message: error.message };
@@ -53,6 +56,31 @@ export class TaskHub {
     }
     const sent = live.send(text);
     return sent.ok ? { ok: true, id } : sent;
+  }
+
+  /**
+   * Goes back to a checkpoint of a task of this server that is not running. After the conversation
+   * is cut, the task is closed and reopened from the store on its next message, so the model sees
+   * the shorter conversation.
+   */
+  async restore(id: string, number: number, what: RestoreWhat): Promise<{ ok: true; done: RestoreDone } | { ok: false; status: 404 | 409; message: string }> {
+    const live = this.tasks.get(id);
+    if (!live?.opened) return { ok: false, status: 404, message: `No task ${id} in this server; send it a message first to open it here.` };
+    if (live.running) return { ok: false, status: 409, message: "The task is working; stop it before restoring a checkpoint." };
+    const done = await restoreCheckpoint(live.opened, number, what);
+    if (typeof done === "string") return { ok: false, status: 409, message: done };
+    const parts = [
+      done.files ? `files restored (${done.files.restored} written back, ${done.files.removed} removed; checkpoint ${done.files.before_number} undoes it)` : "",
+      done.messages_kept !== undefined ? `conversation cut back to ${done.messages_kept} messages` : "",
+      done.files && done.files.kept_untouched.length > 0 ? `kept ${done.files.kept_untouched.length} file(s) the agent never touched` : "",
+    ].filter(Boolean);
+    this.log.append(id, { type: "web_restored", checkpoint: number, what, summary: `Checkpoint ${number}: ${parts.join("; ")}.` });
+    if (done.messages_kept !== undefined) {
+      this.tasks.delete(id);
+      this.reopened.add(id);
+      await live.close();
+    }
+    return { ok: true, done };
   }
 
   history(): HistoryEntry[] {

@@ -1,10 +1,26 @@
-import { openSession, resumeMessage, resumeSession, SessionError, type AgentEvent, type Host, type Mode, type Session, type Task, type TaskResult } from "@cairn/core";
+import {
+  openSession,
+  resumeMessage,
+  resumeSession,
+  SessionError,
+  type AgentEvent,
+  type Checkpoints,
+  type Host,
+  type Mode,
+  type Session,
+  type Task,
+  type TaskResult,
+  type TaskStore,
+} from "@cairn/core";
 import { overridesOf, type RunArgs } from "cairn/dist/run-args.js";
 
 /** A task opened for the web host through core's sessions, with what the page shows of it. */
 export type WebSession = {
   id: string;
   task: Task;
+  store: TaskStore;
+  /** The workspace's checkpoints, when they work here. */
+  checkpoints?: Checkpoints;
   title: string;
   cwd: string;
   model: { id: string; provider: string; contextWindow: number | null };
@@ -24,6 +40,8 @@ function webSession(session: Session, title: string, history: AgentEvent[], firs
   return {
     id: session.id,
     task: session.task,
+    store: session.store,
+    ...(session.checkpoints ? { checkpoints: session.checkpoints } : {}),
     title,
     cwd: settings.cwd,
     model: { id: settings.model.id, provider: settings.model.provider, contextWindow: settings.model.info?.contextWindow ?? null },

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { RunArgs } from "cairn/dist/run-args.js";
 import { z } from "zod";
 import { checkAccess, cookieName, hostPort, type AccessRules } from "./access-guard.js";
+import { stepDiff, timeline } from "./checkpoint-timeline.js";
 import { streamEvents } from "./event-stream.js";
 import { TaskHub } from "./task-hub.js";
 
@@ -46,6 +47,7 @@ const startBody = z.object({ text: z.string().min(1), mode: z.enum(["act", "plan
 const messageBody = z.object({ text: z.string() });
 const approvalBody = z.object({ tool_use_id: z.string(), approved: z.boolean(), feedback: z.string().optional() });
 const answerBody = z.object({ answer: z.string() });
+const restoreBody = z.object({ checkpoint: z.number().int().min(1), what: z.enum(["files", "conversation", "both"]) });
 const promptBody = z.object({ approved: z.boolean(), feedback: z.string().optional() });
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -135,6 +137,22 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (!body.ok) return send(res, 400, { error: body.message });
       const opened = await hub.start(body.value.text, body.value.mode);
       return opened.ok ? send(res, 201, { id: opened.id }) : send(res, opened.status, { error: opened.message });
+    }
+    const checkpointRoute = /^\/api\/tasks\/([\w.-]+)\/checkpoints(?:\/(\d+)\/diff|\/restore)?$/.exec(url.pathname);
+    if (checkpointRoute) {
+      const [, id, number] = checkpointRoute as unknown as [string, string, string | undefined];
+      const session = hub.get(id)?.opened;
+      if (req.method === "POST" && url.pathname.endsWith("/restore")) {
+        const body = await readJson(req, restoreBody);
+        if (!body.ok) return send(res, 400, { error: body.message });
+        const restored = await hub.restore(id, body.value.checkpoint, body.value.what);
+        return restored.ok ? send(res, 200, restored.done) : send(res, restored.status, { error: restored.message });
+      }
+      if (req.method !== "GET") return send(res, 405, { error: "Method not allowed." });
+      if (!session) return send(res, 404, { error: `No task ${id} in this server; send it a message first to open it here.` });
+      if (number === undefined) return send(res, 200, { checkpoints: timeline(session) });
+      const diff = await stepDiff(session, Number(number));
+      return typeof diff === "string" ? send(res, 404, { error: diff }) : send(res, 200, diff);
     }
     const taskRoute = /^\/api\/tasks\/([\w.-]+)\/(messages|approvals|answer|prompt|stop)$/.exec(url.pathname);
     if (taskRoute && req.method === "POST") {

@@ -11,6 +11,18 @@ async function post(path: string, body: unknown): Promise<{ ok: true; data: Reco
   return { ok: true, data };
 }
 
+async function get<T>(path: string): Promise<{ ok: true; data: T } | { ok: false; error: string }> {
+  try {
+    const res = await fetch(path, { credentials: "same-origin" });
+    const data = (await res.json().catch(() => ({}))) as T & { error?: string };
+    return res.ok ? { ok: true, data } : { ok: false, error: data.error ?? `The server answered ${res.status}.` };
+  } catch {
+    return { ok: false, error: "The cairn web server cannot be reached; is it still running?" };
+  }
+}
+
+export type CheckpointEntry = { number: number; hash: string; label: string; created_at: string; message_index: number };
+
 export const api = {
   start: (text: string, mode: "act" | "plan") => post("/api/tasks", { text, mode }),
   send: (id: string, text: string) => post(`/api/tasks/${encodeURIComponent(id)}/messages`, { text }),
@@ -19,6 +31,9 @@ export const api = {
   answer: (id: string, answer: string) => post(`/api/tasks/${encodeURIComponent(id)}/answer`, { answer }),
   prompt: (id: string, approved: boolean, feedback?: string) => post(`/api/tasks/${encodeURIComponent(id)}/prompt`, { approved, ...(feedback ? { feedback } : {}) }),
   stop: (id: string) => post(`/api/tasks/${encodeURIComponent(id)}/stop`, {}),
+  restore: (id: string, checkpoint: number, what: "files" | "conversation" | "both") => post(`/api/tasks/${encodeURIComponent(id)}/checkpoints/restore`, { checkpoint, what }),
+  checkpoints: (id: string) => get<{ checkpoints: CheckpointEntry[] }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints`),
+  stepDiff: (id: string, n: number) => get<{ files: Array<{ path: string }>; patch: string }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints/${n}/diff`),
   history: async (): Promise<HistoryEntry[]> => {
     const res = await fetch("/api/history", { credentials: "same-origin" });
     if (!res.ok) return [];

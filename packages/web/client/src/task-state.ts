@@ -29,12 +29,14 @@ export type TaskState = {
   contextTokens: number;
   costUsd: number | null;
   checkpoints: number;
+  /** Bumped by every restore, so the timeline reloads. */
+  restores: number;
   /** The question the task waits on, if any. */
   waitingQuestion?: string;
 };
 
 function newTask(id: string): TaskState {
-  return { id, title: id, cwd: "", model: "", provider: "", contextWindow: null, mode: "act", running: false, items: [], tools: new Map(), tokens: { input: 0, output: 0 }, contextTokens: 0, costUsd: null, checkpoints: 0 };
+  return { id, title: id, cwd: "", model: "", provider: "", contextWindow: null, mode: "act", running: false, items: [], tools: new Map(), tokens: { input: 0, output: 0 }, contextTokens: 0, costUsd: null, checkpoints: 0, restores: 0 };
 }
 
 function assistantItem(task: TaskState, message_id: string): Extract<Item, { kind: "assistant" }> {
@@ -77,6 +79,10 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
       task.waitingQuestion = undefined;
       return;
     }
+    case "web_restored":
+      task.restores += 1;
+      task.items.push({ kind: "notice", key: key(), level: "info", text: event.summary });
+      return;
     case "web_prompt":
       task.items.push({ kind: "prompt", key: key(), prompt: event.kind, text: event.text });
       return;

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { api } from "./api.ts";
+import { CheckpointTimeline } from "./checkpoint-timeline.tsx";
 import { StatusBar } from "./status-bar.tsx";
 import type { Item, TaskState } from "./task-state.ts";
 import { TaskInput } from "./task-input.tsx";
@@ -189,6 +190,7 @@ export function TaskView({ task }: { task: TaskState }) {
           return sent.ok ? undefined : sent.error;
         }}
       />
+      <CheckpointTimeline task={task} />
       <StatusBar task={task} />
     </section>
   );

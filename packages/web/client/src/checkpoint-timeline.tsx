@@ -1,0 +1,94 @@
+import { useEffect, useState } from "react";
+import { api, type CheckpointEntry } from "./api.ts";
+import type { TaskState } from "./task-state.ts";
+
+function Patch({ patch }: { patch: string }) {
+  if (patch.trim() === "") return <p className="muted">No file changes in this step.</p>;
+  return (
+    <pre className="patch">
+      {patch.split("\n").map((line, i) => (
+        <div key={i} className={line.startsWith("+") && !line.startsWith("+++") ? "diff-add" : line.startsWith("-") && !line.startsWith("---") ? "diff-del" : line.startsWith("@@") ? "diff-gap" : ""}>
+          {line || " "}
+        </div>
+      ))}
+    </pre>
+  );
+}
+
+function Step({ task, entry }: { task: TaskState; entry: CheckpointEntry }) {
+  const [patch, setPatch] = useState<string>();
+  const [choosing, setChoosing] = useState(false);
+  const [message, setMessage] = useState<string>();
+  const toggleDiff = async () => {
+    if (patch !== undefined) return setPatch(undefined);
+    const diff = await api.stepDiff(task.id, entry.number);
+    setPatch(diff.ok ? diff.data.patch : "");
+    if (!diff.ok) setMessage(diff.error);
+  };
+  const restore = async (what: "files" | "conversation" | "both") => {
+    const done = await api.restore(task.id, entry.number, what);
+    setMessage(done.ok ? undefined : done.error);
+    setChoosing(false);
+  };
+  return (
+    <li className="step">
+      <div className="step-head">
+        <span className="step-number">{entry.number}</span>
+        <span className="step-label">{entry.label}</span>
+        <span className="muted">{new Date(entry.created_at).toLocaleTimeString()}</span>
+      </div>
+      <div className="step-buttons">
+        <button type="button" aria-expanded={patch !== undefined} onClick={() => void toggleDiff()}>
+          {patch === undefined ? "Show changes" : "Hide changes"}
+          <span className="visually-hidden"> of checkpoint {entry.number}</span>
+        </button>
+        <button type="button" aria-expanded={choosing} disabled={task.running} onClick={() => setChoosing(!choosing)}>
+          Restore…<span className="visually-hidden"> checkpoint {entry.number}</span>
+        </button>
+      </div>
+      {choosing ? (
+        <div className="step-buttons" role="group" aria-label={`Restore checkpoint ${entry.number}`}>
+          <button type="button" onClick={() => void restore("files")}>Restore files</button>
+          <button type="button" onClick={() => void restore("conversation")}>Restore conversation</button>
+          <button type="button" onClick={() => void restore("both")}>Restore both</button>
+        </div>
+      ) : null}
+      {patch !== undefined ? <Patch patch={patch} /> : null}
+      {message ? (
+        <p role="alert" className="error">
+          {message}
+        </p>
+      ) : null}
+    </li>
+  );
+}
+
+/** The task's checkpoints: each step's changes, and a way back to any of them. */
+export function CheckpointTimeline({ task }: { task: TaskState }) {
+  const [open, setOpen] = useState(false);
+  const [entries, setEntries] = useState<CheckpointEntry[]>([]);
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    if (!open) return;
+    let live = true;
+    void api.checkpoints(task.id).then((found) => {
+      if (!live) return;
+      if (found.ok) setEntries(found.data.checkpoints);
+      setError(found.ok ? undefined : found.error);
+    });
+    return () => {
+      live = false;
+    };
+  }, [open, task.id, task.checkpoints, task.restores, task.running]);
+  return (
+    <details className="timeline-panel" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
+      <summary>Checkpoints ({task.checkpoints})</summary>
+      {error ? <p className="muted">{error}</p> : null}
+      <ol className="steps">
+        {entries.map((entry) => (
+          <Step key={entry.hash + entry.number} task={task} entry={entry} />
+        ))}
+      </ol>
+    </details>
+  );
+}
