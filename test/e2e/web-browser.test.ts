@@ -5,7 +5,7 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { startWeb, type WebRun } from "./web-harness.js";
+import { goodHeaders, rawRequest, startWeb, type WebRun } from "./web-harness.js";
 
 // The page in Debian's Chromium, driven like a person would: by the names a screen reader reads.
 let browser: Browser;
@@ -259,6 +259,32 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     await page.locator('::-p-aria([name="Restore checkpoint 1"]) ::-p-text(Restore files)').click();
     await waitForText(page, "Checkpoint 1: files restored");
     expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello world\nsecond line\n");
+    await page.close();
+  });
+
+  it("Always allow for this task: the next call the rule covers runs without asking", async () => {
+    const w = await serve([
+      call("write_to_file", { path: "a.txt", content: "A\n" }),
+      call("write_to_file", { path: "b.txt", content: "B\n" }),
+      done("Wrote both."),
+    ]);
+    const page = await openPage(w);
+    await typeTask(page, "Write two files");
+    await page.locator('::-p-aria([name="Approve"][role="button"])').wait();
+    expect(await bodyText(page)).toContain("write_to_file(**)");
+    await page.locator('::-p-aria([name="Always allow"][role="button"])').click();
+    await waitForText(page, "Task completed.");
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("A\n");
+    expect(readFileSync(path.join(ws.dir, "b.txt"), "utf8")).toBe("B\n");
+    // Asked once (the first call); the second ran on the rule. The server's stream says so.
+    const stream = await rawRequest(w, { path: "/api/events", headers: goodHeaders(w), readMs: 500 });
+    const updates = stream.body
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => (JSON.parse(l.slice(6)) as { event: { type: string; status?: string; decision?: { by: string } } }).event)
+      .filter((e) => e.type === "tool_call_update");
+    expect(updates.filter((e) => e.status === "awaiting_approval")).toHaveLength(1);
+    expect(updates.filter((e) => e.status === "running").map((e) => e.decision?.by)).toEqual(["user", "rule", undefined]);
     await page.close();
   });
 });

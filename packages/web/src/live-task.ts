@@ -124,9 +124,7 @@ export class LiveTask {
   }
 
   private waitForApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
-    // The approval request names its call (tool_use_id in the new event model, id before it).
-    const named = request as { tool_use_id?: string; id?: string };
-    const id = named.tool_use_id ?? named.id ?? "";
+    const id = request.tool_use_id;
     return new Promise((resolve) => {
       const onAbort = () => {
         this.approvals.delete(id);

@@ -45,7 +45,13 @@ const contentTypes: Record<string, string> = {
 
 const startBody = z.object({ text: z.string().min(1), mode: z.enum(["act", "plan"]).optional() });
 const messageBody = z.object({ text: z.string() });
-const approvalBody = z.object({ tool_use_id: z.string(), approved: z.boolean(), feedback: z.string().optional() });
+const approvalBody = z.object({
+  tool_use_id: z.string(),
+  approved: z.boolean(),
+  feedback: z.string().optional(),
+  /** "Always allow": the call's suggested rule, kept for the task, this workspace or the person. */
+  remember: z.enum(["task", "workspace", "user"]).optional(),
+});
 const answerBody = z.object({ answer: z.string() });
 const restoreBody = z.object({ checkpoint: z.number().int().min(1), what: z.enum(["files", "conversation", "both"]) });
 const promptBody = z.object({ approved: z.boolean(), feedback: z.string().optional() });
@@ -172,8 +178,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (action === "approvals") {
         const body = await readJson(req, approvalBody);
         if (!body.ok) return send(res, 400, { error: body.message });
-        const { tool_use_id, approved, feedback } = body.value;
-        const answered = task.approve(tool_use_id, { approved, ...(feedback ? { feedback } : {}) });
+        const { tool_use_id, approved, feedback, remember } = body.value;
+        const answered = task.approve(tool_use_id, { approved, ...(feedback ? { feedback } : {}), ...(approved && remember ? { remember } : {}) });
         return answered.ok ? send(res, 200, { ok: true }) : send(res, answered.status, { error: answered.message });
       }
       if (action === "prompt") {

@@ -26,8 +26,8 @@ export type CheckpointEntry = { number: number; hash: string; label: string; cre
 export const api = {
   start: (text: string, mode: "act" | "plan") => post("/api/tasks", { text, mode }),
   send: (id: string, text: string) => post(`/api/tasks/${encodeURIComponent(id)}/messages`, { text }),
-  approve: (id: string, tool_use_id: string, approved: boolean, feedback?: string) =>
-    post(`/api/tasks/${encodeURIComponent(id)}/approvals`, { tool_use_id, approved, ...(feedback ? { feedback } : {}) }),
+  approve: (id: string, tool_use_id: string, approved: boolean, feedback?: string, remember?: "task" | "workspace" | "user") =>
+    post(`/api/tasks/${encodeURIComponent(id)}/approvals`, { tool_use_id, approved, ...(feedback ? { feedback } : {}), ...(remember ? { remember } : {}) }),
   answer: (id: string, answer: string) => post(`/api/tasks/${encodeURIComponent(id)}/answer`, { answer }),
   prompt: (id: string, approved: boolean, feedback?: string) => post(`/api/tasks/${encodeURIComponent(id)}/prompt`, { approved, ...(feedback ? { feedback } : {}) }),
   stop: (id: string) => post(`/api/tasks/${encodeURIComponent(id)}/stop`, {}),

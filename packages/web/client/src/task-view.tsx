@@ -134,8 +134,8 @@ function ItemView({ item, task }: { item: Item; task: TaskState }) {
       return (
         <ToolCard
           record={record}
-          onAnswer={async (approved, feedback) => {
-            const sent = await api.approve(task.id, record.tool_use_id, approved, feedback);
+          onAnswer={async (approved, feedback, remember) => {
+            const sent = await api.approve(task.id, record.tool_use_id, approved, feedback, remember);
             return sent.ok ? undefined : sent.error;
           }}
         />

@@ -61,17 +61,21 @@ function editDiff(record: ToolCallRecord): ApprovalPreview | undefined {
   return undefined;
 }
 
-type Props = { record: ToolCallRecord; onAnswer(approved: boolean, feedback?: string): Promise<string | undefined> };
+type Scope = "task" | "workspace" | "user";
+type Props = { record: ToolCallRecord; onAnswer(approved: boolean, feedback?: string, remember?: Scope): Promise<string | undefined> };
+
+const scopeText: Record<Scope, string> = { task: "for this task", workspace: "in this workspace", user: "everywhere (you)" };
 
 /** One tool call: what it does, its status, and when it waits for the person, the approval itself. */
 export function ToolCard({ record, onAnswer }: Props) {
   const [feedback, setFeedback] = useState("");
   const [asking, setAsking] = useState(false);
+  const [scope, setScope] = useState<Scope>("task");
   const [error, setError] = useState<string>();
   const waiting = record.status === "awaiting_approval";
   const preview = editDiff(record);
-  const answer = async (approved: boolean, withFeedback?: string) => {
-    setError(await onAnswer(approved, withFeedback));
+  const answer = async (approved: boolean, withFeedback?: string, remember?: Scope) => {
+    setError(await onAnswer(approved, withFeedback, remember));
   };
   return (
     <article className={`tool-card status-${record.status}`} aria-label={`${record.name}: ${statusText[record.status]}`}>
@@ -104,6 +108,24 @@ export function ToolCard({ record, onAnswer }: Props) {
               Deny with feedback…
             </button>
           </div>
+          {record.approval.suggested_rule ? (
+            <div className="always-allow">
+              <button type="button" onClick={() => void answer(true, undefined, scope)}>
+                Always allow
+              </button>{" "}
+              <code>{record.approval.suggested_rule}</code>{" "}
+              <label>
+                <span className="visually-hidden">Remember it</span>
+                <select aria-label="Remember it" value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
+                  {(Object.keys(scopeText) as Scope[]).map((s) => (
+                    <option key={s} value={s}>
+                      {scopeText[s]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </div>
+          ) : null}
           {asking ? (
             <form
               className="feedback"
