@@ -20,7 +20,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function setup(options: { frameMs?: number; rows?: number } = {}) {
   const view = new SessionView({ frameMs: options.frameMs ?? 0, columns: 80, rows: options.rows ?? 40 });
-  const presenter = new EventPresenter(view, dir);
+  const presenter = new EventPresenter(view);
   let renders = 0;
   view.subscribe(() => renders++);
   return { view, presenter, renders: () => renders, snapshot: () => (view.flush(), view.getSnapshot()) };
