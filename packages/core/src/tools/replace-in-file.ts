@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
-import { currentText } from "./edit/current-text.js";
+import { currentText, PREVIEW_MAX_BYTES } from "./edit/current-text.js";
 import { describeFailure } from "./edit/failure-report.js";
 import { applyDiff } from "./edit/streaming-applier.js";
 import { describeSuccess } from "./edit/success-report.js";
@@ -55,7 +55,7 @@ export const replaceInFileTool = defineTool({
     if (current === undefined || current.text === null) return undefined;
     // The same edit code the call runs, in memory: the person sees exactly what would be written.
     const applied = applyDiff(current.text, input.diff);
-    if (!applied.ok) return undefined;
+    if (!applied.ok || Buffer.byteLength(applied.content) > PREVIEW_MAX_BYTES) return undefined;
     return { type: "diff", path: current.shown, old_text: current.text, new_text: applied.content };
   },
   async execute(input, ctx) {

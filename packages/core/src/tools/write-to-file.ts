@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
-import { currentText } from "./edit/current-text.js";
+import { currentText, PREVIEW_MAX_BYTES } from "./edit/current-text.js";
 import { summarizeRewrite } from "./edit/rewrite-summary.js";
 import { openChecked, readOpenedBytes, writeChecked } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
@@ -44,7 +44,7 @@ export const writeToFileTool = defineTool({
   summarize: (input) => `write ${input.path}`,
   preview(input, ctx) {
     const current = currentText(ctx, input.path);
-    if (current === undefined || /[/\\]$/.test(input.path)) return undefined;
+    if (current === undefined || /[/\\]$/.test(input.path) || Buffer.byteLength(input.content) > PREVIEW_MAX_BYTES) return undefined;
     const unwrapped = MARKDOWN_EXTENSIONS.has(path.extname(input.path).toLowerCase()) ? undefined : unwrapCodeFence(input.content);
     return { type: "diff", path: current.shown, old_text: current.text, new_text: unwrapped?.inner ?? input.content };
   },

@@ -45,6 +45,11 @@ describe("edit previews", () => {
     expect(replace("missing.txt", block("a", "b"))).toBeUndefined();
     writeFileSync(path.join(ws, "bin.dat"), Buffer.from([0, 1, 2]));
     expect(replace("bin.dat", block("a", "b"))).toBeUndefined();
+    const big = `${"x".repeat(100)}\n`.repeat(6_000);
+    writeFileSync(path.join(ws, "big.txt"), big);
+    expect(replace("big.txt", block("x".repeat(100), "y"))).toBeUndefined();
+    expect(write("new-big.txt", big)).toBeUndefined();
+    expect(write("new-small.txt", "small\n")).toBeDefined();
   });
 
   it("never reads what the boundary or the ignore files keep out (the preview would leak it to the host)", () => {
