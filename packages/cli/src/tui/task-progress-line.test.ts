@@ -1,19 +1,10 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { EventPresenter } from "./present-events.js";
 import { SessionView } from "./session-view.js";
 
-let dir: string;
-beforeEach(() => {
-  dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-progress-")));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
 it("the focus chain shows as one line each time it changes: done/total and the next open step", () => {
   const view = new SessionView({ frameMs: 0, columns: 80, rows: 40 });
-  const presenter = new EventPresenter(view, dir);
+  const presenter = new EventPresenter(view);
   presenter.apply({ type: "task_progress", items: [{ text: "Read the parser", done: true }, { text: "Fix the bug", done: false }, { text: "Run tests", done: false }] });
   presenter.apply({ type: "task_progress", items: [{ text: "Read the parser", done: true }, { text: "Fix the bug", done: true }, { text: "Run tests", done: true }] });
   view.flush();
