@@ -138,19 +138,28 @@ for (const file of files) {
   renameSync(temp, file.path);
   written.add(path.basename(file.path));
 }
+// Files of earlier builds go once an hour old (a process started before may still load one lazily).
+const hour = 60 * 60 * 1000;
+for (const name of readdirSync(outdir)) {
+  const file = path.join(outdir, name);
+  if (!written.has(name) && name !== "bundle-inputs.json" && Date.now() - statSync(file).mtimeMs > hour) rmSync(file, { force: true });
+}
+
 // Which compiled modules each file holds (paths relative to this folder): test/support's module
 // recorder reads it to report what a run loaded in the modules' own names.
-const inputs = {};
+// Entries of earlier builds stay while their files do (another build may have written main.js).
+const manifest = path.join(outdir, "bundle-inputs.json");
+let inputs = {};
+try {
+  inputs = JSON.parse(readFileSync(manifest, "utf8"));
+} catch {
+  // first build, or a damaged manifest: start afresh
+}
+for (const name of Object.keys(inputs)) if (!existsSync(path.join(outdir, name))) delete inputs[name];
 for (const [output, meta] of Object.entries(result.metafile.outputs)) {
   inputs[path.basename(output)] = Object.keys(meta.inputs).map((input) => path.relative(outdir, path.resolve(input)));
 }
-const manifest = path.join(outdir, "bundle-inputs.json");
 writeFileSync(`${manifest}.${process.pid}.tmp`, `${JSON.stringify(inputs, null, 1)}\n`);
 renameSync(`${manifest}.${process.pid}.tmp`, manifest);
 written.add("bundle-inputs.json");
 
-const hour = 60 * 60 * 1000;
-for (const name of readdirSync(outdir)) {
-  const file = path.join(outdir, name);
-  if (!written.has(name) && Date.now() - statSync(file).mtimeMs > hour) rmSync(file, { force: true });
-}
