@@ -79,17 +79,6 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
     await end("cancelled");
     throw new UnrecoverableError("cancelled");
   }
-  if (data.batch_budget_usd !== undefined) {
-    const spent = Number((await ctx.redis.get(fleetKeys.batchSpent(data.batch))) ?? 0);
-    const left = data.batch_budget_usd - spent;
-    if (left <= 0) {
-      const skipped = result("skipped_budget", { answer: `The batch has spent $${spent.toFixed(2)} of its $${data.batch_budget_usd} budget.` });
-      await end("completed", { outcome: skipped.outcome });
-      return skipped;
-    }
-    // The run stops before a request that would take the batch past its budget.
-    flags.push("--max-budget-usd", String(Math.min(left, runArgs.maxBudgetUsd ?? Infinity)));
-  }
 
   note({ subtype: "started", repo: data.repo, ref: data.ref ?? null, task: data.task });
   ctx.log(`${jobId}: started (attempt ${attempt}) ${data.repo} "${short(data.task)}"`);
@@ -106,6 +95,20 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
   const scratch = path.join(ctx.cacheDir, "work", `${jobId}-${process.pid}`);
   try {
     if (stop.signal.aborted) return await stopped(stop.signal.reason as StopReason);
+    // Checked once the job may start (after waiting for the provider), so the batch's earlier jobs
+    // have recorded their cost. Jobs running at once may each spend what was left when they started.
+    if (data.batch_budget_usd !== undefined) {
+      const spent = Number((await ctx.redis.get(fleetKeys.batchSpent(data.batch))) ?? 0);
+      const left = data.batch_budget_usd - spent;
+      if (left <= 0) {
+        const skipped = result("skipped_budget", { answer: `Not started: the batch has spent $${spent.toFixed(4)} of its $${data.batch_budget_usd} budget.` });
+        await end("completed", { outcome: skipped.outcome });
+        ctx.log(`${jobId}: skipped, the batch's budget is spent`);
+        return skipped;
+      }
+      // The run stops before a request once it has cost what the batch has left.
+      flags.push("--max-budget-usd", String(Math.min(left, runArgs.maxBudgetUsd ?? Infinity)));
+    }
     let work;
     try {
       work = await checkout(data.repo, data.ref, branch, ctx.cacheDir, scratch);
