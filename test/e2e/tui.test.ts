@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { endTmuxServer } from "../support/tmux-end.js";
-import { cairnBin, cleanEnv, tempDir, xmlCall } from "../support/cairn-cli.js";
+import { cairnBin, cleanEnv, runCairn, tempDir, xmlCall } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
 /**
@@ -254,12 +254,12 @@ describe("cairn in a terminal", () => {
     expect(prose).toBeLessThan(replay.indexOf("✓ write hello.txt"));
   });
 
-  it("offers an edit that cannot apply with why it will fail, and the clock stops while the person decides", { timeout: 60_000 }, async () => {
+  it("offers an edit core cannot preview without a made-up diff, and the clock stops while the person decides", { timeout: 60_000 }, async () => {
     writeFileSync(path.join(workspace.dir, "notes.txt"), "alpha\nbeta\n");
     const diff = "------- SEARCH\ngamma\n=======\ndelta\n+++++++ REPLACE";
     const t = await open([call("replace_in_file", { path: "notes.txt", diff }), call("attempt_completion", { result: "Left notes alone" })], ["Rename gamma"]);
     const asked = await t.waitFor("Apply this edit? notes.txt");
-    expect(asked).toContain("this edit will fail: SEARCH block 1 not found");
+    expect(asked).toContain("No diff to show: the edit does not apply to the file as it is now");
     expect(asked).not.toContain("+0 −0");
     const clock = (screen: string) => /working (\d+)s \(paused while you decide\)/.exec(screen)?.[1];
     const first = clock(await t.waitFor(/working \d+s \(paused while you decide\)/));
@@ -268,5 +268,43 @@ describe("cairn in a terminal", () => {
     await t.press("n");
     await t.waitFor("✓ Left notes alone");
     expect(readFileSync(path.join(workspace.dir, "notes.txt"), "utf8")).toBe("alpha\nbeta\n");
+  });
+
+  it("\"always allow\" for the workspace saves the rule: cairn permissions lists it, and a new task's matching edit runs without asking", { timeout: 90_000 }, async () => {
+    const t = await open(
+      [
+        call("write_to_file", { path: "first.txt", content: "one\n" }),
+        call("write_to_file", { path: "second.txt", content: "two\n" }),
+        call("attempt_completion", { result: "Both written" }),
+        call("write_to_file", { path: "third.txt", content: "three\n" }),
+        call("attempt_completion", { result: "Third written" }),
+      ],
+      ["Write two files"],
+    );
+    const asked = await t.waitFor("Apply this new file? first.txt (new file, 1 line)");
+    const rule = /Yes, and always allow (.+) in this workspace \(w\)/.exec(asked)?.[1];
+    expect(rule).toMatch(/^write_to_file\(/);
+    expect(existsSync(path.join(workspace.dir, "first.txt"))).toBe(false);
+    await t.press("w");
+    const done = await t.waitFor("✓ Both written");
+    expect(done).toMatch(/write second\.txt.*always allowed/);
+    expect(done).not.toContain("Apply this new file? second.txt");
+    expect(readFileSync(path.join(workspace.dir, "second.txt"), "utf8")).toBe("two\n");
+
+    // Saved for this workspace, in CAIRN_HOME (never in the repository), and listed by cairn permissions.
+    const env = cleanEnv({ CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" });
+    const listed = await runCairn(["permissions", "--cwd", workspace.dir], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe(`1. ${rule}  (this workspace)\n`);
+    expect(existsSync(path.join(workspace.dir, ".cairn"))).toBe(false);
+
+    // A new task in the same workspace: the saved rule answers, nobody is asked.
+    await t.press("Escape", "Escape");
+    await t.waitFor("[cairn exited 0]");
+    t.launch(["--provider", "anthropic", "--base-url", server!.url, "Write the third"]);
+    const third = await t.waitFor("✓ Third written");
+    expect(third).toMatch(/write third\.txt.*always allowed/);
+    expect(third).not.toContain("Apply this new file? third.txt");
+    expect(readFileSync(path.join(workspace.dir, "third.txt"), "utf8")).toBe("three\n");
   });
 });
