@@ -2,21 +2,18 @@ import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
 import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ShellParser } from "../policy/command/index.js";
 import type { Terminal } from "../terminal/index.js";
 import type { HookNotice, HookRunner, HookSession } from "../hooks/index.js";
+import type { ActiveRule } from "../policy/decide-call.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
-import { decideCall, type ActiveRule, type CallDecision } from "../policy/decide-call.js";
-import { parsePermissionRule, suggestedRule as suggestedRuleOf } from "../policy/permission-rules.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { toolResultText } from "../protocol/result-text.js";
-import { addPermissionRule } from "../storage/permission-store.js";
 import { gitTracksIgnored } from "./tracked-ignored.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
 import { runTool, validateInput } from "../tools/run-tool.js";
 import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
 import type { AgentEvent, Decision, SandboxJson, ToolCallEnd } from "../events/index.js";
-import type { CallFacts } from "../policy/call-facts.js";
 import type { TextFiles } from "../tools/files/index.js";
-import { approvalPreview } from "./approval-preview.js";
+import { approveCall } from "./approve-call.js";
 import { accessesOf, gatherFacts } from "./gather-facts.js";
 import type { Hooks } from "./hooks.js";
 import type { Host } from "./host.js";
@@ -95,77 +92,6 @@ const fail = (env: CallEnv, call: ParsedCall, content: string) => finish(env, ca
 /** A refusal by policy or a hook: the model reads `content`, the person and the journal read `reason`. */
 function deny(env: CallEnv, call: ParsedCall, content: string, by: Decision["by"], reason: string): ExecutedCall {
   return finish(env, call, { content, isError: true }, "denied", { approved: false, by, reason });
-}
-
-/** Lets the call run: policy decided, or asks the host (the person); without a host that can ask, it is denied. */
-async function approve(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts): Promise<{ decision?: Decision } | { denied: ExecutedCall }> {
-  const decided = decideCall(facts, env.approval, env.policyState);
-  if (decided.action === "allow") {
-    if (!decided.category) return {};
-    return { decision: { approved: true, by: decided.by, reason: decided.reason, ...(decided.rule ? { rule: decided.rule } : {}) } };
-  }
-  if (decided.action === "deny") return { denied: deny(env, call, decided.reason, decided.by, decided.reason) };
-  return askPerson(env, tool, call, summary, facts, decided);
-}
-
-async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, decided: CallDecision): Promise<{ decision: Decision } | { denied: ExecutedCall }> {
-  const category = decided.category ?? "edit";
-  const guarded = decided.protected;
-  const why = facts.command && facts.command.reasons.length > 0 ? ` (${facts.command.reasons.join("; ")})` : "";
-  const shown = guarded ? `${summary} (protected file ${guarded.path}: ${guarded.reason}; only you can allow this)` : `${summary}${why}`;
-  const preview = approvalPreview(tool, facts, env);
-  const rule = guarded ? undefined : suggestRule(facts);
-  const approval = { category, summary: shown, ...(preview ? { preview } : {}), ...(guarded ? { protected: guarded } : {}), ...(rule ? { suggested_rule: rule } : {}) };
-  env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "awaiting_approval", approval });
-  const notified = notify(env, `Cairn needs your approval: ${shown}`, "permission_prompt");
-  if (!env.host.approve) {
-    if (guarded) {
-      const reason = `${guarded.path} is a protected file (${guarded.reason}); only the person can approve changing it, and nobody can approve in this run`;
-      return {
-        denied: deny(
-          env,
-          call,
-          `${call.name} was denied: ${reason}. Do not try to change it another way (a command, a link, another tool); finish without it and tell the user what should change there and why.`,
-          "policy",
-          reason,
-        ),
-      };
-    }
-    const reason = `needs approval (${category}) and nobody can approve it in this run`;
-    return {
-      denied: deny(env, call, `The user denied this operation: ${call.name} ${reason}. Do not retry it; find another way or finish with what you can do.`, "policy", reason),
-    };
-  }
-  const response = await env.host.approve({ tool_use_id: call.id, tool: call.name, input: call.input, ...approval }, env.signal);
-  await notified;
-  const feedback = response.feedback ? { feedback: response.feedback } : {};
-  if (!response.approved) {
-    const said = response.feedback ? `\nThe user said: ${response.feedback}` : "";
-    return { denied: finish(env, call, { content: `The user denied this operation.${said}`, isError: true }, "denied", { approved: false, by: "user", reason: "denied by the user", ...feedback }) };
-  }
-  if (response.remember && rule) remember(env, rule, response.remember);
-  return { decision: { approved: true, by: "user", reason: "approved by the user", ...feedback } };
-}
-
-function suggestRule(facts: CallFacts): string | undefined {
-  try {
-    return suggestedRuleOf(facts);
-  } catch {
-    return undefined;
-  }
-}
-
-/** "Always allow": the rule holds for the rest of the task, and is saved for a workspace or user scope. */
-function remember(env: CallEnv, text: string, scope: "task" | "workspace" | "user"): void {
-  const parsed = parsePermissionRule(text);
-  if (!parsed.ok) return;
-  if (!env.policyState.rules.some((r) => r.text === parsed.rule.text)) env.policyState.rules.push({ ...parsed.rule, scope });
-  if (scope === "task" || !env.home) return;
-  try {
-    addPermissionRule(env.home, env.cwd, scope, parsed.rule.text);
-  } catch (error) {
-    env.emit({ type: "system", subtype: "notice", level: "warning", message: `The rule ${parsed.rule.text} holds for this task only: it could not be saved (${(error as Error).message.split("\n")[0]}).` });
-  }
 }
 
 /**
@@ -250,8 +176,8 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   // Whether the call reaches outside the workspace as it is approved: tools hold its paths to this
   // when they use them, so a link swapped while the approval is pending cannot carry them out.
   const reach = tool.kind === "command" ? undefined : approvalCategory(facts);
-  const approval = await approve(env, tool, { ...call, input }, summary, facts);
-  if ("denied" in approval) return approval.denied;
+  const approval = await approveCall(env, tool, { ...call, input }, summary, facts, (message) => notify(env, message, "permission_prompt"));
+  if ("refused" in approval) return finish(env, { ...call, input }, { content: approval.refused, isError: true }, "denied", approval.decision);
   env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "running", ...(approval.decision ? { decision: approval.decision } : {}) });
 
   let result = await runTool(tool, input, {

@@ -1,0 +1,84 @@
+import type { Decision } from "../events/index.js";
+import type { CallFacts } from "../policy/call-facts.js";
+import { decideCall, type CallDecision } from "../policy/decide-call.js";
+import { parsePermissionRule, suggestedRule, type RuleScope } from "../policy/permission-rules.js";
+import type { ParsedCall } from "../protocol/types.js";
+import { addPermissionRule } from "../storage/permission-store.js";
+import type { AnyTool } from "../tools/tool.js";
+import { approvalPreview } from "./approval-preview.js";
+import type { CallEnv } from "./execute-call.js";
+
+/** The call may run (with the decision, when one was needed), or it is refused: what the model reads, and who refused. */
+export type Approval = { decision?: Decision } | { refused: string; decision: Decision };
+
+/**
+ * Whether one call may run: policy decides (decideCall), or the host asks the person, showing
+ * what the call would do (its preview) and the rule "always allow" would add. Without a host
+ * that can ask, the call is refused. `notify` tells Notification hooks the person is needed.
+ */
+export async function approveCall(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, notify: (message: string) => Promise<void>): Promise<Approval> {
+  const decided = decideCall(facts, env.approval, env.policyState);
+  if (decided.action === "allow") {
+    if (!decided.category) return {};
+    return { decision: { approved: true, by: decided.by, reason: decided.reason, ...(decided.rule ? { rule: decided.rule } : {}) } };
+  }
+  if (decided.action === "deny") return { refused: decided.reason, decision: { approved: false, by: decided.by, reason: decided.reason } };
+  return askPerson(env, tool, call, summary, facts, decided, notify);
+}
+
+async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, decided: CallDecision, notify: (message: string) => Promise<void>): Promise<Approval> {
+  const category = decided.category ?? "edit";
+  const guarded = decided.protected;
+  const why = facts.command && facts.command.reasons.length > 0 ? ` (${facts.command.reasons.join("; ")})` : "";
+  const shown = guarded ? `${summary} (protected file ${guarded.path}: ${guarded.reason}; only you can allow this)` : `${summary}${why}`;
+  const preview = approvalPreview(tool, facts, env);
+  const rule = guarded ? undefined : ruleFor(facts);
+  const approval = { category, summary: shown, ...(preview ? { preview } : {}), ...(guarded ? { protected: guarded } : {}), ...(rule ? { suggested_rule: rule } : {}) };
+  env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "awaiting_approval", approval });
+  const notified = notify(`Cairn needs your approval: ${shown}`);
+  if (!env.host.approve) {
+    if (guarded) {
+      const reason = `${guarded.path} is a protected file (${guarded.reason}); only the person can approve changing it, and nobody can approve in this run`;
+      return {
+        refused: `${call.name} was denied: ${reason}. Do not try to change it another way (a command, a link, another tool); finish without it and tell the user what should change there and why.`,
+        decision: { approved: false, by: "policy", reason },
+      };
+    }
+    const reason = `needs approval (${category}) and nobody can approve it in this run`;
+    return {
+      refused: `The user denied this operation: ${call.name} ${reason}. Do not retry it; find another way or finish with what you can do.`,
+      decision: { approved: false, by: "policy", reason },
+    };
+  }
+  const response = await env.host.approve({ tool_use_id: call.id, tool: call.name, input: call.input, ...approval }, env.signal);
+  await notified;
+  const feedback = response.feedback ? { feedback: response.feedback } : {};
+  if (!response.approved) {
+    const said = response.feedback ? `\nThe user said: ${response.feedback}` : "";
+    return { refused: `The user denied this operation.${said}`, decision: { approved: false, by: "user", reason: "denied by the user", ...feedback } };
+  }
+  if (response.remember && rule) remember(env, rule, response.remember);
+  return { decision: { approved: true, by: "user", reason: "approved by the user", ...feedback } };
+}
+
+/** The suggestion is a courtesy: a call whose facts it cannot read simply gets none. */
+function ruleFor(facts: CallFacts): string | undefined {
+  try {
+    return suggestedRule(facts);
+  } catch {
+    return undefined;
+  }
+}
+
+/** "Always allow": the rule holds for the rest of the task, and is saved for a workspace or user scope. */
+function remember(env: CallEnv, text: string, scope: RuleScope): void {
+  const parsed = parsePermissionRule(text);
+  if (!parsed.ok) return;
+  if (!env.policyState.rules.some((r) => r.text === parsed.rule.text)) env.policyState.rules.push({ ...parsed.rule, scope });
+  if (scope === "task" || !env.home) return;
+  try {
+    addPermissionRule(env.home, env.cwd, scope, parsed.rule.text);
+  } catch (error) {
+    env.emit({ type: "system", subtype: "notice", level: "warning", message: `The rule ${parsed.rule.text} holds for this task only: it could not be saved (${(error as Error).message.split("\n")[0]}).` });
+  }
+}
