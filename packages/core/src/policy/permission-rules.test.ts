@@ -23,7 +23,9 @@ const at = (relative: string): PathFact => ({ access: "edit", path: relative, ab
 
 describe("parsing rules", () => {
   it("reads tool(pattern) and writes it back canonically", () => {
-    expect(parsePermissionRule("  execute_command( npm test * ) ")).toEqual({ ok: true, rule: { text: "execute_command(npm test *)", tool: "execute_command", pattern: "npm test *" } });
+    expect(parsePermissionRule("  execute_command( npm  test * ) ")).toEqual({ ok: true, rule: { text: "execute_command(npm test *)", tool: "execute_command", pattern: "npm test *" } });
+    // Spaces in a file name are the file's own.
+    expect(parsePermissionRule("write_to_file(my  notes/*)")).toMatchObject({ rule: { pattern: "my  notes/*" } });
   });
 
   it.each(["npm test", "execute_command()", "(x)", "bad name(x)", "execute_command(a\nb)"])("refuses %j with a one-line error", (text) => {

@@ -26,7 +26,9 @@ export function parsePermissionRule(text: string): ParsedRule {
     return { ok: false, error: `"${text}" is not a rule; write it as tool(pattern), e.g. "execute_command(npm test *)" or "write_to_file(src/**)".` };
   }
   const tool = trimmed.slice(0, open).trim();
-  const pattern = trimmed.slice(open + 1, -1).trim();
+  const written = trimmed.slice(open + 1, -1).trim();
+  // A command pattern matches words joined by single spaces (command/glob.ts), so it is kept that way: one rule, one text.
+  const pattern = tool === "execute_command" ? written.replace(/[ \t]+/g, " ") : written;
   if (!toolName.test(tool)) return { ok: false, error: `"${tool}" is not a tool name; write the rule as tool(pattern), e.g. "execute_command(npm test *)".` };
   if (pattern === "") return { ok: false, error: `The rule "${text}" has an empty pattern; use ${tool}(*) to allow every call of ${tool}.` };
   if (/[\r\n\0]/.test(pattern)) return { ok: false, error: `The rule ${JSON.stringify(text)} contains a line break or NUL; write it on one line.` };
