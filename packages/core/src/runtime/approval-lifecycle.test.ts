@@ -145,6 +145,12 @@ describe('"always allow"', () => {
     expect(existsSync(path.join(ws, "four.txt"))).toBe(false);
   });
 
+  it('remember: "user" saves the rule for every workspace', async () => {
+    await runTask([call("execute_command", { command: "mkdir -p made", requires_approval: true }), done], () => ({ approved: true, remember: "user" }));
+    expect(JSON.parse(readFileSync(permissionsFile(home), "utf8"))).toEqual({ user: ["execute_command(mkdir *)"], workspaces: {} });
+    expect(loadPermissionRules(home, base)).toEqual([{ text: "execute_command(mkdir *)", tool: "execute_command", pattern: "mkdir *", scope: "user" }]);
+  });
+
   it("a protected file offers no rule, and remember is ignored for it", async () => {
     const { asked, events } = await runTask(
       [call("write_to_file", { path: ".cairnignore", content: "a\n" }), call("write_to_file", { path: ".cairnignore", content: "b\n" }), done],
