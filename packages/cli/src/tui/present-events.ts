@@ -32,8 +32,8 @@ export function usageTotal(u: { input_tokens: number; output_tokens: number; cac
 
 /**
  * Turns AgentEvents into what the view shows. A tool call's card follows core's record of the
- * call (applyToolCallEvent): its status, decision, output and result are the record's, and an
- * edit's diff is the one its approval carried.
+ * call (applyToolCallEvent): its status, decision and result are the record's, its output is
+ * the tool_output events', and an edit's diff is the one its approval carried.
  */
 export class EventPresenter {
   private streamedText = false;
@@ -132,11 +132,12 @@ export class EventPresenter {
         this.records = applyToolCallEvent(this.records, event);
         return this.toolCallUpdate(event);
       case "tool_output": {
-        this.records = applyToolCallEvent(this.records, event);
+        // The output's end is kept here, bounded, rather than folded into the record: a long
+        // build's whole output would otherwise be held (and copied) while it streams.
         const card = this.card(event.tool_use_id);
         if (!card) return;
+        card.output = keepTail(card.output + event.text, MAX_OUTPUT_CHARS);
         card.outputLines += countLines(event.text);
-        this.follow(card);
         view.changed(false);
         return;
       }
@@ -224,13 +225,12 @@ export class EventPresenter {
     }
   }
 
-  /** Copies what core's record says of the call onto its card. */
+  /** Copies what core's record says of the call onto its card: its status, decision and result. */
   private follow(card: ToolCard): ToolCallRecord | undefined {
     const record = this.records.get(card.id);
     if (!record) return undefined;
     card.status = record.status;
     if (record.decision) card.decision = record.decision;
-    if (record.output !== card.output) card.output = keepTail(record.output, MAX_OUTPUT_CHARS);
     if (record.content !== undefined) card.result = record.content.length > MAX_RESULT_CHARS ? `${record.content.slice(0, MAX_RESULT_CHARS)}…` : record.content;
     return record;
   }
