@@ -38,6 +38,26 @@ describe("cairn fleet limits", () => {
     expect(Math.max(at(`${a}: started`), at(`${b}: started`))).toBeLessThan(Math.min(at(`${a}: success`), at(`${b}: success`)));
   }, 60_000);
 
+  it("cancel: a job waiting for its turn on the provider is cancelled and never reaches the model", async () => {
+    f.behaviour.hangAlways.add("holder");
+    const holder = await f.add(f.repos[0]!, "holder");
+    await waitUntil(() => f.seen.has("holder"), 20_000, () => "the first job never reached the model");
+    const waiting = await f.add(f.repos[0]!, "never-run");
+    await waitUntil(() => f.workers[0]!.output().stdout.includes(`${waiting}: started`), 10_000, () => "the worker did not take the second job");
+    const cancel = await f.fleet(["cancel", waiting]);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    await f.waitForJobs([waiting], (j) => j.state === "cancelled", 15_000);
+    expect(await f.fleet(["cancel", holder])).toMatchObject({ code: 0 });
+    await f.waitForJobs([holder], (j) => j.state === "cancelled", 15_000);
+    expect(f.seen.has("never-run")).toBe(false);
+    // Positive control: retried, the same job runs and completes.
+    const retry = await f.fleet(["retry", waiting]);
+    expect(retry.stdout).toContain(`${waiting}: queued again`);
+    const jobs = await f.waitForJobs([waiting], (j) => j.state === "completed", 30_000);
+    expect(jobs.get(waiting)!.result!.outcome).toBe("success");
+    expect(f.seen.has("never-run")).toBe(true);
+  }, 90_000);
+
   it("--timeout: a job past its time limit is stopped, its run ends, and nothing is pushed", async () => {
     f.behaviour.hangAlways.add("too-slow");
     const started = Date.now();
