@@ -38,7 +38,7 @@ export function approvalTitle(request: ApprovalRequest): { heading: string; line
   if (request.category === "edit" && typeof request.input.path === "string") {
     return {
       heading: `Apply this edit? ${request.input.path}`,
-      lines: [{ text: "No diff to show: the edit does not apply to the file as it is now, or the file cannot be read.", tone: "problem" }],
+      lines: [{ text: "No diff to show: the edit does not apply to the file as it is now, or the file is too large or not text to preview.", tone: "problem" }],
     };
   }
   return { heading: `Allow ${request.summary}?`, lines: [{ text: `${request.tool} ${truncate(JSON.stringify(request.input), 300)}`, tone: "note" }] };
