@@ -10,6 +10,7 @@ import type { LoopSettings } from "../policy/loop-detection.js";
 import type { ProtocolName } from "../protocol/types.js";
 import type { TaskSandbox } from "../sandbox/index.js";
 import type { TextFiles } from "../tools/files/index.js";
+import type { ToolExecution } from "../storage/settings.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import type { AgentEvent } from "../events/index.js";
 import type { ApprovalCategory } from "../policy/approval-category.js";
@@ -50,6 +51,8 @@ export type ToolOptions = {
   scratchDir?: string;
   /** The host's own text files (an editor's buffers over ACP): file tools read and write workspace files there. Default: the local disk. */
   files?: TextFiles;
+  /** parallel (default): a reply's read-only calls run side by side; sequential: one call after another. */
+  execution?: ToolExecution;
 };
 
 /** The folder the task works in, and what surrounds it. */

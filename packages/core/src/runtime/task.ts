@@ -693,6 +693,7 @@ export class Task {
         journal: options.journal.store,
         beforeWrite: () => this.readyForWrites(emit),
         costSoFar: this.costUsd,
+        toolExecution: options.tools.execution ?? "parallel",
       });
       this.usage = addUsage(this.usage, outcome.usage);
       if (outcome.cost !== null) this.costUsd = (this.costUsd ?? 0) + outcome.cost;

@@ -9,7 +9,9 @@ import { textCallNote } from "../protocol/text-calls.js";
 import type { ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../protocol/types.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEvent } from "../events/index.js";
+import { CallScheduler, type ToolExecution } from "./call-scheduler.js";
 import { executeCall, skippedResult, type CallEnv, type ExecutedCall } from "./execute-call.js";
+import { accessesOf } from "./gather-facts.js";
 import { EditPreviews } from "./edit-previews.js";
 import type { Hooks } from "./hooks.js";
 import type { TaskJournal } from "../storage/task-journal.js";
@@ -33,6 +35,8 @@ export type TurnInput = {
   beforeWrite(): Promise<void>;
   /** Cost so far in this task, to report running totals. */
   costSoFar: number | null;
+  /** parallel: the reply's reads run side by side (see call-scheduler.ts); sequential: one call after another. */
+  toolExecution?: ToolExecution;
 };
 
 export type TurnOutcome =
@@ -55,6 +59,13 @@ export type TurnOutcome =
 /** Reading, asking and finishing change no file; an unknown tool is refused before it runs, but waits like the rest. */
 const mayWrite = (tool: AnyTool | undefined): boolean => tool?.kind !== "read" && tool?.kind !== "interaction" && tool?.kind !== "control";
 
+/** A call that changes nothing anywhere, by its tool's declaration: a read (or a read-only tool) that names no path to edit. */
+const changesNothing = (tool: AnyTool | undefined, input: Record<string, unknown>): boolean =>
+  tool !== undefined && (tool.kind === "read" || tool.readOnly === true) && accessesOf(tool, input).every((a) => a.type !== "edit");
+
+/** Statuses of a call's life after which it has passed its checks and approval. */
+const clearedStatus = new Set(["running", "completed", "failed", "denied", "cancelled"]);
+
 const addCost = (a: number | null, b: number | null) => (a === null || b === null ? (a ?? b) : a + b);
 
 /**
@@ -76,29 +87,52 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const executed: ExecutedCall[] = [];
   let reasoning: ReasoningPart[] = [];
   let halt: string | undefined;
-  let chain: Promise<void> = Promise.resolve();
   let finishReason = "stop" as FinishReason;
   const notes: string[] = [];
   /** Calls the model wrote as XML text under the native protocol: run, and the model is told to use function calls. */
   const textCalls: string[] = [];
   const previews = new EditPreviews(input.callEnv.cwd, input.callEnv.ignore);
 
-  const dispatch = (call: ParsedCall) => {
-    calls.push(call);
-    chain = chain.then(async () => {
-      if (halt !== undefined) {
-        executed.push(skippedResult(input.callEnv, call, halt));
-        return;
-      }
+  // The loop detector's record of calls, kept in the reply's order whatever order the calls finish in.
+  const history = input.callEnv.history;
+  const ownHistory = new Map<ParsedCall, { base: number; records: CallEnv["history"] }>();
+  const scheduler = new CallScheduler<ParsedCall, ExecutedCall>({
+    execution: input.toolExecution ?? "parallel",
+    concurrent: (call) => changesNothing(input.callEnv.tools.get(call.name), call.input),
+    run: async (call, { cleared }) => {
+      if (halt !== undefined) return skippedResult(input.callEnv, call, halt);
       if (mayWrite(tools.find((t) => t.name === call.name))) await input.beforeWrite();
-      const done = await executeCall(call, input.callEnv);
+      const records = [...history];
+      ownHistory.set(call, { base: records.length, records });
+      const env: CallEnv = {
+        ...input.callEnv,
+        history: records,
+        emit: (event) => {
+          if (event.type === "tool_call_update" && event.tool_use_id === call.id && clearedStatus.has(event.status)) {
+            // Set before the next read is let through, so it is skipped rather than run.
+            if (event.status === "denied") halt ??= `${call.name} before it in this message was denied; this call did not run.`;
+            cleared();
+          }
+          emit(event);
+        },
+      };
+      const done = await executeCall(call, env);
+      if (done.result.control?.type === "complete") halt ??= "attempt_completion before it in this message ended the task.";
+      else if (done.result.control?.type === "ask") halt ??= "a question before it in this message is waiting for an answer.";
+      return done;
+    },
+    settled: (call, done) => {
+      const own = ownHistory.get(call);
+      if (own) history.push(...own.records.slice(own.base));
       executed.push(done);
       input.journal?.callResult(done.call, done.result);
-      if (done.verdict === "denied") halt = `${done.call.name} before it in this message was denied; this call did not run.`;
-      else if (done.result.control?.type === "complete") halt = "attempt_completion before it in this message ended the task.";
-      else if (done.result.control?.type === "ask") halt = "a question before it in this message is waiting for an answer.";
-    });
+    },
+  });
+  const dispatch = (call: ParsedCall) => {
+    calls.push(call);
+    scheduler.add(call);
   };
+  const allDone = () => scheduler.finished().then(() => undefined);
 
   let pieceId = "";
   let pieceReasoning = "";
@@ -163,7 +197,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       apiMs += Date.now() - started;
       const error = classifyModelError(raw, true, signal);
       if (error.kind === "aborted" || signal.aborted) {
-        await chain;
+        await allDone();
         return { kind: "aborted", usage, cost, apiMs };
       }
       if (calls.length > callsBefore) {
@@ -184,7 +218,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         delay = 0;
       }
       if (delay === undefined) {
-        await chain;
+        await allDone();
         return { kind: "failed", error, model, usage, cost, apiMs };
       }
       if (attempt > 0) {
@@ -201,7 +235,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       try {
         await sleep(delay, signal);
       } catch {
-        await chain;
+        await allDone();
         return { kind: "aborted", usage, cost, apiMs };
       }
       // Rebuild the parser from accepted text only; its calls were dispatched already.
@@ -228,6 +262,6 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const assistant = protocol.assistantMessage(parser.text, reasoning, calls);
   input.journal?.message(assistant);
   await input.hooks.afterModel?.(assistant);
-  await chain;
+  await allDone();
   return { kind: "replied", model, assistant, executed, finishReason, usage, cost, apiMs, notes };
 }

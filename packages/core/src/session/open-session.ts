@@ -129,6 +129,7 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(resolved.settings.browser ? { browser: resolved.settings.browser } : {}),
         ...(resolved.settings.problemsCommand ? { problemsCommand: resolved.settings.problemsCommand } : {}),
         ...(resolved.settings.focusChain ? { focusChain: resolved.settings.focusChain } : {}),
+        ...(resolved.settings.toolExecution ? { execution: resolved.settings.toolExecution } : {}),
         ...(options.files ? { files: options.files } : {}),
       },
       workspace: { cwd: resolved.cwd, home: resolved.home, sandbox: resolved.sandbox, ...(checkpoints ? { checkpoints } : {}) },

@@ -19,6 +19,10 @@ const pricingSchema = z.strictObject({
 
 export const compactionStrategies = ["auto", "truncate", "off"] as const;
 
+/** How the calls of one reply run: reads side by side (the default), or every call after the one before it. */
+export const toolExecutions = ["parallel", "sequential"] as const;
+export type ToolExecution = (typeof toolExecutions)[number];
+
 /** A value read from a flag's or an environment variable's text, or the one line that says what is wrong. */
 export type FromText<T> = (text: string, source: string) => { ok: true; value: T } | { ok: false; error: string };
 
@@ -184,6 +188,8 @@ export const settingOptions = {
     },
     merge: true,
   }),
+  /** parallel (default): the read-only calls of one reply run side by side, the rest in the reply's order; sequential: one call after another. */
+  toolExecution: option({ schema: z.enum(toolExecutions), env: "CAIRN_TOOL_EXECUTION", fromText: oneOf(toolExecutions, "parallel or sequential") }),
   /** Per-model overrides: context window, output limit, price. */
   models: option({
     schema: z.record(

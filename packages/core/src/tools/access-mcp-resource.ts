@@ -25,6 +25,8 @@ export function accessMcpResourceTool(hub: McpHub) {
     brief: "Read a resource of an MCP server by its URI (use_mcp_tool with just server_name lists them).",
     parameters,
     kind: "mcp",
+    // MCP's resources/read only reads, by the protocol: it may run beside reads (tool calls may not).
+    readOnly: true,
     modes: ["act", "plan"],
     summarize: (input) => `read ${input.uri} from MCP server ${input.server_name}`,
     async execute(input, ctx): Promise<ToolResult> {

@@ -73,6 +73,11 @@ export type Tool<S extends z.ZodObject = z.ZodObject> = {
   /** Per-parameter: keep whitespace exactly (file content, diffs) instead of trimming. */
   rawParameters?: ReadonlyArray<keyof z.infer<S> & string>;
   kind: ToolKind;
+  /**
+   * True for a tool of another kind that changes nothing anywhere (no file, process, page or remote
+   * state): several of its calls in one reply may run side by side, like reads (see call-scheduler.ts).
+   */
+  readOnly?: boolean;
   modes: readonly Mode[];
   /** The paths a call reads or edits. Defaults to none. */
   access?(input: z.infer<S>): ToolAccess[];

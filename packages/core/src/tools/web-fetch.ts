@@ -52,6 +52,8 @@ export function makeWebFetchTool(overrides: Partial<WebFetchLimits> = {}) {
     brief: "Fetch an http(s) url and return the page as Markdown text (runs no JavaScript).",
     parameters,
     kind: "browser",
+    // A GET of a page: it may run beside reads (browser_action, which drives a page, may not).
+    readOnly: true,
     modes: ["act", "plan"],
     access: () => [{ type: "none" }],
     summarize: (input) => `fetch ${input.url}`,
