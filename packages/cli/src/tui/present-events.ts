@@ -226,13 +226,12 @@ export class EventPresenter {
   }
 
   /** Copies what core's record says of the call onto its card: its status, decision and result. */
-  private follow(card: ToolCard): ToolCallRecord | undefined {
+  private follow(card: ToolCard): void {
     const record = this.records.get(card.id);
-    if (!record) return undefined;
+    if (!record) return;
     card.status = record.status;
     if (record.decision) card.decision = record.decision;
     if (record.content !== undefined) card.result = record.content.length > MAX_RESULT_CHARS ? `${record.content.slice(0, MAX_RESULT_CHARS)}…` : record.content;
-    return record;
   }
 
   /** A call's new status: the approval it awaits (an edit's diff printed in full first), who let it run or refused it, or its end. */
@@ -250,8 +249,8 @@ export class EventPresenter {
     const card = this.card(event.tool_use_id);
     if (!card) return;
     this.follow(card);
-    if (event.status === "awaiting_approval") {
-      const edit = editDiff(event.approval.preview);
+    if (record?.status === "awaiting_approval") {
+      const edit = editDiff(record.approval?.preview);
       if (edit) card.edit = edit;
       if (edit && edit.lines.length > 0 && !this.replay) {
         card.shownForApproval = true;
