@@ -7,8 +7,13 @@
  */
 
 import type { ApprovalCategory } from "../policy/approval-category.js";
+import type { Decision } from "../policy/decision.js";
 import type { Mode } from "../policy/mode.js";
+import type { ToolKind } from "../policy/tool-kind.js";
 import type { ProtocolName } from "../protocol/protocol-name.js";
+
+// Policy's vocabulary that events carry, kept on events' face for hosts.
+export type { Decision, ToolKind };
 
 export type UsageJson = {
   input_tokens: number;
@@ -18,9 +23,6 @@ export type UsageJson = {
   /** Of output_tokens, those spent thinking; present when the model reasoned. */
   reasoning_output_tokens?: number;
 };
-
-/** What a tool does, for approval and display. "control" ends or steers the task (completion, a plan). */
-export type ToolKind = "read" | "edit" | "command" | "browser" | "mcp" | "interaction" | "control";
 
 /** The life of one tool call: pending -> awaiting_approval -> running -> one of the ends. */
 export type ToolCallStatus = "pending" | "awaiting_approval" | "running" | "completed" | "failed" | "denied" | "cancelled";
@@ -43,15 +45,6 @@ export type ApprovalPreview =
   | { type: "browser"; action: string; url?: string }
   | { type: "mcp"; server: string; tool: string; arguments: Record<string, unknown> }
   | { type: "paths"; paths: string[] };
-
-/** Who let a call run or refused it, and why. `rule`: the "always allow" rule that answered. */
-export type Decision = {
-  approved: boolean;
-  by: "auto" | "user" | "policy" | "hook" | "rule";
-  reason: string;
-  feedback?: string;
-  rule?: string;
-};
 
 /** What an approval asks the person about; `suggested_rule` is what "always allow" would add (absent for protected files). */
 export type ApprovalJson = {
@@ -165,6 +158,21 @@ export type AgentEvent =
   | { type: "task_progress"; items: Array<{ text: string; done: boolean }> }
   | { type: "usage"; model: string; usage: UsageJson; cost_usd: number | null; total_cost_usd: number | null }
   | { type: "question"; tool_use_id: string; question: string; options: string[] }
+  /**
+   * A sub-agent of a use_subagents call, shown under that call (`parent_tool_use_id`): it started
+   * (activity: its prompt), took a step (activity: the call's summary), or ended (activity: the
+   * first line of its report; usage and cost are its own, already added to the parent's).
+   */
+  | {
+      type: "subagent";
+      parent_tool_use_id: string;
+      index: number;
+      task_id: string;
+      status: "running" | "completed" | "failed";
+      activity: string;
+      usage?: UsageJson;
+      cost_usd?: number | null;
+    }
   | { type: "error"; message: string; kind: string }
   | {
       type: "result";

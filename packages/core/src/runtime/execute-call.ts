@@ -13,6 +13,7 @@ import { runTool, validateInput } from "../tools/run-tool.js";
 import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
 import type { AgentEvent, Decision, SandboxJson, ToolCallEnd } from "../events/index.js";
 import type { TextFiles } from "../tools/files/index.js";
+import type { SubagentCapability, SubagentRunner } from "../tools/subagent-capability.js";
 import { approveCall } from "./approve-call.js";
 import { accessesOf, gatherFacts } from "./gather-facts.js";
 import type { Hooks } from "./hooks.js";
@@ -48,6 +49,9 @@ export type CallEnv = {
   hooks: Hooks;
   signal: AbortSignal;
   emit(event: AgentEvent): void;
+  /** Sub-agents and the hand-off limit the session gave the task, lent to the tools that use them. */
+  subagents?: SubagentRunner | undefined;
+  handoffs?: { left: number; limit: number } | undefined;
 };
 
 /** ok: ran and succeeded; error: invalid or failed (a mistake); denied: refused by the person or policy. */
@@ -85,6 +89,13 @@ function finish(env: CallEnv, call: ParsedCall, result: ToolResult, verdict: Ver
     ...(decision ? { decision } : {}),
   });
   return { call, result, verdict };
+}
+
+/** The session's sub-agents bound to this call: its events go under its tool_use_id, the task's abort stops them. */
+function subagentsFor(env: CallEnv, toolUseId: string): SubagentCapability | undefined {
+  const runner = env.subagents;
+  if (!runner) return undefined;
+  return { run: (prompts, agent) => runner.run({ prompts, ...(agent ? { agent } : {}), parentToolUseId: toolUseId, signal: env.signal, emit: env.emit }) };
 }
 
 const fail = (env: CallEnv, call: ParsedCall, content: string) => finish(env, call, { content, isError: true }, "error");
@@ -191,6 +202,8 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     resolvePath: (path) => resolveWorkspacePath(env.cwd, path).absolute,
     outsideApproved: reach === "read-external" || reach === "edit-external",
     emitOutput: (text) => env.emit({ type: "tool_output", tool_use_id: call.id, text }),
+    subagents: subagentsFor(env, call.id),
+    handoffs: env.handoffs,
   });
   result = (await env.hooks.afterTool?.({ ...call, input }, result)) ?? result;
   if (env.hookRunner?.has("PostToolUse", call.name)) {

@@ -39,4 +39,10 @@ export type Host = {
   reviewPlan?(plan: string, signal: AbortSignal): Promise<{ approved: boolean; feedback?: string }>;
   /** Loop detection or the mistake limit stopped the task: true lets it go on. Without it, the run ends. */
   confirmContinue?(reason: string, signal: AbortSignal): Promise<boolean>;
+  /**
+   * The model wants to hand over to a fresh task (new_task): start it with this context (the
+   * person may have edited it), or stay here with the person's feedback. Without it, the run ends
+   * with the hand-off (result.new_task) and the host starts the new task.
+   */
+  confirmNewTask?(context: string, signal: AbortSignal): Promise<{ approved: true; context: string } | { approved: false; feedback?: string }>;
 };

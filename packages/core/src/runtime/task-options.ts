@@ -10,6 +10,7 @@ import type { LoopSettings } from "../policy/loop-detection.js";
 import type { ProtocolName } from "../protocol/types.js";
 import type { TaskSandbox } from "../sandbox/index.js";
 import type { TextFiles } from "../tools/files/index.js";
+import type { SubagentRunner } from "../tools/subagent-capability.js";
 import type { ToolExecution } from "../storage/settings.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import type { AgentEvent } from "../events/index.js";
@@ -53,6 +54,8 @@ export type ToolOptions = {
   files?: TextFiles;
   /** parallel (default): a reply's read-only calls run side by side; sequential: one call after another. */
   execution?: ToolExecution;
+  /** Sub-agents for use_subagents (a session supplies them: each runs as a task of its own). */
+  subagents?: SubagentRunner;
 };
 
 /** The folder the task works in, and what surrounds it. */
@@ -96,6 +99,8 @@ export type LimitOptions = {
   loopDetection?: Partial<LoopSettings>;
   /** Default auto: summarise when the window is full. */
   compaction?: CompactionStrategy;
+  /** Hand-offs (new_task) left in this task's chain, and the chain's limit; without it new_task is not limited. */
+  handoffs?: { left: number; limit: number };
 };
 
 export type HookOptions = {

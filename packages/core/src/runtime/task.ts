@@ -369,6 +369,23 @@ export class Task {
     return text.trim();
   }
 
+  /** new_task: the person confirms (or edits) the hand-off where a host can ask; otherwise it goes ahead. */
+  private async confirmHandoff(context: string): Promise<{ approved: true; context: string } | { approved: false; feedback?: string }> {
+    const confirm = this.options.host?.confirmNewTask;
+    if (!confirm) return { approved: true, context };
+    return confirm(context, this.controller.signal);
+  }
+
+  /** Model use a step's calls caused outside this task's requests (sub-agents) counts as the task's own. */
+  private addSpent(executed: readonly ExecutedCall[]): void {
+    for (const done of executed) {
+      const spent = done.result.spent;
+      if (!spent) continue;
+      this.usage = addUsage(this.usage, spent.usage);
+      if (spent.costUsd !== null) this.costUsd = (this.costUsd ?? 0) + spent.costUsd;
+    }
+  }
+
   /** /compact: summarise the conversation now, whatever its size. */
   async compact(): Promise<void> {
     const protocol = protocolFor(this.options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
@@ -529,6 +546,8 @@ export class Task {
       hooks: options.hooks.loop ?? {},
       signal: this.controller.signal,
       emit,
+      subagents: options.tools.subagents,
+      handoffs: options.limits.handoffs,
     };
   }
 
@@ -732,6 +751,7 @@ export class Task {
       });
 
       denials.push(...this.noteExecuted(outcome.executed));
+      this.addSpent(outcome.executed);
       const progress = this.focus.update(outcome.executed.map((e) => e.call.taskProgress));
       if (progress) emit({ type: "task_progress", items: progress });
 
@@ -762,6 +782,8 @@ export class Task {
         if (plan?.approved) notes.push("[The user approved your plan. You are now in ACT mode: carry the plan out with the tools, and finish with attempt_completion.]");
         else if (plan?.feedback) notes.push(`[The user reviewed your plan and said: ${plan.feedback}]`);
       }
+      const handoff = control?.type === "new_task" ? await this.confirmHandoff(control.context) : undefined;
+      if (handoff && !handoff.approved) notes.push(`[The user did not start the new task${handoff.feedback ? ` and said: ${handoff.feedback}` : ""}. Continue the work in this task.]`);
       const endRun = outcome.executed.find((e) => e.endRun)?.endRun;
       let stopBlocked: string | undefined;
       const openItems = control?.type === "complete" && !endRun ? this.focus.completionCheck() : undefined;
@@ -789,6 +811,7 @@ export class Task {
       if (control?.type === "ask") {
         return finish("needs_input", control.question, { question: { text: control.question, options: control.options } });
       }
+      if (handoff?.approved) return finish("success", handoff.context, { new_task: handoff.context });
       if (control?.type === "plan") {
         if (!plan) return finish("needs_input", control.plan, { plan: control.plan });
         if (plan.approved) {

@@ -105,6 +105,13 @@ export const settingOptions = {
     flag: { name: "max-budget-usd", arg: "<usd>", help: "stop before a request once the task has cost this much" },
     fromText: amount("an amount in dollars"),
   }),
+  /** How many fresh tasks (new_task) a chain of hand-offs may add after its first task (default 3; 0: none). */
+  maxHandoffs: option({
+    schema: z.number().int().nonnegative(),
+    flag: { name: "max-handoffs", arg: "<n>", help: "how many fresh tasks the model may hand over to in a row (new_task;\ndefault 3, 0: none)" },
+    env: "CAIRN_MAX_HANDOFFS",
+    fromText: count(true),
+  }),
   /** {"allow": [...], "deny": [...], "allowRedirects": bool}; CAIRN_COMMAND_PERMISSIONS wins over it. */
   commandPermissions: option({
     schema: commandPermissionsSchema,

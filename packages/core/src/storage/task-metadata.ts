@@ -9,6 +9,8 @@ const usageSchema = z.object({
   cache_creation_input_tokens: z.number(),
 });
 
+const linkSchema = z.object({ id: z.string().min(1), relation: z.enum(["handoff", "subagent"]) });
+
 const checkpointSchema = z.object({ hash: z.string(), messageIndex: z.number().int(), label: z.string(), createdAt: z.string() });
 
 /** What metadata.json must hold for a task to be listed, shown or resumed; extra keys are kept. */
@@ -29,6 +31,8 @@ export const taskMetadataSchema = z.looseObject({
   updatedAt: z.string(),
   pid: z.number().int(),
   checkpoints: z.array(checkpointSchema),
+  parent: linkSchema.optional(),
+  children: z.array(linkSchema).optional(),
 });
 
 /** The fields a history entry needs, checked the same way (the index is a cache of them). */

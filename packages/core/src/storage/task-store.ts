@@ -25,7 +25,14 @@ export type TaskMetadata = TaskState & {
   /** The process running the task; a "running" task whose process is gone was interrupted. */
   pid: number;
   checkpoints: CheckpointRecord[];
+  /** The task this one continues (a hand-off by new_task) or serves (a sub-agent of a use_subagents call). */
+  parent?: TaskLink;
+  /** Tasks started from this one: the task it handed over to, its sub-agents. */
+  children?: TaskLink[];
 };
+
+/** A link between two stored tasks, and what the one named is to the other. */
+export type TaskLink = { id: string; relation: "handoff" | "subagent" };
 
 export type { PendingResult } from "./task-journal.js";
 
@@ -85,7 +92,7 @@ export class TaskStore implements TaskJournal {
     this.dir = path.join(home, "tasks", meta.id);
   }
 
-  static create(home: string, init: Pick<TaskMetadata, "workspace" | "provider" | "model" | "protocol" | "mode"> & { task: string; id?: string }): TaskStore {
+  static create(home: string, init: Pick<TaskMetadata, "workspace" | "provider" | "model" | "protocol" | "mode"> & { task: string; id?: string; parent?: TaskLink }): TaskStore {
     const now = new Date().toISOString();
     const id = init.id ?? `${now.slice(0, 10).replaceAll("-", "")}-${randomUUID().slice(0, 8)}`;
     if (!isValidTaskId(id)) throw new Error(`"${id}" is not a valid task id: use letters, digits, '-' and '_'.`);
@@ -105,6 +112,7 @@ export class TaskStore implements TaskJournal {
       updatedAt: now,
       pid: process.pid,
       checkpoints: [],
+      ...(init.parent ? { parent: init.parent } : {}),
     };
     const store = new TaskStore(home, meta);
     mkdirSync(store.dir, { recursive: true });
@@ -160,6 +168,11 @@ export class TaskStore implements TaskJournal {
   /** Marks the task as run by this process again (resume). */
   claim(): void {
     this.update({ pid: process.pid, status: "running" });
+  }
+
+  /** Records a task started from this one (its hand-off, a sub-agent). */
+  addChild(link: TaskLink): void {
+    this.update({ children: [...(this.meta.children ?? []), link] });
   }
 
   update(patch: Partial<TaskMetadata>): void {

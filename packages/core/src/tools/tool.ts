@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import type { ApprovalPreview, ToolKind } from "../events/index.js";
-import type { ImagePart, TextPart } from "../model/types.js";
+import type { ImagePart, TextPart, Usage } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Terminal } from "../terminal/index.js";
 import type { TextFiles } from "./files/text-files.js";
+import type { SubagentCapability } from "./subagent-capability.js";
 
 export type { ToolKind };
 export type Mode = "act" | "plan";
@@ -23,7 +24,11 @@ export type ToolResult = {
     | { type: "complete"; result: string; command?: string }
     | { type: "ask"; question: string; options: string[] }
     /** A plan presented in Plan mode, for the person to approve (then Act) or refine. */
-    | { type: "plan"; plan: string };
+    | { type: "plan"; plan: string }
+    /** new_task: hand the work over to a fresh task that starts from `context` alone. */
+    | { type: "new_task"; context: string };
+  /** Model use the call caused besides the task's own requests (sub-agents): added to the task's totals. */
+  spent?: { usage: Usage; costUsd: number | null };
 };
 
 /** What a preview may read: the workspace, through the ignore rules. */
@@ -54,6 +59,10 @@ export type ToolContext = {
   terminal: Terminal;
   /** The host's own text files (an editor's buffers): workspace files are read and written there. Default: the local disk. */
   files?: TextFiles | undefined;
+  /** Sub-agents the session lends this call (use_subagents); absent where no session gives them. */
+  subagents?: SubagentCapability | undefined;
+  /** Hand-offs (new_task) this task may still make in its chain; absent: no limit known. */
+  handoffs?: { left: number; limit: number } | undefined;
 };
 
 export type Tool<S extends z.ZodObject = z.ZodObject> = {

@@ -2,6 +2,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { hooksDigest, parseHooks, projectSettingsFile } from "../hooks/config.js";
 import { projectConfigFile, serverEntries } from "../mcp/config.js";
+import { projectAgentsConfig } from "../prompt/agent-definitions.js";
 import { projectFileDigest, revokeProjectApprovals } from "../mcp/project-approval.js";
 import { isTrusted, revokeTrust, trustDigest, trustRecord, workspaceKey, type TrustRecord } from "./trust-store.js";
 
@@ -14,7 +15,7 @@ import { isTrusted, revokeTrust, trustDigest, trustRecord, workspaceKey, type Tr
 export type ProjectConfigFile = {
   /** Absolute, under the workspace's real path. */
   file: string;
-  what: "hooks" | "settings" | "hooks and settings" | "MCP servers";
+  what: "hooks" | "settings" | "hooks and settings" | "MCP servers" | "agent definitions";
   /** What would run, one line each, exactly as configured. */
   items: string[];
   /** Workspace files those commands run, covered by the same trust. */
@@ -57,6 +58,9 @@ export function projectConfig(options: { home: string; cwd: string }): ProjectCo
     const items = Object.entries(servers).map(([name, raw]) => `${name}: ${JSON.stringify(raw)}`);
     if (items.length > 0) files.push(entry(options.home, workspace, mcpFile, "MCP servers", items, projectFileDigest(workspace, mcpFile, mcpText)));
   }
+  // Agent definitions choose a sub-agent's tools and instructions: trusted like the files above.
+  const agents = projectAgentsConfig(workspace);
+  if (agents) files.push(entry(options.home, workspace, agents.dir, "agent definitions", agents.items, { digest: agents.digest, files: [] }));
   return { workspace, files };
 }
 

@@ -5,7 +5,7 @@ export type UntrustedConfig = {
   /** The workspace's real path. */
   workspace: string;
   /** What was not loaded from it, as the notice names it. */
-  what: "hooks" | "settings" | "MCP servers";
+  what: "hooks" | "settings" | "MCP servers" | "agent definitions";
   /** The person trusted an earlier version: the content changed since. */
   changed: boolean;
 };

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { addUsage, emptyUsage } from "../model/types.js";
+import type { SubagentReport } from "./subagent-capability.js";
+import { defineTool, type AnyTool } from "./tool.js";
+
+/** The most sub-agents one call may start. */
+export const maxSubagents = 5;
+
+const parameters = z.object({
+  prompts: z
+    .array(z.string().min(1))
+    .min(1, { error: `Give 1 to ${maxSubagents} prompts.` })
+    .max(maxSubagents, { error: `Give 1 to ${maxSubagents} prompts.` })
+    .describe(`1 to ${maxSubagents} self-contained prompts, as a JSON array of strings; each sub-agent sees only its own prompt.`),
+  agent: z.string().min(1).optional().describe("The name of an agent definition to run them as (default: a read-only researcher)."),
+});
+
+/** An agent definition as the tool's description lists it. */
+export type AgentListing = { name: string; description: string };
+
+const baseDescription = `Start 1 to ${maxSubagents} sub-agents that work in parallel, each in a fresh conversation of its own, and get their final reports back. Use them to research independent questions at once (where something is defined, how a module works, what a page says) without filling this conversation with what they read.
+Each prompt must stand alone: the sub-agent knows nothing of this conversation, so say exactly what to find and what to report. By default sub-agents can only read (read_file, search_files, list_files, list_code_definition_names, web_fetch): they cannot edit files, run commands or start sub-agents; do the changes yourself from their reports.
+
+Example:
+<use_subagents>
+<prompts>["Find where user sessions are created and expired in this repository; report the files, functions and the expiry rule.", "List every HTTP route in src/api/ with its method, path and handler function."]</prompts>
+</use_subagents>`;
+
+/** use_subagents, offering the agent definitions of this session (name and one line each). */
+export function useSubagentsTool(agents: readonly AgentListing[]): AnyTool {
+  const listed = agents.length === 0 ? "" : `\n\nAgent definitions (pass one's name as \`agent\`):\n${agents.map((a) => `- ${a.name}: ${oneLine(a.description)}`).join("\n")}`;
+  return defineTool({
+    name: "use_subagents",
+    description: `${baseDescription}${listed}`,
+    parameters,
+    kind: "read",
+    modes: ["act", "plan"],
+    summarize: (input) => `${input.prompts.length} sub-agent${input.prompts.length === 1 ? "" : "s"}${input.agent ? ` (${input.agent})` : ""}: ${oneLine(input.prompts[0] ?? "")}`,
+    async execute(input, ctx) {
+      if (!ctx.subagents) return { content: "use_subagents is not available in this task (its host gives no sub-agents). Do the research yourself with the read tools.", isError: true };
+      const outcome = await ctx.subagents.run(input.prompts, input.agent);
+      if (!outcome.ok) return { content: outcome.error, isError: true };
+      const spent = outcome.reports.reduce(
+        (sum, r) => ({ usage: addUsage(sum.usage, r.usage), costUsd: sum.costUsd === null && r.costUsd === null ? null : (sum.costUsd ?? 0) + (r.costUsd ?? 0) }),
+        { usage: emptyUsage(), costUsd: null as number | null },
+      );
+      const failed = outcome.reports.filter((r) => !r.ok).length;
+      return { content: outcome.reports.map(reportText).join("\n\n"), ...(failed === outcome.reports.length ? { isError: true } : {}), spent };
+    },
+  });
+}
+
+function reportText(report: SubagentReport): string {
+  const head = `<subagent index="${report.index + 1}" task="${report.taskId}" status="${report.ok ? "completed" : "failed"}">`;
+  return `${head}\n${report.report}\n</subagent>`;
+}
+
+function oneLine(text: string): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
