@@ -1,4 +1,4 @@
-import type { ToolKind } from "../events/index.js";
+import type { ToolKind } from "./tool-kind.js";
 import type { ShellParser } from "./command/index.js";
 import type { ProtectedHit } from "./protected-paths.js";
 

@@ -1,4 +1,4 @@
-import type { Decision } from "../events/index.js";
+import type { Decision } from "./decision.js";
 import type { ApprovalCategory } from "./approval-category.js";
 import { approvalCategory, autoApproval, hookMayAllow, type ApprovalSettings } from "./approval.js";
 import { protectedHit, type CallFacts } from "./call-facts.js";
