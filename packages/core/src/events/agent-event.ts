@@ -173,21 +173,6 @@ export type AgentEvent =
       usage?: UsageJson;
       cost_usd?: number | null;
     }
-  /**
-   * A sub-agent of a use_subagents call, shown under that call (`parent_tool_use_id`): it started
-   * (activity: its prompt), took a step (activity: the call's summary), or ended (activity: the
-   * first line of its report; usage and cost are its own, already added to the parent's).
-   */
-  | {
-      type: "subagent";
-      parent_tool_use_id: string;
-      index: number;
-      task_id: string;
-      status: "running" | "completed" | "failed";
-      activity: string;
-      usage?: UsageJson;
-      cost_usd?: number | null;
-    }
   | { type: "error"; message: string; kind: string }
   | {
       type: "result";
