@@ -1,7 +1,7 @@
 import type { AssistantMessage, ModelEvent, ReasoningPart, ToolSpec, UserMessage } from "../model/types.js";
 import { parameterSchema } from "../tools/describe-parameters.js";
 import type { AnyTool } from "../tools/tool.js";
-import { splitDescription } from "./describe-tool.js";
+import { splitDescription } from "../tools/describe-tool.js";
 import { toolResultText } from "./result-text.js";
 import { takeTaskProgress, taskProgressParam, withTaskProgress } from "./task-progress.js";
 import { TextCalls } from "./text-calls.js";

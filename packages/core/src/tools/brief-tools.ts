@@ -1,4 +1,4 @@
-import { splitDescription } from "../protocol/describe-tool.js";
+import { splitDescription } from "./describe-tool.js";
 import { bareParameterSchema, parameterLines } from "./describe-parameters.js";
 import type { AnyTool } from "./tool.js";
 

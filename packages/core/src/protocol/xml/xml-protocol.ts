@@ -2,7 +2,7 @@ import type { AssistantMessage, ModelEvent, ReasoningPart, UserMessage } from ".
 import { parameterLines } from "../../tools/describe-parameters.js";
 import type { AnyTool } from "../../tools/tool.js";
 import { coerceXmlParams } from "../coerce.js";
-import { splitDescription } from "../describe-tool.js";
+import { splitDescription } from "../../tools/describe-tool.js";
 import { toolResultText } from "../result-text.js";
 import { takeTaskProgress, taskProgressParam } from "../task-progress.js";
 import type { CallOutcome, ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../types.js";
