@@ -1,0 +1,70 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cairnBin, tempDir } from "../support/cairn-cli.js";
+
+/**
+ * bin/cairn.js runs the bundle `npm run build` makes (packages/cli/scripts/bundle.mjs) only while
+ * it is newer than the last compile of both packages; otherwise the compiled modules, so a `tsc -b`
+ * alone never leaves a person running yesterday's code. The real bin file runs here in a copy of
+ * the package layout whose two entries say which one ran.
+ */
+describe("which build bin/cairn.js runs", () => {
+  const dirs: Array<{ cleanup(): void }> = [];
+  afterEach(() => dirs.splice(0).forEach((d) => d.cleanup()));
+
+  function layout() {
+    const root = tempDir("bin-layout");
+    dirs.push(root);
+    const cli = path.join(root.dir, "packages/cli");
+    const entry = (file: string, name: string) => {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, `export function installCrashHandlers() {}\nexport async function main() { process.stdout.write(${JSON.stringify(name)}); return 0; }\n`);
+    };
+    mkdirSync(path.join(cli, "bin"), { recursive: true });
+    copyFileSync(cairnBin, path.join(cli, "bin/cairn.js"));
+    entry(path.join(cli, "dist/main.js"), "compiled");
+    entry(path.join(cli, "dist/bundle/main.js"), "bundle");
+    const files = {
+      bundle: path.join(cli, "dist/bundle/main.js"),
+      cliBuildInfo: path.join(cli, "tsconfig.tsbuildinfo"),
+      coreBuildInfo: path.join(root.dir, "packages/core/tsconfig.tsbuildinfo"),
+    };
+    mkdirSync(path.dirname(files.coreBuildInfo), { recursive: true });
+    writeFileSync(files.cliBuildInfo, "{}");
+    writeFileSync(files.coreBuildInfo, "{}");
+    const at = (file: string, secondsAgo: number) => utimesSync(file, new Date(Date.now() - secondsAgo * 1000), new Date(Date.now() - secondsAgo * 1000));
+    const ran = () => execFileSync(process.execPath, [path.join(cli, "bin/cairn.js"), "--version"], { encoding: "utf8" });
+    return { files, at, ran };
+  }
+
+  it("runs the bundle when it is newer than both packages' last compile", () => {
+    const { files, at, ran } = layout();
+    at(files.cliBuildInfo, 60);
+    at(files.coreBuildInfo, 60);
+    at(files.bundle, 10);
+    expect(ran()).toBe("bundle");
+  });
+
+  it("runs the compiled modules after a compile of either package that the bundle does not include", () => {
+    const { files, at, ran } = layout();
+    at(files.bundle, 30);
+    at(files.cliBuildInfo, 60);
+    at(files.coreBuildInfo, 5);
+    expect(ran()).toBe("compiled");
+    at(files.coreBuildInfo, 60);
+    at(files.cliBuildInfo, 5);
+    expect(ran()).toBe("compiled");
+  });
+
+  it("runs the bundle of an installed package, which has no build info, and the compiled modules when there is no bundle", () => {
+    const { files, at, ran } = layout();
+    at(files.bundle, 10);
+    rmSync(files.cliBuildInfo);
+    rmSync(files.coreBuildInfo);
+    expect(ran()).toBe("bundle");
+    rmSync(files.bundle);
+    expect(ran()).toBe("compiled");
+  });
+});
