@@ -77,8 +77,8 @@ export async function addCommand(argv: string[], io: Io): Promise<number> {
     } catch (error) {
       throw new UsageError(`cannot read --tasks ${values.tasks}: ${(error as Error).message}`);
     }
-    const common = validateRunFlags(rest);
-    if (common.args.task !== "") throw new UsageError("With --tasks, the tasks come from the file; remove the task from the command line.");
+    if (rest.includes("--")) throw new UsageError("With --tasks, the tasks come from the file; remove the task from the command line.");
+    validateRunFlags(rest);
     for (const [index, line] of text.split("\n").entries()) {
       if (line.trim() === "") continue;
       const where = `${values.tasks}:${index + 1}`;
@@ -101,9 +101,11 @@ export async function addCommand(argv: string[], io: Io): Promise<number> {
     if (jobs.length === 0) throw new UsageError(`${values.tasks} holds no task; write one {"repo", "task"} a line.`);
   } else {
     if (values.repo === undefined) throw new UsageError('cairn fleet add needs --repo <git url or path> and a task (or --tasks file.jsonl); see cairn fleet add --help.');
-    const run = validateRunFlags(rest);
-    if (run.args.task === "") throw new UsageError('No task given: cairn fleet add --repo <repo> -- "describe the task".');
-    jobs.push({ ...base, repo: resolveRepo(values.repo, process.cwd()), ...(values.ref ? { ref: values.ref } : {}), task: run.args.task, run_flags: run.flags, ...(timeout ? { timeout_s: timeout } : {}) });
+    const dashes = rest.indexOf("--");
+    const task = dashes === -1 ? "" : rest.slice(dashes + 1).join(" ").trim();
+    const run = validateRunFlags(dashes === -1 ? rest : rest.slice(0, dashes));
+    if (task === "") throw new UsageError('No task given: cairn fleet add --repo <repo> [options] -- "describe the task".');
+    jobs.push({ ...base, repo: resolveRepo(values.repo, process.cwd()), ...(values.ref ? { ref: values.ref } : {}), task, run_flags: run.flags, ...(timeout ? { timeout_s: timeout } : {}) });
   }
 
   const url = redisUrl(io.env);

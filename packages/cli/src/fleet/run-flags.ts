@@ -6,39 +6,19 @@ import { UsageError } from "../usage-error.js";
 const noCwd = "\u0000fleet-cwd";
 
 /**
- * Validates `cairn run` options for a fleet job with the run command's own parser (so a job that
- * would not start is refused when it is added, not on a worker hours later) and returns them in
- * canonical form, plus the task when one was given.
+ * Checks a fleet job's `cairn run` options with the run command's own parser, so a job that would
+ * not start is refused when it is added, not on a worker hours later. The options are kept as
+ * given (every run option, present and future, travels unchanged); the task comes separately.
  */
-export function validateRunFlags(argv: string[]): { flags: string[]; args: RunArgs } {
-  const args = parseRunArgs(argv, noCwd);
+export function validateRunFlags(flags: string[]): { flags: string[]; args: RunArgs } {
+  const args = parseRunArgs([...flags], noCwd);
   if (args === "help") throw new UsageError("Run options are those of cairn run (see cairn run --help).");
+  if (args.task !== "") throw new UsageError(`"${args.task}" is not a run option; the task goes after --: cairn fleet add --repo <repo> [options] -- "task".`);
   if (args.cwd !== noCwd) throw new UsageError("--cwd has no meaning for a fleet job: the worker runs it in a checkout of --repo.");
   if (args.json) throw new UsageError("--json is the worker's to set: watch a job's events with cairn fleet watch <job> --json.");
-  return { flags: runFlagsFrom(args), args };
-}
-
-/** The flags that parse back into these arguments (task, cwd and json excepted). */
-export function runFlagsFrom(args: RunArgs): string[] {
-  const flags: string[] = [];
-  const put = (flag: string, value: string | number | undefined) => {
-    if (value !== undefined) flags.push(flag, String(value));
-  };
-  put("--provider", args.provider);
-  put("--model", args.model);
-  put("--base-url", args.baseUrl);
-  put("--fallback-model", args.fallbackModel);
-  put("--protocol", args.protocol);
-  put("--mode", args.mode);
-  if (args.yolo) flags.push("--yolo");
-  put("--auto-approve", args.autoApprove?.join(","));
-  put("--max-turns", args.maxTurns);
-  put("--max-budget-usd", args.maxBudgetUsd);
-  put("--compaction", args.compaction);
-  put("--retries", args.retry?.maxRetries);
-  put("--sandbox", args.sandbox?.mode);
-  put("--request-timeout", args.requestTimeout);
-  return flags;
+  if (args.images?.length) throw new UsageError("--image names a file on this machine, which workers elsewhere cannot read; put the picture in the repository and name it in the task.");
+  if (args.continue) throw new UsageError("--continue has no meaning for a fleet job: each job starts a fresh task in a fresh checkout.");
+  return { flags: [...flags], args };
 }
 
 /** A job's options from a tasks file ({"max-turns": 5, "yolo": true}) as command-line flags. */
