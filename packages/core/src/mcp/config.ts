@@ -1,4 +1,4 @@
-import { ConfigFileError, parseJsonConfig, readConfigText, unknownKeyProblem } from "../storage/config-file.js";
+import { ConfigFileError, parseJsonConfig, readConfigText, unknownKeyProblem } from "../disk/config-file.js";
 import path from "node:path";
 
 /** Where a server is configured: CAIRN_HOME/mcp_settings.json, or the workspace's .mcp.json. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { writeFileAtomicSync } from "../storage/atomic-write.js";
+import { writeFileAtomicSync } from "../disk/atomic-write.js";
 import { configDigest, type ConfigDigest } from "../trust/digest.js";
 import { isPlainObject, serverEntries } from "./config.js";
 

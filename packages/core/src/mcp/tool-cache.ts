@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { writeFileAtomicSync } from "../storage/atomic-write.js";
+import { writeFileAtomicSync } from "../disk/atomic-write.js";
 import { isPlainObject } from "./config.js";
 
 /** An MCP tool as the hub keeps it. */

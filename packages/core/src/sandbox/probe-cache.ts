@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { writeFileAtomicSync } from "../storage/atomic-write.js";
+import { writeFileAtomicSync } from "../disk/atomic-write.js";
 
 /**
  * Remembers, under CAIRN_HOME, that bubblewrap started a sandbox here, so a later `cairn` skips the

@@ -1,7 +1,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { hooksDigest, parseHooks, projectSettingsFile } from "../hooks/config.js";
-import { ConfigFileError, parseJsonConfig } from "../storage/config-file.js";
+import { ConfigFileError, parseJsonConfig } from "../disk/config-file.js";
 import { describeIssue, settingsSchema, type Settings } from "../storage/settings.js";
 import { isTrusted, trustRecord, workspaceKey } from "../trust/trust-store.js";
 import { untrustedNotice } from "../trust/untrusted.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigFileError, nearestName, readJsonConfig } from "./config-file.js";
+import { ConfigFileError, nearestName, readJsonConfig } from "../disk/config-file.js";
 import { loadSettings, SettingsError } from "./settings.js";
 
 let dir: string;

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { writeFileAtomicSync } from "./atomic-write.js";
+import { writeFileAtomicSync } from "../disk/atomic-write.js";
 import { z } from "zod";
 import { DamagedMetadataError, historyEntrySchema, readTaskMetadata } from "./task-metadata.js";
 import type { TaskMetadata } from "./task-store.js";

@@ -3,8 +3,8 @@ import path from "node:path";
 import { z } from "zod";
 import { parsePermissionRule, type RuleScope } from "../policy/permission-rules.js";
 import type { ActiveRule } from "../policy/decide-call.js";
-import { writeFileAtomicSync } from "./atomic-write.js";
-import { ConfigFileError, readJsonConfig } from "./config-file.js";
+import { writeFileAtomicSync } from "../disk/atomic-write.js";
+import { ConfigFileError, readJsonConfig } from "../disk/config-file.js";
 
 /**
  * CAIRN_HOME/permissions.json: the "always allow" rules the person saved, for every workspace

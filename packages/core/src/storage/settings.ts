@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import { ConfigFileError, readJsonConfig, unknownKeyProblem } from "./config-file.js";
+import { ConfigFileError, readJsonConfig, unknownKeyProblem } from "../disk/config-file.js";
 import { approvalCategories } from "../policy/approval-category.js";
 import { protocolNames } from "../protocol/types.js";
 import { parseApprovalList } from "../policy/approval.js";

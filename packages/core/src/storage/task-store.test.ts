@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFi
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { writeFileAtomicSync } from "./atomic-write.js";
+import { writeFileAtomicSync } from "../disk/atomic-write.js";
 import { listTasks } from "./history.js";
 import { TaskStore } from "./task-store.js";
 

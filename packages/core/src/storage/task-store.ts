@@ -5,7 +5,7 @@ import type { Message } from "../model/types.js";
 import type { ParsedCall } from "../protocol/types.js";
 import type { AgentEvent } from "../events/index.js";
 import type { PendingResult, TaskJournal, TaskState } from "./task-journal.js";
-import { appendWholeSync, writeFileAtomicSync } from "./atomic-write.js";
+import { appendWholeSync, writeFileAtomicSync } from "../disk/atomic-write.js";
 import { updateHistoryIndex } from "./history.js";
 import { DamagedMetadataError, readTaskMetadata } from "./task-metadata.js";
 import type { ProtocolName } from "../protocol/protocol-name.js";

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { writeFileAtomicSync } from "../storage/atomic-write.js";
+import { writeFileAtomicSync } from "../disk/atomic-write.js";
 
 /**
  * The person's trust in a workspace's config, in CAIRN_HOME/trust.json: one record per file, keyed
