@@ -7,7 +7,7 @@ import { compactionSystemPrompt } from "../context/compact.js";
 import { fitContext } from "../context/fit-context.js";
 import { estimateMessagesTokens } from "../context/token-count.js";
 import { permissionMode, type HookNotice, type HookSession } from "../hooks/index.js";
-import { mcpTools, nativeMcpTools } from "../mcp/index.js";
+import { mcpTools, nativeMcpTools } from "../tools/mcp/mcp-tools.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type ImagePart, type Message, type Model, type Usage } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";

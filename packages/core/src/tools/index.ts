@@ -17,4 +17,6 @@ export { diffHunks, type DiffLine } from "./edit/diff-hunks.js";
 export { executeCommandTool } from "./execute-command.js";
 export { browserActionTool } from "./browser-action.js";
 export { webFetchTool } from "./web-fetch.js";
+export { mcpTools, nativeMcpTools, nativeToolName, type NativeMcpTool } from "./mcp/mcp-tools.js";
+export { resourceResultFromMcp, toolResultFromMcp } from "./mcp/result.js";
 export type { TextFiles } from "./files/index.js";
