@@ -18,7 +18,5 @@ export { addServerEntry, removeServerEntry } from "./config-edit.js";
 export { DEFAULT_RESTART_DELAYS_MS, McpHubError, type ServerState } from "./connection.js";
 export { stateText } from "./describe.js";
 export { McpHub, type McpHubOptions, type McpResources, type ServerInfo } from "./hub.js";
-export { mcpTools, nativeMcpTools, nativeToolName, type NativeMcpTool } from "./mcp-tools.js";
 export { approvalsFile, approveProjectServer, configHash, isProjectServerApproved, loadApprovals, revokeProjectApprovals, type ProjectApproval } from "./project-approval.js";
-export { resourceResultFromMcp, toolResultFromMcp } from "./result.js";
 export type { McpToolInfo } from "./tool-cache.js";

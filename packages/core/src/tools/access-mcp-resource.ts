@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { McpHubError } from "../mcp/connection.js";
 import type { McpHub } from "../mcp/hub.js";
-import { resourceResultFromMcp } from "../mcp/result.js";
+import { resourceResultFromMcp } from "./mcp/result.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 const parameters = z.object({

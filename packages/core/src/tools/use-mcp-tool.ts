@@ -2,7 +2,7 @@ import { z } from "zod";
 import { McpHubError } from "../mcp/connection.js";
 import { describeServerTools } from "../mcp/describe.js";
 import type { McpHub } from "../mcp/hub.js";
-import { toolResultFromMcp } from "../mcp/result.js";
+import { toolResultFromMcp } from "./mcp/result.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
 const parameters = z.object({

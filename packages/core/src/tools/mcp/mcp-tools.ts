@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { accessMcpResourceTool } from "../tools/access-mcp-resource.js";
-import type { AnyTool } from "../tools/tool.js";
-import { useMcpTool } from "../tools/use-mcp-tool.js";
-import { McpHubError } from "./connection.js";
-import type { McpHub } from "./hub.js";
+import { accessMcpResourceTool } from "../access-mcp-resource.js";
+import type { AnyTool } from "../tool.js";
+import { useMcpTool } from "../use-mcp-tool.js";
+import { McpHubError } from "../../mcp/connection.js";
+import type { McpHub } from "../../mcp/hub.js";
 import { toolResultFromMcp } from "./result.js";
 
 /** The generic MCP tools (both protocols): use_mcp_tool and access_mcp_resource, bound to a hub. */

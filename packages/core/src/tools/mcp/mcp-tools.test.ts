@@ -2,11 +2,11 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testContext } from "../tools/test-context.js";
-import { globalConfigFile } from "./config.js";
-import { McpHub } from "./hub.js";
+import { testContext } from "../test-context.js";
+import { globalConfigFile } from "../../mcp/config.js";
+import { McpHub } from "../../mcp/hub.js";
 import { mcpTools, nativeMcpTools, nativeToolName } from "./mcp-tools.js";
-import { writeTestServer } from "./test-servers.js";
+import { writeTestServer } from "../../mcp/test-servers.js";
 
 let home: string;
 let hub: McpHub;

@@ -1,6 +1,6 @@
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ImagePart, TextPart } from "../model/types.js";
-import type { ToolResult } from "../tools/tool.js";
+import type { ImagePart, TextPart } from "../../model/types.js";
+import type { ToolResult } from "../tool.js";
 
 type Part = TextPart | ImagePart;
 type Content = CallToolResult["content"][number];
