@@ -31,6 +31,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   tokens: () => import("./tokens.js"),
   turns: () => import("./turns.js"),
   fleet: () => import("./fleet.js"),
+  "parallel-reads": () => import("./parallel-reads.js"),
 };
 
 function cell(value: string | undefined): string {

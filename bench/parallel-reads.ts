@@ -1,0 +1,143 @@
+/**
+ * Parallel reads (issue 16): one reply of six read_file calls on large files (48 MB of text each),
+ * each asking for 40 lines near the end (read_file scans the file whole to find them and count its
+ * lines), run through the real Task against the scripted
+ * model server with toolExecution "parallel" against "sequential", interleaved, median of RUNS. The
+ * measure is the reply's calls alone: from the first call's tool_call event to the last call's end.
+ *
+ * Two cases: a cold page cache (each file's cached pages dropped before every run with dd's
+ * iflag=nocache, as for a workspace opened for the first time or a slow disk), where the reads wait
+ * on the disk; and a warm one, where they only wait on the CPU (two cores here). Goal: ≤ 0.5× cold.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, statSync, writeSync, closeSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { AgentEvent } from "../packages/core/src/events/index.js";
+import { createModel } from "../packages/core/src/model/providers.js";
+import { Task } from "../packages/core/src/runtime/task.js";
+import type { ToolExecution } from "../packages/core/src/storage/settings.js";
+import { allTools } from "../packages/core/src/tools/registry.js";
+import { startScriptedModelServer } from "../test/support/scripted-model-server.js";
+import type { BenchRow } from "./run.js";
+
+const FILES = 6;
+const FILE_BYTES = 48 * 1024 * 1024;
+const RUNS = 5;
+const GOAL = 0.5;
+const WORKSPACE = path.join(os.tmpdir(), "cairn-bench-parallel-reads");
+
+const log = (text: string): void => {
+  process.stderr.write(`  ${text}\n`);
+};
+
+const fileName = (i: number) => `large-${i + 1}.log`;
+
+/** Six large text files, written once and kept between bench runs (they are made in a few seconds). */
+function ensureFiles(): void {
+  mkdirSync(WORKSPACE, { recursive: true });
+  const line = Buffer.from(`${"0123456789abcdef".repeat(6)} a log line of a large file\n`);
+  const block = Buffer.concat(Array.from({ length: Math.ceil((1024 * 1024) / line.length) }, () => line)).subarray(0, 1024 * 1024);
+  for (let i = 0; i < FILES; i++) {
+    const file = path.join(WORKSPACE, fileName(i));
+    if (existsSync(file) && statSync(file).size === FILE_BYTES) continue;
+    log(`writing ${fileName(i)} (${FILE_BYTES / 1024 / 1024} MB)`);
+    const fd = openSync(file, "w");
+    for (let written = 0; written < FILE_BYTES; written += block.length) writeSync(fd, block);
+    closeSync(fd);
+  }
+  spawnSync("sync", { stdio: "ignore" });
+}
+
+/** Drops the files' pages from the page cache (posix_fadvise DONTNEED through GNU dd); false where that does not work. */
+function dropCache(): boolean {
+  for (let i = 0; i < FILES; i++) {
+    const done = spawnSync("dd", [`if=${path.join(WORKSPACE, fileName(i))}`, "iflag=nocache", "count=0", "status=none"], { stdio: "ignore" });
+    if (done.status !== 0) return false;
+  }
+  return true;
+}
+
+/** The calls of one six-read reply, in ms, under `execution`. */
+async function oneReply(execution: ToolExecution): Promise<number> {
+  const home = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-pr-home-")));
+  const server = await startScriptedModelServer({
+    turns: [
+      { content: Array.from({ length: FILES }, (_, i) => ({ type: "tool_use" as const, name: "read_file", input: { path: fileName(i), start_line: 400_000, end_line: 400_040 } })) },
+      { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "read them" } }] },
+    ],
+  });
+  try {
+    const task = new Task({
+      model: { main: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }) },
+      tools: { list: allTools, scratchDir: path.join(home, "scratch"), execution },
+      workspace: { cwd: WORKSPACE, home, environmentDetails: false },
+      policy: { autoApprove: ["read"] },
+    });
+    let first: number | undefined;
+    let last = 0;
+    let ended = 0;
+    const run = task.run("Read the six logs.");
+    for (;;) {
+      const next = await run.next();
+      if (next.done) {
+        if (next.value.subtype !== "success") throw new Error(`bench task ended with ${next.value.subtype}: ${next.value.result}`);
+        break;
+      }
+      const event: AgentEvent = next.value;
+      if (event.type === "tool_call" && event.name === "read_file") first ??= performance.now();
+      if (event.type === "tool_call_update" && event.name === "read_file" && event.status !== "running" && event.status !== "awaiting_approval") {
+        if (event.status !== "completed") throw new Error(`read_file ended ${event.status}: ${event.content}`);
+        ended++;
+        last = performance.now();
+      }
+    }
+    if (ended !== FILES || first === undefined) throw new Error(`expected ${FILES} reads, saw ${ended}`);
+    return last - first;
+  } finally {
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function measure(cold: boolean): Promise<{ parallel: number; sequential: number } | undefined> {
+  const times: Record<ToolExecution, number[]> = { parallel: [], sequential: [] };
+  await oneReply("parallel"); // warm the code paths
+  for (let i = 0; i < RUNS; i++) {
+    for (const execution of (i % 2 === 0 ? ["sequential", "parallel"] : ["parallel", "sequential"]) as ToolExecution[]) {
+      if (cold && !dropCache()) return undefined;
+      times[execution].push(await oneReply(execution));
+    }
+  }
+  return { parallel: median(times.parallel), sequential: median(times.sequential) };
+}
+
+export async function run(): Promise<BenchRow[]> {
+  ensureFiles();
+  const rows: BenchRow[] = [];
+  for (const cold of [true, false]) {
+    const label = `6 × read_file of ${FILE_BYTES / 1024 / 1024} MB, page cache ${cold ? "cold" : "warm"}`;
+    log(label);
+    const result = await measure(cold);
+    if (!result) {
+      rows.push({ bench: "parallel-reads", case: label, measure: "skipped: dd iflag=nocache cannot drop the page cache here" });
+      continue;
+    }
+    const ratio = result.parallel / result.sequential;
+    rows.push({
+      bench: "parallel-reads",
+      case: label,
+      measure: `parallel ${result.parallel.toFixed(0)} ms`,
+      baseline: `sequential ${result.sequential.toFixed(0)} ms`,
+      ratio: `${ratio.toFixed(2)}×`,
+      ...(cold ? { goal: `≤ ${GOAL}×`, pass: ratio <= GOAL } : {}),
+    });
+  }
+  return rows;
+}
