@@ -85,6 +85,8 @@ export function showCommand(argv: string[], io: Io): number {
   io.stdout(
     `${meta.id}: ${meta.title}\n  status ${status} · ${meta.mode} mode · ${meta.provider}/${meta.model} (${meta.protocol})\n  workspace ${meta.workspace}\n  ${meta.turns} turns · ${meta.usage.input_tokens + meta.usage.cache_read_input_tokens + meta.usage.cache_creation_input_tokens} in / ${meta.usage.output_tokens} out tokens · cost ${cost}\n  created ${meta.createdAt} · updated ${meta.updatedAt}\n`,
   );
+  if (meta.parent) io.stdout(`  ${meta.parent.relation === "handoff" ? "handed over from" : "sub-agent of"} ${meta.parent.id}\n`);
+  for (const child of meta.children ?? []) io.stdout(`  ${child.relation === "handoff" ? "handed over to" : "sub-agent"} ${child.id}\n`);
   for (const event of events) {
     if (event.type === "tool_call") io.stdout(`  → ${event.summary}\n`);
     else if (event.type === "tool_call_update" && "content" in event && event.status !== "completed") io.stdout(`    ${event.status === "failed" ? "error" : "denied"}: ${event.content.split("\n")[0]}\n`);

@@ -13,10 +13,20 @@ export async function runCommand(args: RunArgs, io: Io): Promise<number> {
   if (args.continue) return continueCommand(args, io);
   // Checked before the task is stored: nothing is left behind by a refused picture.
   const images = attachedImages(args, () => resolveSettings({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) }).model);
-  const session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: args.task });
+  let session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: args.task });
   printNotices(session, io);
   try {
-    return (await driveHeadless(session.task, session.task.run(args.task, images), args.json, io)).code;
+    let outcome = await driveHeadless(session.task, session.task.run(args.task, images), args.json, io);
+    // new_task: the fresh task starts at once from the context alone, stored as the child of this one;
+    // the chain's length is held by the tool (maxHandoffs), so this ends.
+    for (let context = outcome.result.new_task; context; context = outcome.result.new_task) {
+      const parent = session;
+      session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: context, parent: { store: parent.store, relation: "handoff" } });
+      await parent.close();
+      printNotices(session, io);
+      outcome = await driveHeadless(session.task, session.task.run(context), args.json, io);
+    }
+    return outcome.code;
   } finally {
     await session.close();
   }

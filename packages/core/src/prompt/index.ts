@@ -5,3 +5,4 @@ export { builtinSlashCommands, findWorkflow, listWorkflows, parseSlashCommand, t
 export { environmentLine, initialEnvironment, type EnvironmentSnapshot } from "./environment.js";
 export { imagesRefused, ImageAttachmentError, loadImageAttachment } from "./image-attachment.js";
 export { checklistText, parseChecklist, type TaskProgressItem } from "./focus-chain-text.js";
+export { loadAgentDefinitions, parseDefinition, projectAgentsConfig, projectAgentsDir, type AgentDefinition, type LoadedAgentDefinitions } from "./agent-definitions.js";

@@ -159,6 +159,11 @@ export class Task {
     return () => this.listeners.delete(listener);
   }
 
+  /** What the task has cost so far (USD; 0 while unknown), for a budget its sub-agents share. */
+  costSoFar(): number {
+    return this.costUsd ?? 0;
+  }
+
   snapshot(): TaskSnapshot {
     return { sessionId: this.sessionId, mode: this.mode, messages: structuredClone(this.messages), turns: this.turns, usage: { ...this.usage }, costUsd: this.costUsd };
   }

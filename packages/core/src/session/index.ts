@@ -13,4 +13,5 @@ export { mergeSettings, settingFromText, settingsFromEnv, type Env, type Session
 export { resolveSettings, type ResolvedSettings } from "./resolve-settings.js";
 export { resumeMessage, type ResumedState } from "./resumed-state.js";
 export { SessionError } from "./session-error.js";
+export { readOnlySubagentTools, subagentRunner, subagentTools, type SubagentSpec } from "./subagents.js";
 export { loadWorkspaceSettings } from "./workspace-settings.js";

@@ -11,11 +11,20 @@ import { TaskNotFoundError, TaskStore, type TaskMetadata } from "../storage/task
 import { stopLeftoverCommands } from "../terminal/leftovers.js";
 import type { TextFiles } from "../tools/files/index.js";
 import { allTools } from "../tools/registry.js";
+import { newTaskTool } from "../tools/new-task.js";
+import { useSubagentsTool } from "../tools/use-subagents.js";
+import type { AnyTool } from "../tools/tool.js";
+import { loadAgentDefinitions, type AgentDefinition } from "../prompt/agent-definitions.js";
+import type { TaskLink } from "../storage/task-store.js";
+import { subagentRunner, type SubagentSpec } from "./subagents.js";
 import { untrustedNotice } from "../trust/untrusted.js";
 import type { Env, SessionOverrides } from "./overrides.js";
 import { resolveSettings, type ResolvedSettings } from "./resolve-settings.js";
 import { resumedState, type ResumedState } from "./resumed-state.js";
 import { SessionError } from "./session-error.js";
+
+/** How many fresh tasks a chain of hand-offs may add after its first (the maxHandoffs setting). */
+export const defaultMaxHandoffs = 3;
 
 /** One task opened for a host: the Task to run, and what it holds that the host closes with it. */
 export type Session = {
@@ -47,7 +56,14 @@ type Common = {
   files?: TextFiles;
 };
 
-export type OpenSessionOptions = Common & { cwd: string; title: string };
+export type OpenSessionOptions = Common & {
+  cwd: string;
+  title: string;
+  /** The task this one continues (new_task) or serves (a sub-agent): both tasks' metadata record the link. */
+  parent?: { store: TaskStore; relation: TaskLink["relation"] };
+  /** A sub-agent's task: its own tools and instructions, no sub-agents or hand-offs of its own. */
+  subagent?: SubagentSpec;
+};
 export type ResumeSessionOptions = Common & { id: string };
 
 /** A new task in `cwd`, stored as it runs. Its first message goes to `task.run`. */
@@ -61,8 +77,11 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     model: settings.model.id,
     protocol: settings.protocol,
     mode: settings.mode,
+    ...(options.parent ? { parent: { id: options.parent.store.id, relation: options.parent.relation } } : {}),
   });
-  return assemble({ options, settings, store, notices, journal: { sessionId: store.id, store } });
+  options.parent?.store.addChild({ id: store.id, relation: options.parent.relation });
+  const own = { options: { ...options, ...(options.subagent ? { host: undefined } : {}) }, settings, store, notices, journal: { sessionId: store.id, store } };
+  return assemble({ ...own, ...(options.subagent ? { subagent: options.subagent } : {}) });
 }
 
 /**
@@ -104,6 +123,7 @@ type Parts = {
   store: TaskStore;
   notices: string[];
   journal: JournalOptions;
+  subagent?: SubagentSpec;
 };
 
 async function assemble(parts: Parts): Promise<Session> {
@@ -112,17 +132,37 @@ async function assemble(parts: Parts): Promise<Session> {
   notices.push(...hooks.warnings, ...hooks.untrusted.map(untrustedNotice));
   const checkpoints = await openCheckpoints(settings, notices);
   const mcp = openMcp(settings, options, notices);
-  const build = (resolved: ResolvedSettings, journal: JournalOptions, opening: readonly string[]): Task =>
-    new Task({
+  const tools = parts.subagent ? undefined : taskTools(settings, store, notices);
+  let current: Task | undefined;
+  // Sub-agents are sessions of their own, opened like this one (settings, policy, sandbox), linked to it.
+  const subagents = parts.subagent
+    ? undefined
+    : subagentRunner({
+        agents: tools!.agents,
+        budgetLeft: () => budgetLeft(settings, current),
+        open: (spec) =>
+          openSession({
+            ...options,
+            cwd: settings.cwd,
+            title: spec.prompt,
+            parent: { store, relation: "subagent" },
+            subagent: spec,
+            overrides: { ...defined(options.overrides ?? {}), mode: "act", ...(spec.model ? { model: spec.model } : {}), ...(spec.maxBudgetUsd !== undefined ? { maxBudgetUsd: spec.maxBudgetUsd } : {}) },
+          }),
+      });
+  const build = (resolved: ResolvedSettings, journal: JournalOptions, opening: readonly string[]): Task => {
+    current = new Task({
       model: {
         main: resolved.model,
+        ...(parts.subagent ? { customInstructions: parts.subagent.instructions } : {}),
         ...(resolved.fallbackModel ? { fallback: resolved.fallbackModel } : {}),
         ...(resolved.compactionModel ? { compaction: resolved.compactionModel } : {}),
         protocol: resolved.protocol,
         retry: resolved.retry,
       },
       tools: {
-        list: allTools,
+        list: parts.subagent ? parts.subagent.tools : tools!.list,
+        ...(subagents ? { subagents } : {}),
         scratchDir: path.join(store.dir, "scratch"),
         mentions: true,
         ...(mcp ? { mcp } : {}),
@@ -147,12 +187,15 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(resolved.settings.maxTurns !== undefined ? { maxTurns: resolved.settings.maxTurns } : {}),
         ...(resolved.settings.maxMistakes !== undefined ? { maxMistakes: resolved.settings.maxMistakes } : {}),
         ...(resolved.settings.maxBudgetUsd !== undefined ? { maxBudgetUsd: resolved.settings.maxBudgetUsd } : {}),
+        ...(tools ? { handoffs: tools.handoffs } : {}),
       },
       hooks: hookOptions(hooks.hooks, store),
       journal,
       ...(options.host ? { host: options.host } : {}),
       notices: opening,
     });
+    return current;
+  };
 
   const session = (task: Task, resolved: ResolvedSettings, sessionNotices: string[]): Session => {
     const self: Session = {
@@ -189,6 +232,38 @@ async function assemble(parts: Parts): Promise<Session> {
     return self;
   };
   return session(build(settings, parts.journal, notices), settings, notices);
+}
+
+/** Every tool of a task a person started: the built-in ones, new_task, and use_subagents listing the agent definitions found here. */
+function taskTools(settings: ResolvedSettings, store: TaskStore, notices: string[]): { list: AnyTool[]; agents: AgentDefinition[]; handoffs: { left: number; limit: number } } {
+  const loaded = loadAgentDefinitions({ home: settings.home, cwd: settings.cwd });
+  notices.push(...loaded.problems, ...(loaded.untrusted ? [untrustedNotice(loaded.untrusted)] : []));
+  const last = allTools.filter((t) => t.name === "attempt_completion");
+  const list = [...allTools.filter((t) => t.name !== "attempt_completion"), newTaskTool, useSubagentsTool(loaded.agents), ...last];
+  const limit = settings.settings.maxHandoffs ?? defaultMaxHandoffs;
+  return { list, agents: loaded.agents, handoffs: { limit, left: limit - handoffDepth(settings.home, store) } };
+}
+
+/** How many hand-offs led to this task: its chain of parents it was handed over from. */
+function handoffDepth(home: string, store: TaskStore): number {
+  let depth = 0;
+  let link = store.metadata().parent;
+  while (link?.relation === "handoff" && depth < 1000) {
+    depth++;
+    try {
+      link = TaskStore.open(home, link.id).metadata().parent;
+    } catch {
+      break; // a parent deleted since: the chain is counted as far as it is known
+    }
+  }
+  return depth;
+}
+
+/** What the task may still spend, for its sub-agents to share; undefined without a budget. */
+function budgetLeft(settings: ResolvedSettings, task: Task | undefined): number | undefined {
+  const budget = settings.settings.maxBudgetUsd;
+  if (budget === undefined) return undefined;
+  return budget - (task?.costSoFar() ?? 0);
 }
 
 function hookOptions(runner: HookRunner | undefined, store: TaskStore) {

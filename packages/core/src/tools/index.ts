@@ -19,4 +19,7 @@ export { browserActionTool } from "./browser-action.js";
 export { webFetchTool } from "./web-fetch.js";
 export { mcpTools, nativeMcpTools, nativeToolName, type NativeMcpTool } from "./mcp/mcp-tools.js";
 export { resourceResultFromMcp, toolResultFromMcp } from "./mcp/result.js";
+export { newTaskTool } from "./new-task.js";
+export { useSubagentsTool, maxSubagents, type AgentListing } from "./use-subagents.js";
+export type { SubagentCapability, SubagentOutcome, SubagentReport, SubagentRunner } from "./subagent-capability.js";
 export type { TextFiles } from "./files/index.js";

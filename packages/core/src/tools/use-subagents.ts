@@ -19,7 +19,7 @@ const parameters = z.object({
 export type AgentListing = { name: string; description: string };
 
 const baseDescription = `Start 1 to ${maxSubagents} sub-agents that work in parallel, each in a fresh conversation of its own, and get their final reports back. Use them to research independent questions at once (where something is defined, how a module works, what a page says) without filling this conversation with what they read.
-Each prompt must stand alone: the sub-agent knows nothing of this conversation, so say exactly what to find and what to report. By default sub-agents can only read (read_file, search_files, list_files, list_code_definition_names, web_fetch): they cannot edit files, run commands or start sub-agents; do the changes yourself from their reports.
+Each prompt must stand alone: the sub-agent knows nothing of this conversation, so say exactly what to find and what to report. By default sub-agents can only read (read_file, search_files, list_files, list_code_definition_names, web_fetch): they cannot edit files, run commands or start sub-agents; do the changes yourself from their reports.{agents}
 
 Example:
 <use_subagents>
@@ -31,7 +31,7 @@ export function useSubagentsTool(agents: readonly AgentListing[]): AnyTool {
   const listed = agents.length === 0 ? "" : `\n\nAgent definitions (pass one's name as \`agent\`):\n${agents.map((a) => `- ${a.name}: ${oneLine(a.description)}`).join("\n")}`;
   return defineTool({
     name: "use_subagents",
-    description: `${baseDescription}${listed}`,
+    description: baseDescription.replace("{agents}", listed),
     parameters,
     kind: "read",
     modes: ["act", "plan"],
