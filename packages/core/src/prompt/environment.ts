@@ -1,4 +1,4 @@
-import type { Mode } from "../tools/tool.js";
+import type { Mode } from "../policy/mode.js";
 
 export type EnvironmentSnapshot = {
   now: Date;

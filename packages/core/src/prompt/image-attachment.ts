@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { ImagePart } from "../model/types.js";
 import { documentKind, imagePart, maxImageBytes } from "../tools/read-document.js";
-import { formatBytes } from "./mentions/limits.js";
+import { formatBytes } from "../tools/text-bytes.js";
 
 /** A picture the person attached to the task (`--image`) that cannot be sent; the message says what to do. */
 export class ImageAttachmentError extends Error {

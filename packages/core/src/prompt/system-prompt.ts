@@ -3,7 +3,8 @@ import type { ProtocolName } from "../protocol/types.js";
 import { xmlToolSection } from "../protocol/xml/xml-protocol.js";
 import { taskProgressRule } from "./focus-chain-text.js";
 import { isBriefForm } from "../tools/brief-tools.js";
-import type { AnyTool, Mode } from "../tools/tool.js";
+import type { Mode } from "../policy/mode.js";
+import type { AnyTool } from "../tools/tool.js";
 
 export type SystemPromptInput = {
   cwd: string;

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { formatBytes, headBytes } from "../prompt/mentions/limits.js";
-import { htmlToMarkdown } from "../prompt/mentions/url-mention.js";
+import { formatBytes, headBytes } from "./text-bytes.js";
+import { htmlToMarkdown } from "./web/html-to-markdown.js";
 import { defineTool, type ToolResult } from "./tool.js";
-import { decodeText, readCapped, type CappedBody } from "../prompt/mentions/http-body.js";
+import { decodeText, readCapped, type CappedBody } from "./web/http-body.js";
 
 export type WebFetchLimits = {
   /** The whole fetch, body included. */

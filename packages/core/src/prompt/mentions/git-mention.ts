@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { IgnoreRules } from "../../policy/ignore-rules.js";
-import { attr, type Expansion, formatBytes, type MentionLimits, refused } from "./limits.js";
+import { formatBytes } from "../../tools/text-bytes.js";
+import { attr, type Expansion, type MentionLimits, refused } from "./limits.js";
 import { runCapped } from "./run-capped.js";
 
 /** git's hash of the empty tree: the base to diff against before the first commit. */

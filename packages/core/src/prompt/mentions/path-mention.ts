@@ -5,7 +5,8 @@ import type { IgnoreRules } from "../../policy/ignore-rules.js";
 import { resolveWorkspacePath } from "../../policy/workspace.js";
 import { openChecked, type OpenedFile } from "../../tools/files/index.js";
 import { documentKind, extractDocumentText, imagePart, maxImageBytes } from "../../tools/read-document.js";
-import { attr, type Expansion, formatBytes, headBytes, type MentionLimits, refused } from "./limits.js";
+import { formatBytes, headBytes } from "../../tools/text-bytes.js";
+import { attr, type Expansion, type MentionLimits, refused } from "./limits.js";
 
 /** A NUL byte in this many leading bytes marks a binary file (git's heuristic, as read_file). */
 const BINARY_SNIFF_BYTES = 8 * 1024;

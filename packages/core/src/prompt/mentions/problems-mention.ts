@@ -1,4 +1,5 @@
-import { attr, type Expansion, formatBytes, headBytes, type MentionLimits, refused, tailBytes } from "./limits.js";
+import { formatBytes, headBytes, tailBytes } from "../../tools/text-bytes.js";
+import { attr, type Expansion, type MentionLimits, refused } from "./limits.js";
 import { runCapped } from "./run-capped.js";
 
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;

@@ -1,7 +1,7 @@
-import { createRequire } from "node:module";
-import type TurndownService from "turndown";
-import { attr, type Expansion, formatBytes, headBytes, type MentionLimits, refused } from "./limits.js";
-import { decodeText, readCapped } from "./http-body.js";
+import { formatBytes, headBytes } from "../../tools/text-bytes.js";
+import { htmlToMarkdown } from "../../tools/web/html-to-markdown.js";
+import { decodeText, readCapped } from "../../tools/web/http-body.js";
+import { attr, type Expansion, type MentionLimits, refused } from "./limits.js";
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|x-yaml|yaml|javascript|x-ndjson)|[^;]*\+(json|xml))/i;
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)/i;
@@ -75,20 +75,4 @@ function titleOf(html: string): string | undefined {
     .replace(/&#39;/g, "'")
     .trim();
   return clean === "" ? undefined : clean;
-}
-
-let Turndown: typeof TurndownService | undefined;
-
-/** Page text as Markdown: no scripts, styles, navigation, forms or embedded media. */
-export function htmlToMarkdown(html: string): string {
-  // Turndown and its DOM (domino) are CommonJS, so they can be required here, on first use, and the
-  // function stays synchronous; they are not loaded with the agent.
-  Turndown ??= createRequire(import.meta.url)("turndown") as typeof TurndownService;
-  const turndown = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
-  turndown.remove(["script", "style", "nav", "noscript", "template", "iframe", "svg", "canvas", "head", "title", "form", "button", "select"] as TurndownService.Filter);
-  const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
-  return turndown
-    .turndown(body)
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
 }
