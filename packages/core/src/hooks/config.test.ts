@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compileMatcher, loadHookConfig } from "./config.js";
-import { projectConfig, trustProjectConfig } from "../trust/project-config.js";
+import { projectConfig, trustProjectConfig } from "../session/project-config.js";
 import { loadHooks } from "./load-hooks.js";
 import { hookSandbox, on, type HookSandbox } from "./test-support.js";
 

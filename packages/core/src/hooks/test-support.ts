@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:f
 import os from "node:os";
 import path from "node:path";
 import type { HookEventName, HookSession } from "./events.js";
-import { projectConfig, trustProjectConfig } from "../trust/project-config.js";
+import { projectConfig, trustProjectConfig } from "../session/project-config.js";
 import { loadHooks } from "./load-hooks.js";
 import type { HookRunner, HookRunnerOptions } from "./hook-runner.js";
 

@@ -12,6 +12,7 @@ export { openSession, resumeSession, type OpenSessionOptions, type ResumeSession
 export { mergeSettings, settingFromText, settingsFromEnv, type Env, type SessionOverrides } from "./overrides.js";
 export { resolveSettings, type ResolvedSettings } from "./resolve-settings.js";
 export { resumeMessage, type ResumedState } from "./resumed-state.js";
+export { projectConfig, revokeProjectTrust, trustProjectConfig, type ProjectConfig, type ProjectConfigFile } from "./project-config.js";
 export { SessionError } from "./session-error.js";
 export { readOnlySubagentTools, subagentRunner, subagentTools, type SubagentSpec } from "./subagents.js";
 export { loadWorkspaceSettings } from "./workspace-settings.js";

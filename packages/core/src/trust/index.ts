@@ -7,9 +7,10 @@
  * question). Trust is recorded in CAIRN_HOME/trust.json per workspace (real path) and file, bound
  * to a digest of the file's text and of the workspace files its commands run; any change to them
  * needs trust again. Headless runs skip untrusted config with a one-line notice (`untrustedNotice`).
- * CAIRN_HOME's own files are the person's and always trusted.
+ * CAIRN_HOME's own files are the person's and always trusted. What a workspace's config holds
+ * (`projectConfig`, for `cairn trust` and the TUI's question) is read in session/project-config.ts,
+ * above hooks, mcp and prompt, so that trust stays a leaf they all import.
  */
 export { configDigest, type ConfigDigest } from "./digest.js";
-export { projectConfig, revokeProjectTrust, trustProjectConfig, type ProjectConfig, type ProjectConfigFile } from "./project-config.js";
 export { isTrusted, loadTrust, revokeTrust, trustDigest, trustFile, trustRecord, workspaceKey, type TrustRecord } from "./trust-store.js";
 export { untrustedNotice, type UntrustedConfig } from "./untrusted.js";

@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadHookConfig } from "../hooks/config.js";
 import { hookSandbox, on, type HookSandbox } from "../hooks/test-support.js";
 import { projectConfig, revokeProjectTrust, trustProjectConfig } from "./project-config.js";
-import { loadTrust, trustFile } from "./trust-store.js";
-import { untrustedNotice } from "./untrusted.js";
+import { loadTrust, trustFile } from "../trust/trust-store.js";
+import { untrustedNotice } from "../trust/untrusted.js";
 
 let box: HookSandbox;
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import { hooksDigest, parseHooks, projectSettingsFile } from "../hooks/config.js
 import { projectConfigFile, serverEntries } from "../mcp/config.js";
 import { projectAgentsConfig } from "../prompt/agent-definitions.js";
 import { projectFileDigest, revokeProjectApprovals } from "../mcp/project-approval.js";
-import { isTrusted, revokeTrust, trustDigest, trustRecord, workspaceKey, type TrustRecord } from "./trust-store.js";
+import { isTrusted, revokeTrust, trustDigest, trustRecord, workspaceKey, type TrustRecord } from "../trust/trust-store.js";
 
 /**
  * A workspace file that can run code or widen what the agent may do, as `cairn trust` and the
