@@ -10,7 +10,7 @@ import type { ApprovalCategory } from "../policy/approval-category.js";
 import type { Decision } from "../policy/decision.js";
 import type { Mode } from "../policy/mode.js";
 import type { ToolKind } from "../policy/tool-kind.js";
-import type { ProtocolName } from "../protocol/protocol-name.js";
+import type { ProtocolName } from "../model/protocol-name.js";
 
 // Policy's vocabulary that events carry, kept on events' face for hosts.
 export type { Decision, ToolKind };

@@ -1,9 +1,9 @@
 import type { AssistantMessage, FinishReason, ModelEvent, ReasoningPart, ToolSpec, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
 
-import type { ProtocolName } from "./protocol-name.js";
+import type { ProtocolName } from "../model/protocol-name.js";
 
-export { protocolNames, type ProtocolName } from "./protocol-name.js";
+export { protocolNames, type ProtocolName } from "../model/protocol-name.js";
 
 /** A complete tool call as the protocol understood it; `input` is not validated yet. */
 export type ParsedCall = {

@@ -8,7 +8,7 @@ import type { PendingResult, TaskJournal, TaskState } from "./task-journal.js";
 import { appendWholeSync, writeFileAtomicSync } from "../disk/atomic-write.js";
 import { updateHistoryIndex } from "./history.js";
 import { DamagedMetadataError, readTaskMetadata } from "./task-metadata.js";
-import type { ProtocolName } from "../protocol/protocol-name.js";
+import type { ProtocolName } from "../model/protocol-name.js";
 
 export type CheckpointRecord = { hash: string; messageIndex: number; label: string; createdAt: string };
 
