@@ -3,7 +3,7 @@ import { attachedImages } from "../attached-images.js";
 import { driveHeadless, type Io } from "../headless.js";
 import { overridesOf, type RunArgs } from "../run-args.js";
 import { UsageError } from "../usage-error.js";
-import { printNotices, runCommand } from "./run.js";
+import { printNotices, runNewTask } from "./run-task.js";
 
 /**
  * `cairn resume <id> [message]`: carries a stored task on. An interrupted call is reported to the
@@ -34,6 +34,6 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
     await session.close();
   }
   // /newtask: the essentials go to a fresh task in the same workspace, which runs now.
-  if (result.result.new_task) return runCommand({ ...args, cwd: resumed.meta.workspace, mode, task: result.result.new_task }, io);
+  if (result.result.new_task) return runNewTask({ ...args, cwd: resumed.meta.workspace, mode, task: result.result.new_task }, io);
   return result.code;
 }

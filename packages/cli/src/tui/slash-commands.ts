@@ -1,9 +1,30 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { builtinSlashCommands, listTasks, previewTaskRestore, restoreTaskFiles, type CheckpointRecord } from "@cairn/core";
-import type { SessionController } from "./session-controller.js";
+import { builtinSlashCommands, listTasks, previewTaskRestore, restoreTaskFiles, type CheckpointRecord, type Mode, type Session } from "@cairn/core";
+import type { SessionView } from "./session-view.js";
 
 export type SlashCommand = { name: string; args: string; description: string };
+
+/**
+ * What the commands need of the interactive session. SessionController has all of it; it is
+ * named here, not imported, because the controller runs these commands (the two files would
+ * import each other).
+ */
+export type SlashCommandSession = {
+  readonly view: SessionView;
+  readonly running: boolean;
+  readonly home: string;
+  readonly commands: readonly SlashCommand[];
+  readonly opened: Session | undefined;
+  busy<T>(label: string, job: () => Promise<T>): Promise<T | undefined>;
+  clear(): Promise<void>;
+  exit(): Promise<void>;
+  pickTask(title: string, entries: ReturnType<typeof listTasks>["entries"], offerNew: boolean): Promise<void>;
+  setMode(mode: Mode): void;
+  toggleMode(): void;
+  submit(raw: string): Promise<void>;
+  switchModel(model: string): void;
+};
 
 /** The in-session commands, as /help and the completion list show them. */
 export const slashCommands: readonly SlashCommand[] = [
@@ -59,7 +80,7 @@ function checkpointLine(record: CheckpointRecord, index: number): string {
  * Runs one slash command typed in the session. Returns false for commands the task itself handles
  * (/compact with instructions, /smol, /newtask, /newrule, workflows): they go to it as messages.
  */
-export async function runSlashCommand(session: SessionController, line: string): Promise<boolean> {
+export async function runSlashCommand(session: SlashCommandSession, line: string): Promise<boolean> {
   const [word = "", ...rest] = line.slice(1).trim().split(/\s+/);
   const name = word.toLowerCase();
   const { view } = session;
@@ -133,7 +154,7 @@ export async function runSlashCommand(session: SessionController, line: string):
   }
 }
 
-async function checkpoints(session: SessionController, args: string[]): Promise<void> {
+async function checkpoints(session: SlashCommandSession, args: string[]): Promise<void> {
   const { view } = session;
   const opened = session.opened;
   const info = (lines: string[]) => view.add({ kind: "info", title: "Checkpoints", lines });
