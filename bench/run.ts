@@ -32,6 +32,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   turns: () => import("./turns.js"),
   fleet: () => import("./fleet.js"),
   "parallel-reads": () => import("./parallel-reads.js"),
+  web: () => import("./web.js"),
 };
 
 function cell(value: string | undefined): string {

@@ -17,6 +17,7 @@ export class EventStore {
   eventsApplied = 0;
   private listeners = new Set<() => void>();
   private scheduled = false;
+  private lastRender = 0;
   private source: EventSource | undefined;
 
   connect(): void {
@@ -65,11 +66,16 @@ export class EventStore {
     const render = () => {
       if (!this.scheduled) return;
       this.scheduled = false;
+      this.lastRender = performance.now();
       this.version += 1;
       for (const listener of this.listeners) listener();
     };
+    // At most one render per 33 ms (30 a second, as the terminal UI): a streaming reply still reads
+    // as fluid, and the page keeps most of each frame free for scrolling and typing.
+    const wait = Math.max(0, this.lastRender + 33 - performance.now());
+    setTimeout(() => requestAnimationFrame(render), wait);
     // A tab in the background gets no animation frames; the timer keeps it current (browsers slow it there).
-    requestAnimationFrame(render);
-    setTimeout(render, 100);
+    setTimeout(render, wait + 100);
   }
+
 }

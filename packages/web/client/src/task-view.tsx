@@ -112,6 +112,24 @@ function PromptItem({ item, task }: { item: Extract<Item, { kind: "prompt" }>; t
   );
 }
 
+const piece = 512;
+
+/**
+ * A reply's text in fixed pieces: as it streams only the last piece changes, so the browser
+ * re-shapes a few hundred characters a frame instead of the whole reply.
+ */
+function StreamingText({ text }: { text: string }) {
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += piece) pieces.push(text.slice(at, at + piece));
+  return (
+    <>
+      {pieces.map((p, i) => (
+        <span key={i}>{p}</span>
+      ))}
+    </>
+  );
+}
+
 function ItemView({ item, task }: { item: Item; task: TaskState }) {
   switch (item.kind) {
     case "user":
@@ -125,7 +143,11 @@ function ItemView({ item, task }: { item: Item; task: TaskState }) {
               <p>{item.reasoning}</p>
             </details>
           ) : null}
-          {item.text ? <div className="assistant-text">{item.text}</div> : null}
+          {item.text ? (
+            <div className="assistant-text">
+              <StreamingText text={item.text} />
+            </div>
+          ) : null}
         </div>
       );
     case "tool": {

@@ -16,6 +16,8 @@ function Preview({ preview }: { preview: ApprovalPreview }) {
   switch (preview.type) {
     case "diff":
       return <DiffView path={preview.path} oldText={preview.old_text} newText={preview.new_text} />;
+    case "diff_unavailable":
+      return <p className="error">{preview.reason}</p>;
     case "command":
       return (
         <div className="command-preview">
@@ -51,15 +53,8 @@ function Preview({ preview }: { preview: ApprovalPreview }) {
   }
 }
 
-/** An edit's diff, from its approval preview or, when it needed none, from its input. */
-function editDiff(record: ToolCallRecord): ApprovalPreview | undefined {
-  if (record.approval?.preview) return record.approval.preview;
-  const input = record.input as { path?: unknown; content?: unknown };
-  if (record.name === "write_to_file" && typeof input.path === "string" && typeof input.content === "string") {
-    return { type: "diff", path: input.path, old_text: null, new_text: input.content };
-  }
-  return undefined;
-}
+/** What the call would do as core previewed it once: its approval's preview, or an edit's diff from its running update. */
+const editDiff = (record: ToolCallRecord): ApprovalPreview | undefined => record.preview;
 
 type Scope = "task" | "workspace" | "user";
 type Props = { record: ToolCallRecord; onAnswer(approved: boolean, feedback?: string, remember?: Scope): Promise<string | undefined> };
