@@ -159,6 +159,42 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(bodyText(2)).not.toContain("overwritten\\n</final_file_content>");
   });
 
+  it("an edit approved without asking (--auto-approve edit) still shows its diff, while it runs and when it ends", async () => {
+    writeFileSync(path.join(fx.workspace.dir, "keep.txt"), "original\n");
+    fx.server = await startScriptedModelServer({
+      turns: [call("write_to_file", { path: "new.txt", content: "hello\n" }), call("write_to_file", { path: "keep.txt", content: "changed\n" }), done("wrote both")],
+    });
+    const { editor } = await withEditor({ args: ["--auto-approve", "read,edit"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write the files" }] });
+    });
+    expect(editor.permissions).toEqual([]);
+    expect(readFileSync(path.join(fx.workspace.dir, "keep.txt"), "utf8")).toBe("changed\n");
+    const updates = editor.updates.map((n) => n.update).flatMap((u) => (u.sessionUpdate === "tool_call_update" ? [u] : []));
+    const diffs = (status: string) => updates.filter((u) => u.status === status).flatMap((u) => (u.content ?? []).filter((c) => c.type === "diff"));
+    const expected = [
+      { type: "diff", path: path.join(fx.workspace.dir, "new.txt"), oldText: null, newText: "hello\n" },
+      // The old text is the file as it was before the write.
+      { type: "diff", path: path.join(fx.workspace.dir, "keep.txt"), oldText: "original\n", newText: "changed\n" },
+    ];
+    expect(diffs("in_progress")).toEqual(expected);
+    expect(diffs("completed")).toEqual(expected);
+  });
+
+  it("an edit that will fail is asked about with why, in place of a diff", async () => {
+    writeFileSync(path.join(fx.workspace.dir, "notes.txt"), "alpha\n");
+    fx.server = await startScriptedModelServer({
+      turns: [call("replace_in_file", { path: "notes.txt", diff: "------- SEARCH\ngamma\n=======\ndelta\n+++++++ REPLACE" }), done("left it")],
+    });
+    const { editor } = await withEditor({ answers: ["reject_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rename gamma" }] });
+    });
+    expect(editor.permissions).toHaveLength(1);
+    expect(editor.permissions[0]!.toolCall.content).toEqual([{ type: "content", content: { type: "text", text: "this edit will fail: SEARCH block 1 not found" } }]);
+    expect(readFileSync(path.join(fx.workspace.dir, "notes.txt"), "utf8")).toBe("alpha\n");
+  });
+
   it("reject always: the same kind of call is refused for the rest of the session without asking again", async () => {
     fx.server = await startScriptedModelServer({
       turns: [call("write_to_file", { path: "a.txt", content: "a\n" }), call("write_to_file", { path: "b.txt", content: "b\n" }), done("gave up")],

@@ -254,12 +254,12 @@ describe("cairn in a terminal", () => {
     expect(prose).toBeLessThan(replay.indexOf("✓ write hello.txt"));
   });
 
-  it("offers an edit core cannot preview without a made-up diff, and the clock stops while the person decides", { timeout: 60_000 }, async () => {
+  it("offers an edit that will fail with why, not a made-up diff, and the clock stops while the person decides", { timeout: 60_000 }, async () => {
     writeFileSync(path.join(workspace.dir, "notes.txt"), "alpha\nbeta\n");
     const diff = "------- SEARCH\ngamma\n=======\ndelta\n+++++++ REPLACE";
     const t = await open([call("replace_in_file", { path: "notes.txt", diff }), call("attempt_completion", { result: "Left notes alone" })], ["Rename gamma"]);
     const asked = await t.waitFor("Apply this edit? notes.txt");
-    expect(asked).toContain("No diff to show: the edit does not apply to the file as it is now");
+    expect(asked).toContain("this edit will fail: SEARCH block 1 not found");
     expect(asked).not.toContain("+0 −0");
     const clock = (screen: string) => /working (\d+)s \(paused while you decide\)/.exec(screen)?.[1];
     const first = clock(await t.waitFor(/working \d+s \(paused while you decide\)/));

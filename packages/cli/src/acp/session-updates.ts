@@ -6,7 +6,7 @@ import { acpToolKind } from "./tool-call-kind.js";
 /**
  * Turns the AgentEvent stream of one session into ACP `session/update`s. The tool calls' life comes
  * from core's reducer (applyToolCallEvent); nothing here re-reads files or recomputes diffs: an
- * edit's diff is the preview core computed for its approval.
+ * edit's diff is the preview core computed once, for its approval or, when none was asked, on running.
  */
 export class SessionUpdates {
   /**
@@ -19,7 +19,7 @@ export class SessionUpdates {
   ) {}
 
   private calls: ReadonlyMap<string, ToolCallRecord> = new Map();
-  /** The preview each call's approval carried, shown again with its result. */
+  /** The preview each call carried (on its approval or its running update), shown again with its result. */
   private readonly previews = new Map<string, ApprovalPreview>();
 
   map(event: AgentEvent): SessionUpdate[] {
@@ -69,7 +69,12 @@ export class SessionUpdates {
           if (event.approval.preview) this.previews.set(event.tool_use_id, event.approval.preview);
           return [{ sessionUpdate: "tool_call_update", toolCallId: event.tool_use_id, status: "pending", content: previewContent(event.approval.preview, event.approval.summary, this.cwd) }];
         }
-        if (event.status === "running") return [{ sessionUpdate: "tool_call_update", toolCallId: event.tool_use_id, status: "in_progress" }];
+        if (event.status === "running") {
+          // An edit run without asking: its diff shows while it runs, as an approved one's did while asked.
+          if (event.preview) this.previews.set(event.tool_use_id, event.preview);
+          const content = event.preview?.type === "diff" ? { content: [diffContent(event.preview, this.cwd)] } : {};
+          return [{ sessionUpdate: "tool_call_update", toolCallId: event.tool_use_id, status: "in_progress", ...content }];
+        }
         return [{ sessionUpdate: "tool_call_update", toolCallId: event.tool_use_id, status: acpStatus(event.status), content: this.endContent(event.tool_use_id, event.status, event.content) }];
       }
       default:
@@ -121,6 +126,8 @@ export function previewContent(preview: ApprovalPreview | undefined, summary: st
   switch (preview.type) {
     case "diff":
       return [diffContent(preview, cwd)];
+    case "diff_unavailable":
+      return [textContent(preview.reason)];
     case "command": {
       const sandbox = preview.sandbox.mode === "off" ? `no sandbox (${preview.sandbox.reason})` : `sandbox: ${preview.sandbox.mode}, network ${preview.sandbox.network}`;
       const reasons = preview.reasons.length > 0 ? `\n${preview.reasons.map((r) => `- ${r}`).join("\n")}` : "";

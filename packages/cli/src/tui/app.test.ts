@@ -90,7 +90,7 @@ describe("approval flow", () => {
     expect(ui.frame()).toContain("✓ write a.txt (+1 −1)");
   });
 
-  it("an edit core cannot preview is offered without a diff, not an empty +0 −0 one; its card says why it failed", async () => {
+  it("an edit that will fail is offered with why, not an empty +0 −0 diff; its card says why it failed", async () => {
     writeFileSync(path.join(workspace, "a.txt"), "one\ntwo\n");
     const diff = "------- SEARCH\nthree\n=======\n3\n+++++++ REPLACE";
     const ui = await open([call("replace_in_file", { path: "a.txt", diff }), call("attempt_completion", { result: "Gave up" })]);
@@ -98,7 +98,7 @@ describe("approval flow", () => {
     await ui.type(keys.enter);
     await sawText(ui.frame, "Apply this edit? a.txt");
     const screen = ui.frame();
-    expect(screen).toContain("No diff to show: the edit does not apply to the file as it is now");
+    expect(screen).toContain("this edit will fail: SEARCH block 1 not found");
     expect(screen).not.toContain("+0 −0");
     await ui.type("y");
     await sawText(ui.frame, "Gave up");

@@ -93,6 +93,14 @@ describe("the approval prompt", () => {
     expect(out).not.toContain("for the rest of this task");
   });
 
+  it("an edit that will fail says why, in place of a diff", () => {
+    const out = drawPrompt(edit({ type: "diff_unavailable", path: "a.txt", reason: "this edit will fail: SEARCH block 1 not found" }, { tool: "replace_in_file" }));
+    expect(out).toContain("Apply this edit? a.txt");
+    expect(out).toContain("this edit will fail: SEARCH block 1 not found");
+    expect(out).not.toContain("+0 −0");
+    expect(out).not.toContain("The full diff is shown above");
+  });
+
   it("an edit without a preview says there is no diff to show rather than an empty +0 −0", () => {
     const out = drawPrompt(edit(undefined, { tool: "replace_in_file" }));
     expect(out).toContain("Apply this edit? a.txt");

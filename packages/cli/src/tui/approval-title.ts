@@ -17,6 +17,9 @@ export function approvalTitle(request: ApprovalRequest): { heading: string; line
       const edit = editDiff(preview)!;
       return { heading: `Apply this ${edit.created ? "new file" : "edit"}? ${edit.path} ${diffCounts(edit)}`, lines: [{ text: "The full diff is shown above.", tone: "note" }] };
     }
+    case "diff_unavailable":
+      // Why there is no diff: above all, an edit that will fail is not approved blind.
+      return { heading: `Apply this edit? ${preview.path}`, lines: [{ text: preview.reason, tone: "problem" }] };
     case "command": {
       const sandbox = preview.sandbox.mode === "off" ? `no sandbox: ${preview.sandbox.reason}` : `sandbox: ${preview.sandbox.mode}, network ${preview.sandbox.network}`;
       return {
@@ -38,7 +41,7 @@ export function approvalTitle(request: ApprovalRequest): { heading: string; line
   if (request.category === "edit" && typeof request.input.path === "string") {
     return {
       heading: `Apply this edit? ${request.input.path}`,
-      lines: [{ text: "No diff to show: the edit does not apply to the file as it is now, or the file is too large or not text to preview.", tone: "problem" }],
+      lines: [{ text: "No diff to show for this edit.", tone: "problem" }],
     };
   }
   return { heading: `Allow ${request.summary}?`, lines: [{ text: `${request.tool} ${truncate(JSON.stringify(request.input), 300)}`, tone: "note" }] };

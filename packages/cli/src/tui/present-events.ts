@@ -33,7 +33,8 @@ export function usageTotal(u: { input_tokens: number; output_tokens: number; cac
 /**
  * Turns AgentEvents into what the view shows. A tool call's card follows core's record of the
  * call (applyToolCallEvent): its status, decision and result are the record's, its output is
- * the tool_output events', and an edit's diff is the one its approval carried.
+ * the tool_output events', and an edit's diff is the one core previewed once: carried by its
+ * approval, or by its running update when it ran without asking (auto-approve, yolo, a rule).
  */
 export class EventPresenter {
   private streamedText = false;
@@ -249,9 +250,11 @@ export class EventPresenter {
     const card = this.card(event.tool_use_id);
     if (!card) return;
     this.follow(card);
+    // The diff arrives once, with the approval or on running; a line diff of it is made once too.
+    const arrived = event.status === "awaiting_approval" ? event.approval.preview : event.status === "running" ? event.preview : undefined;
+    const edit = editDiff(arrived);
+    if (edit) card.edit = edit;
     if (record?.status === "awaiting_approval") {
-      const edit = editDiff(record.approval?.preview);
-      if (edit) card.edit = edit;
       if (edit && edit.lines.length > 0 && !this.replay) {
         card.shownForApproval = true;
         view.add({ kind: "proposal", card: { ...card } });

@@ -8,6 +8,12 @@ import { EventPresenter } from "./present-events.js";
 import { SessionView } from "./session-view.js";
 import type { HistoryItem } from "./view-types.js";
 
+process.env.FORCE_COLOR = "0";
+const { renderToString } = await import("ink");
+const { createElement } = await import("react");
+const { HistoryItemView } = await import("./history-item.js");
+const { ThemeContext, themeFor } = await import("./theme.js");
+
 let dir: string;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-view-")));
@@ -15,6 +21,9 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const delta = (text: string): AgentEvent => ({ type: "text_delta", message_id: "m1", text });
+// eslint-disable-next-line no-control-regex
+const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, "");
+const drawItem = (item: HistoryItem) => plain(renderToString(createElement(ThemeContext.Provider, { value: themeFor({ NO_COLOR: "1" }) }, createElement(HistoryItemView, { item, width: 100 })), { columns: 100 }));
 const kinds = (items: HistoryItem[]) => items.map((i) => i.kind);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -145,6 +154,22 @@ describe("tool calls", () => {
       { type: "+", text: "2", line: 2 },
     ]);
     expect(JSON.stringify(lines)).not.toContain("something else on disk");
+  });
+
+  it("an edit run without asking (auto-approve, yolo, a rule) ends with the diff its running update carried, drawn on its card", () => {
+    const { presenter, snapshot } = setup();
+    presenter.apply({ type: "tool_call", tool_use_id: "t1", name: "write_to_file", kind: "edit", input: { path: "b.txt", content: "hello\n" }, summary: "write b.txt", status: "pending", locations: [] });
+    const preview = { type: "diff" as const, path: "b.txt", old_text: "hi\n", new_text: "hello\n" };
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "running", preview });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "completed", content: "Updated b.txt (1 line, was 1).", is_error: false });
+    const { history } = snapshot();
+    // No proposal: nobody was asked; the card itself carries the diff.
+    expect(kinds(history)).toEqual(["tool"]);
+    const item = history[0]!;
+    const out = drawItem(item);
+    expect(out).toContain("✓ write b.txt (+1 −1)");
+    expect(out).toMatch(/1 − hi\n\s+1 \+ hello/);
+    expect(out).not.toContain("Updated b.txt");
   });
 
   it("a replayed approval shows its stored diff on the card, not as a new proposal", () => {

@@ -45,8 +45,8 @@ function resultNote(card: ToolCard): string {
     if (/Still running in the background/.test(result)) return "still running in the background";
     return "";
   }
-  // An edit shown with its diff says its counts; one approved without being asked says what the tool reported.
-  if (card.kind === "edit") return card.edit ? "" : truncate(firstLine(result).replace(/\.$/, ""), 80);
+  // An edit shown with its diff says its counts; one without a change to show says what the tool reported.
+  if (card.kind === "edit") return card.edit && card.edit.lines.length > 0 ? "" : truncate(firstLine(result).replace(/\.$/, ""), 80);
   if (card.kind === "read") {
     const n = lineCount(result);
     return n === 1 ? truncate(result, 80) : `${n} lines`;
@@ -55,7 +55,7 @@ function resultNote(card: ToolCard): string {
 }
 
 function editNote(card: ToolCard): string {
-  return card.edit ? diffCounts(card.edit) : "";
+  return card.edit && card.edit.lines.length > 0 ? diffCounts(card.edit) : "";
 }
 
 function OutputTail({ card, maxLines }: { card: ToolCard; maxLines: number }) {

@@ -37,10 +37,13 @@ export type SandboxJson =
 
 /**
  * What the person must see to approve a call, computed once in core so no host recomputes it.
- * diff: old_text null for a new file. mcp: for a resource, tool is its uri.
+ * diff: old_text null for a new file. diff_unavailable: an edit whose diff cannot be shown, and why
+ * ("this edit will fail: SEARCH block 1 not found", "no diff shown: a.bin is a binary file").
+ * mcp: for a resource, tool is its uri.
  */
 export type ApprovalPreview =
   | { type: "diff"; path: string; old_text: string | null; new_text: string }
+  | { type: "diff_unavailable"; path: string; reason: string }
   | { type: "command"; command: string; cwd: string; risk: "safe" | "needs_approval"; reasons: string[]; sandbox: SandboxJson }
   | { type: "browser"; action: string; url?: string }
   | { type: "mcp"; server: string; tool: string; arguments: Record<string, unknown> }
@@ -124,8 +127,11 @@ export type AgentEvent =
       locations: string[];
     }
   | { type: "tool_call_update"; tool_use_id: string; name: string; status: "awaiting_approval"; approval: ApprovalJson }
-  /** `decision`: present when the call needed an approval. */
-  | { type: "tool_call_update"; tool_use_id: string; name: string; status: "running"; decision?: Decision }
+  /**
+   * `decision`: present when the call needed an approval. `preview`: an edit's diff (or why there is
+   * none), computed before it runs, when no approval already carried it (auto-approve, yolo, a rule).
+   */
+  | { type: "tool_call_update"; tool_use_id: string; name: string; status: "running"; decision?: Decision; preview?: ApprovalPreview }
   /** The end of a call; `denied` always carries its decision. */
   | { type: "tool_call_update"; tool_use_id: string; name: string; status: ToolCallEnd; content: string; is_error: boolean; decision?: Decision }
   /** Live output of a running call (command output). */

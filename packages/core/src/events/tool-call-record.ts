@@ -1,4 +1,4 @@
-import type { AgentEvent, ApprovalJson, Decision, ToolCallStatus, ToolKind } from "./agent-event.js";
+import type { AgentEvent, ApprovalJson, ApprovalPreview, Decision, ToolCallStatus, ToolKind } from "./agent-event.js";
 
 /** One tool call as a host shows it, folded from its events. */
 export type ToolCallRecord = {
@@ -9,6 +9,8 @@ export type ToolCallRecord = {
   summary: string;
   status: ToolCallStatus;
   approval?: ApprovalJson;
+  /** What the call would do, as core previewed it once: its approval's preview, or an edit's diff from its running update. */
+  preview?: ApprovalPreview;
   decision?: Decision;
   /** Live output so far (command output). */
   output: string;
@@ -45,9 +47,9 @@ export function applyToolCallEvent(records: ReadonlyMap<string, ToolCallRecord>,
       const record = records.get(event.tool_use_id);
       if (!record) return next;
       if (event.status === "awaiting_approval") {
-        next.set(event.tool_use_id, { ...record, status: event.status, approval: event.approval });
+        next.set(event.tool_use_id, { ...record, status: event.status, approval: event.approval, ...(event.approval.preview ? { preview: event.approval.preview } : {}) });
       } else if (event.status === "running") {
-        next.set(event.tool_use_id, { ...record, status: event.status, ...(event.decision ? { decision: event.decision } : {}) });
+        next.set(event.tool_use_id, { ...record, status: event.status, ...(event.decision ? { decision: event.decision } : {}), ...(event.preview ? { preview: event.preview } : {}) });
       } else {
         next.set(event.tool_use_id, {
           ...record,

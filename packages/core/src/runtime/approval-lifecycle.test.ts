@@ -3,8 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../test/support/scripted-model-server.js";
-import type { AgentEvent } from "../events/index.js";
+import { applyToolCallEvent, type AgentEvent, type ToolCallRecord } from "../events/index.js";
 import { createModel } from "../model/providers.js";
+import type { ApprovalCategory } from "../policy/approval-category.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { loadPermissionRules, permissionsFile } from "../storage/permission-store.js";
 import { allTools } from "../tools/registry.js";
@@ -40,14 +41,14 @@ const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ 
 const done = call("attempt_completion", { result: "done" });
 const diff = "------- SEARCH\ntwo\n=======\nTWO\n+++++++ REPLACE\n";
 
-async function runTask(turns: ScriptedTurn[], answer: (request: ApprovalRequest) => ApprovalResponse, rules: ActiveRule[] = []) {
+async function runTask(turns: ScriptedTurn[], answer: (request: ApprovalRequest) => ApprovalResponse, rules: ActiveRule[] = [], policy: { autoApprove?: ApprovalCategory[]; yolo?: boolean } = {}) {
   server = await startScriptedModelServer({ turns });
   const asked: ApprovalRequest[] = [];
   const task = new Task({
     model: { main: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }) },
     tools: { list: allTools },
     workspace: { cwd: ws, home },
-    policy: { autoApprove: ["read"], rules },
+    policy: { autoApprove: ["read"], rules, ...policy },
     host: {
       approve: async (request) => {
         asked.push(request);
@@ -86,12 +87,60 @@ describe("the life of one tool call", () => {
     expect(pending).toMatchObject({ kind: "edit", status: "pending", locations: [path.join(ws, "src", "a.txt")] });
   });
 
-  it("a new file's preview has no old text; a preview that cannot apply is left out, the approval still asked", async () => {
-    const { asked } = await runTask(
-      [call("write_to_file", { path: "src/new.txt", content: "hello\n" }), call("replace_in_file", { path: "src/a.txt", diff: "------- SEARCH\nnot there\n=======\nx\n+++++++ REPLACE\n" }), done],
-      () => ({ approved: false }),
+  it("a new file's preview has no old text; an edit that will fail is asked about with why, and changes nothing", async () => {
+    const { asked, events } = await runTask(
+      [
+        call("write_to_file", { path: "src/new.txt", content: "hello\n" }),
+        call("replace_in_file", { path: "src/a.txt", diff: "------- SEARCH\nnot there\n=======\nx\n+++++++ REPLACE\n" }),
+        call("replace_in_file", { path: "src/gone.txt", diff }),
+        done,
+      ],
+      (request) => ({ approved: request.tool === "replace_in_file" }),
     );
     expect(asked[0]!.preview).toEqual({ type: "diff", path: "src/new.txt", old_text: null, new_text: "hello\n" });
+    expect(asked[1]!.preview).toEqual({ type: "diff_unavailable", path: "src/a.txt", reason: "this edit will fail: SEARCH block 1 not found" });
+    expect(asked[2]!.preview).toEqual({ type: "diff_unavailable", path: "src/gone.txt", reason: "this edit will fail: src/gone.txt does not exist" });
+    // The event carries the same reason, and the edit, approved, failed as said.
+    expect(events.find((e) => e.type === "tool_call_update" && e.status === "awaiting_approval" && e.tool_use_id === asked[1]!.tool_use_id)).toMatchObject({ approval: { preview: asked[1]!.preview } });
+    expect(lifecycle(events, asked[1]!.tool_use_id)).toEqual(["pending", "awaiting_approval", "running", "failed"]);
+    expect(readFileSync(path.join(ws, "src", "a.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+  });
+
+  it("an edit run without asking (auto-approve) carries its diff on running, computed before the file changed; other calls carry none", async () => {
+    writeFileSync(path.join(ws, "src", "old.txt"), "before\n");
+    const { events, asked } = await runTask(
+      [
+        call("write_to_file", { path: "src/b.txt", content: "B\n" }),
+        call("write_to_file", { path: "src/old.txt", content: "after\n" }),
+        call("replace_in_file", { path: "src/a.txt", diff }),
+        call("replace_in_file", { path: "src/a.txt", diff: "------- SEARCH\nnot there\n=======\nx\n+++++++ REPLACE\n" }),
+        call("read_file", { path: "src/a.txt" }),
+        done,
+      ],
+      () => ({ approved: false }),
+      [],
+      { autoApprove: ["read", "edit"] },
+    );
+    expect(asked).toEqual([]);
+    const running = events.flatMap((e) => (e.type === "tool_call_update" && e.status === "running" ? [e] : []));
+    expect(running.map((e) => e.preview)).toEqual([
+      { type: "diff", path: "src/b.txt", old_text: null, new_text: "B\n" },
+      { type: "diff", path: "src/old.txt", old_text: "before\n", new_text: "after\n" },
+      { type: "diff", path: "src/a.txt", old_text: "one\ntwo\nthree\n", new_text: "one\nTWO\nthree\n" },
+      { type: "diff_unavailable", path: "src/a.txt", reason: "this edit will fail: SEARCH block 1 not found" },
+      undefined, // read_file
+      undefined, // attempt_completion
+    ]);
+    expect(readFileSync(path.join(ws, "src", "old.txt"), "utf8")).toBe("after\n");
+    // Core's record of the call holds it, so every host reads it from one place.
+    let records: ReadonlyMap<string, ToolCallRecord> = new Map();
+    for (const event of events) records = applyToolCallEvent(records, event);
+    expect(records.get(running[1]!.tool_use_id)).toMatchObject({ status: "completed", preview: running[1]!.preview });
+  });
+
+  it("yolo edits carry their diff on running too", async () => {
+    const { events } = await runTask([call("write_to_file", { path: "src/y.txt", content: "Y\n" }), done], () => ({ approved: false }), [], { yolo: true });
+    expect(events.find((e) => e.type === "tool_call_update" && e.status === "running")).toMatchObject({ preview: { type: "diff", path: "src/y.txt", old_text: null, new_text: "Y\n" } });
   });
 
   it("a refused edit ends denied with the person's decision, and the file is untouched", async () => {
@@ -128,6 +177,9 @@ describe('"always allow"', () => {
       { approved: true, by: "user", reason: "approved by the user" },
       { approved: true, by: "rule", reason: "allowed by the task rule write_to_file(src/**)", rule: "write_to_file(src/**)" },
     ]);
+    // The diff travels once: with the approval the person saw, or on running for the edit the rule let through.
+    const running = events.flatMap((e) => (e.type === "tool_call_update" && e.status === "running" ? [e] : []));
+    expect(running.map((e) => e.preview)).toEqual([undefined, { type: "diff", path: "src/c.txt", old_text: null, new_text: "C\n" }, undefined /* attempt_completion */]);
     // A task rule is not saved.
     expect(existsSync(permissionsFile(home))).toBe(false);
   });

@@ -15,14 +15,8 @@ export function approvalPreview(
   where: { cwd: string; ignore: IgnoreRules; sandbox: SandboxJson },
 ): ApprovalPreview | undefined {
   const input = facts.input;
-  if (tool.preview) {
-    try {
-      const own = tool.preview(input, { cwd: where.cwd, ignore: where.ignore });
-      if (own) return own;
-    } catch {
-      // No preview rather than no approval.
-    }
-  }
+  const own = toolPreview(tool, input, where);
+  if (own) return own;
   if (facts.command) {
     return { type: "command", command: facts.command.text, cwd: where.cwd, risk: facts.command.risk, reasons: facts.command.reasons, sandbox: where.sandbox };
   }
@@ -38,4 +32,23 @@ export function approvalPreview(
   const outside = facts.paths.filter((p) => p.external && !p.inReadRoot).map((p) => p.absolute);
   if (outside.length > 0) return { type: "paths", paths: outside };
   return undefined;
+}
+
+/**
+ * The preview an edit about to run without asking (auto-approve, yolo, a rule) carries on its
+ * running update, so every host shows every edit's diff: the tool's own preview, computed once,
+ * before the file changes. Undefined for other kinds, whose running needs nothing shown.
+ */
+export function runningPreview(tool: AnyTool, input: Record<string, unknown>, where: { cwd: string; ignore: IgnoreRules }): ApprovalPreview | undefined {
+  return tool.kind === "edit" ? toolPreview(tool, input, where) : undefined;
+}
+
+function toolPreview(tool: AnyTool, input: Record<string, unknown>, where: { cwd: string; ignore: IgnoreRules }): ApprovalPreview | undefined {
+  if (!tool.preview) return undefined;
+  try {
+    return tool.preview(input, { cwd: where.cwd, ignore: where.ignore });
+  } catch {
+    // No preview rather than no approval, or no run.
+    return undefined;
+  }
 }

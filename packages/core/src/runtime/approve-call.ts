@@ -8,8 +8,11 @@ import type { AnyTool } from "../tools/tool.js";
 import { approvalPreview } from "./approval-preview.js";
 import type { CallEnv } from "./execute-call.js";
 
-/** The call may run (with the decision, when one was needed), or it is refused: what the model reads, and who refused. */
-export type Approval = { decision?: Decision } | { refused: string; decision: Decision };
+/**
+ * The call may run (with the decision, when one was needed; `asked`: the person was asked, with the
+ * call's preview, so it need not be computed again), or it is refused: what the model reads, and who refused.
+ */
+export type Approval = { decision?: Decision; asked?: true } | { refused: string; decision: Decision };
 
 /**
  * Whether one call may run: policy decides (decideCall), or the host asks the person, showing
@@ -58,7 +61,7 @@ async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary:
     return { refused: `The user denied this operation.${said}`, decision: { approved: false, by: "user", reason: "denied by the user", ...feedback } };
   }
   if (response.remember && rule) remember(env, rule, response.remember);
-  return { decision: { approved: true, by: "user", reason: "approved by the user", ...feedback } };
+  return { decision: { approved: true, by: "user", reason: "approved by the user", ...feedback }, asked: true };
 }
 
 /** The suggestion is a courtesy: a call whose facts it cannot read simply gets none. */

@@ -14,6 +14,7 @@ import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
 import type { AgentEvent, Decision, SandboxJson, ToolCallEnd } from "../events/index.js";
 import type { TextFiles } from "../tools/files/index.js";
 import type { SubagentCapability, SubagentRunner } from "../tools/subagent-capability.js";
+import { runningPreview } from "./approval-preview.js";
 import { approveCall } from "./approve-call.js";
 import { accessesOf, gatherFacts } from "./gather-facts.js";
 import type { Hooks } from "./hooks.js";
@@ -189,7 +190,9 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   const reach = tool.kind === "command" ? undefined : approvalCategory(facts);
   const approval = await approveCall(env, tool, { ...call, input }, summary, facts, (message) => notify(env, message, "permission_prompt"));
   if ("refused" in approval) return finish(env, { ...call, input }, { content: approval.refused, isError: true }, "denied", approval.decision);
-  env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "running", ...(approval.decision ? { decision: approval.decision } : {}) });
+  // An edit that ran without asking still shows its diff: previewed here, once, before the file changes.
+  const preview = approval.asked ? undefined : runningPreview(tool, input, env);
+  env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "running", ...(approval.decision ? { decision: approval.decision } : {}), ...(preview ? { preview } : {}) });
 
   let result = await runTool(tool, input, {
     cwd: env.cwd,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
-import { currentText, PREVIEW_MAX_BYTES } from "./edit/current-text.js";
+import { currentText, PREVIEW_MAX_BYTES, unshownText } from "./edit/current-text.js";
+import { failureReason } from "./edit/failure-reason.js";
 import { describeFailure } from "./edit/failure-report.js";
 import { applyDiff } from "./edit/streaming-applier.js";
 import { describeSuccess } from "./edit/success-report.js";
@@ -52,10 +53,18 @@ export const replaceInFileTool = defineTool({
   summarize: (input) => `edit ${input.path}`,
   preview(input, ctx) {
     const current = currentText(ctx, input.path);
-    if (current === undefined || current.text === null) return undefined;
+    if (current === undefined) return undefined;
+    // Without a diff the person still learns why: an edit that will fail is not approved blind.
+    const unavailable = (reason: string) => ({ type: "diff_unavailable" as const, path: current.shown, reason });
+    if ("unshown" in current) {
+      const why = unshownText(current.shown, current.unshown);
+      return unavailable(current.unshown === "too_large" ? `no diff shown: ${why}` : `this edit will fail: ${why}`);
+    }
+    if (current.text === null) return unavailable(`this edit will fail: ${current.shown} does not exist`);
     // The same edit code the call runs, in memory: the person sees exactly what would be written.
     const applied = applyDiff(current.text, input.diff);
-    if (!applied.ok || Buffer.byteLength(applied.content) > PREVIEW_MAX_BYTES) return undefined;
+    if (!applied.ok) return unavailable(`this edit will fail: ${failureReason(applied.failure)}`);
+    if (Buffer.byteLength(applied.content) > PREVIEW_MAX_BYTES) return unavailable(`no diff shown: the edited ${current.shown} would be larger than ${PREVIEW_MAX_BYTES / 1024} KiB`);
     return { type: "diff", path: current.shown, old_text: current.text, new_text: applied.content };
   },
   async execute(input, ctx) {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
-import { currentText, PREVIEW_MAX_BYTES } from "./edit/current-text.js";
+import { currentText, PREVIEW_MAX_BYTES, unshownText } from "./edit/current-text.js";
 import { summarizeRewrite } from "./edit/rewrite-summary.js";
 import { openChecked, readOpenedBytes, writeChecked } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
@@ -43,8 +43,13 @@ export const writeToFileTool = defineTool({
   access: (input) => [{ type: "edit", path: input.path }],
   summarize: (input) => `write ${input.path}`,
   preview(input, ctx) {
+    // Without a diff the person still learns why: an edit that will fail is not approved blind.
+    if (/[/\\]$/.test(input.path)) return { type: "diff_unavailable", path: input.path, reason: `this edit will fail: ${input.path} names a folder` };
     const current = currentText(ctx, input.path);
-    if (current === undefined || /[/\\]$/.test(input.path) || Buffer.byteLength(input.content) > PREVIEW_MAX_BYTES) return undefined;
+    if (current === undefined) return undefined;
+    const unavailable = (reason: string) => ({ type: "diff_unavailable" as const, path: current.shown, reason });
+    if (Buffer.byteLength(input.content) > PREVIEW_MAX_BYTES) return unavailable(`no diff shown: the new content is larger than ${PREVIEW_MAX_BYTES / 1024} KiB`);
+    if ("unshown" in current) return unavailable(`no diff shown: ${unshownText(current.shown, current.unshown)}`);
     const unwrapped = MARKDOWN_EXTENSIONS.has(path.extname(input.path).toLowerCase()) ? undefined : unwrapCodeFence(input.content);
     return { type: "diff", path: current.shown, old_text: current.text, new_text: unwrapped?.inner ?? input.content };
   },

@@ -12,12 +12,16 @@ const BINARY_SNIFF_BYTES = 8 * 1024;
  */
 export const PREVIEW_MAX_BYTES = 512 * 1024;
 
+/** Why an existing file's text cannot be shown (the edit tools say what that means for their edit). */
+export type UnshownText = "binary" | "not_utf8" | "too_large";
+
 /**
  * What an edit preview starts from: the file's text as shown to the person, null for a file that
- * does not exist yet, or undefined when it cannot be shown (outside the workspace, ignored,
- * binary, not UTF-8, too large to show). Read before approval, so only through the same checks a tool's read has.
+ * does not exist yet, `unshown` with why for a file whose text cannot be shown (binary, not UTF-8,
+ * too large to show), or undefined when it must not be read before approval (outside the
+ * workspace, ignored) or cannot be. Read before approval, so only through the same checks a tool's read has.
  */
-export function currentText(ctx: PreviewContext, path: string): { shown: string; text: string | null } | undefined {
+export function currentText(ctx: PreviewContext, path: string): { shown: string; text: string | null } | { shown: string; unshown: UnshownText } | undefined {
   const resolved = resolveWorkspacePath(ctx.cwd, path);
   if (resolved.external) return undefined;
   const shown = displayPath(ctx.cwd, resolved.absolute);
@@ -25,10 +29,24 @@ export function currentText(ctx: PreviewContext, path: string): { shown: string;
   if (real === undefined) return undefined;
   if (!existsSync(real)) return { shown, text: null };
   const bytes = readCheckedSync({ cwd: ctx.cwd, ignore: ctx.ignore }, resolved.absolute);
-  if (bytes === undefined || bytes.length > PREVIEW_MAX_BYTES || bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return undefined;
+  if (bytes === undefined) return undefined;
+  if (bytes.length > PREVIEW_MAX_BYTES) return { shown, unshown: "too_large" };
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { shown, unshown: "binary" };
   try {
     return { shown, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
   } catch {
-    return undefined;
+    return { shown, unshown: "not_utf8" };
+  }
+}
+
+/** "a.txt is larger than 512 KiB", "a.bin is a binary file". */
+export function unshownText(shown: string, why: UnshownText): string {
+  switch (why) {
+    case "binary":
+      return `${shown} is a binary file`;
+    case "not_utf8":
+      return `${shown} is not UTF-8 text`;
+    case "too_large":
+      return `${shown} is larger than ${PREVIEW_MAX_BYTES / 1024} KiB`;
   }
 }

@@ -40,16 +40,27 @@ describe("edit previews", () => {
     expect(write("sub/b.ts", "```ts\nx\n```\n")).toEqual({ type: "diff", path: "sub/b.ts", old_text: null, new_text: "x\n" });
   });
 
-  it("is left out, never thrown, when it cannot be computed", () => {
-    expect(replace("a.txt", block("not there", "x"))).toBeUndefined();
-    expect(replace("missing.txt", block("a", "b"))).toBeUndefined();
+  it("says why, never throws, when the diff cannot be shown: the edit will fail, or the file is binary or too large", () => {
+    const unavailable = (p: string, reason: string) => ({ type: "diff_unavailable", path: p, reason });
+    expect(replace("a.txt", block("not there", "x"))).toEqual(unavailable("a.txt", "this edit will fail: SEARCH block 1 not found"));
+    expect(replace("a.txt", block("two", "2") + block("nine", "9") + block("ten", "10") + block("eleven", "11"))).toEqual(
+      unavailable("a.txt", "this edit will fail: SEARCH block 2 not found; SEARCH block 3 not found, and 1 more"),
+    );
+    writeFileSync(path.join(ws, "twice.txt"), "x\nx\n");
+    expect(replace("twice.txt", block("x", "y"))).toEqual(unavailable("twice.txt", "this edit will fail: SEARCH block 1 matches 2 places"));
+    expect(replace("missing.txt", block("a", "b"))).toEqual(unavailable("missing.txt", "this edit will fail: missing.txt does not exist"));
     writeFileSync(path.join(ws, "bin.dat"), Buffer.from([0, 1, 2]));
-    expect(replace("bin.dat", block("a", "b"))).toBeUndefined();
+    expect(replace("bin.dat", block("a", "b"))).toEqual(unavailable("bin.dat", "this edit will fail: bin.dat is a binary file"));
+    expect(write("bin.dat", "text\n")).toEqual(unavailable("bin.dat", "no diff shown: bin.dat is a binary file"));
+    writeFileSync(path.join(ws, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    expect(replace("latin1.txt", block("caf", "x"))).toEqual(unavailable("latin1.txt", "this edit will fail: latin1.txt is not UTF-8 text"));
     const big = `${"x".repeat(100)}\n`.repeat(6_000);
     writeFileSync(path.join(ws, "big.txt"), big);
-    expect(replace("big.txt", block("x".repeat(100), "y"))).toBeUndefined();
-    expect(write("new-big.txt", big)).toBeUndefined();
-    expect(write("new-small.txt", "small\n")).toBeDefined();
+    expect(replace("big.txt", block("x".repeat(100), "y"))).toEqual(unavailable("big.txt", "no diff shown: big.txt is larger than 512 KiB"));
+    expect(write("new-big.txt", big)).toEqual(unavailable("new-big.txt", "no diff shown: the new content is larger than 512 KiB"));
+    expect(write("dir/", "x")).toEqual(unavailable("dir/", "this edit will fail: dir/ names a folder"));
+    // Positive control: a small new file has its diff.
+    expect(write("new-small.txt", "small\n")).toEqual({ type: "diff", path: "new-small.txt", old_text: null, new_text: "small\n" });
   });
 
   it("never reads what the boundary or the ignore files keep out (the preview would leak it to the host)", () => {
