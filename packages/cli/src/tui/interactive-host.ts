@@ -1,6 +1,6 @@
 import type { ApprovalRequest, ApprovalResponse, Host } from "@cairn/core";
 import type { SessionView } from "./session-view.js";
-import type { ApprovalAnswer } from "./view-types.js";
+import type { ApprovalAnswer, HandoffAnswer } from "./view-types.js";
 
 /**
  * The Host of an interactive session: every callback becomes a prompt in the view and waits for
@@ -30,6 +30,17 @@ export class InteractiveHost implements Host {
     const review = await this.view.ask<{ approved: boolean; feedback?: string }>((resolve) => ({ kind: "plan", plan, resolve }), { approved: false }, signal);
     if (review.feedback) this.view.add({ kind: "user", text: review.feedback });
     return review;
+  }
+
+  /** new_task: the context is shown in full above the prompt; the person starts the new task (adding to it) or keeps the work here. */
+  async confirmNewTask(context: string, signal: AbortSignal): Promise<{ approved: true; context: string } | { approved: false; feedback?: string }> {
+    this.view.add({ kind: "info", title: "The model wants to hand over to a fresh task, which would start from:", lines: context.split("\n") });
+    const answer = await this.view.ask<HandoffAnswer>((resolve) => ({ kind: "handoff", context, resolve }), { start: false }, signal);
+    if (!answer.start) {
+      if (answer.feedback) this.view.add({ kind: "user", text: answer.feedback });
+      return { approved: false, ...(answer.feedback ? { feedback: answer.feedback } : {}) };
+    }
+    return { approved: true, context: answer.addition ? `${context}\n\nThe user adds: ${answer.addition}` : context };
   }
 
   confirmContinue(reason: string, signal: AbortSignal): Promise<boolean> {

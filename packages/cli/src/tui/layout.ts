@@ -41,6 +41,8 @@ export function promptRows(prompt: Prompt | undefined, width: number): number {
       return 2 + 1 + rowsOf(prompt.detail, inner) + 2;
     case "choice":
       return 1 + Math.min(8, prompt.options.length) + 2 + 1;
+    case "handoff":
+      return 2 + 1 + 3;
   }
 }
 

@@ -6,6 +6,7 @@ import { PickList, type PickItem } from "./pick-list.js";
 import { TextField } from "./text-field.js";
 import { useTheme } from "./theme.js";
 import { approvalTitle } from "./approval-title.js";
+import { HandoffPrompt } from "./handoff-prompt.js";
 import type { ApprovalAnswer, Prompt } from "./view-types.js";
 
 function Frame({ title, children }: { title: ReactNode; children: ReactNode }) {
@@ -151,5 +152,7 @@ export function PromptView({ prompt, id }: { prompt: Prompt; id: number }) {
       return <ConfirmPrompt key={id} prompt={prompt} />;
     case "choice":
       return <ChoicePrompt key={id} prompt={prompt} />;
+    case "handoff":
+      return <HandoffPrompt key={id} prompt={prompt} />;
   }
 }

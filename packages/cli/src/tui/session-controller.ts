@@ -36,6 +36,8 @@ export class SessionController {
   private unsubscribe: (() => void) | undefined;
   /** A reopened task not yet carried on: the first message is worded for how it was left. */
   private resumed: ResumedState | undefined;
+  /** The task the next one opened takes over from (new_task, /newtask): both are stored linked. */
+  private handedOverFrom: Session["store"] | undefined;
   private lastResult: TaskResult | undefined;
   private run: Promise<void> | undefined;
   private exitArmedUntil = 0;
@@ -200,7 +202,9 @@ export class SessionController {
         this.view.changed();
         try {
           // Notices from opening it (untrusted config, checkpoints off, ...) arrive as events of the first run.
-          await this.adopt(await openSession({ cwd: this.args.cwd, env: this.io.env, overrides: { ...overridesOf(this.args), mode }, host: this.host, title: message }));
+          const parent = this.handedOverFrom ? { parent: { store: this.handedOverFrom, relation: "handoff" as const } } : {};
+          this.handedOverFrom = undefined;
+          await this.adopt(await openSession({ cwd: this.args.cwd, env: this.io.env, overrides: { ...overridesOf(this.args), mode }, host: this.host, title: message, ...parent }));
         } finally {
           this.view.live.busy = undefined;
         }
@@ -275,7 +279,9 @@ export class SessionController {
     const handoff = this.lastResult?.new_task;
     if (handoff) {
       // /newtask: the essentials go to a fresh task in the same workspace, which starts now.
+      const from = this.opened?.store;
       await this.clear();
+      this.handedOverFrom = from;
       view.add({ kind: "info", title: "A fresh task carries this work on, starting from:", lines: handoff.split("\n") });
       await this.send(handoff);
       return;

@@ -102,7 +102,11 @@ export type Prompt =
   | { kind: "question"; question: string; options: string[]; resolve: (answer: string | undefined) => void }
   | { kind: "plan"; plan: string; resolve: (answer: { approved: boolean; feedback?: string }) => void }
   | { kind: "confirm"; title: string; detail: string; resolve: (answer: boolean) => void }
-  | { kind: "choice"; title: string; options: Array<{ label: string; value: string; hint?: string }>; allowText?: string; resolve: (answer: string | undefined) => void };
+  | { kind: "choice"; title: string; options: Array<{ label: string; value: string; hint?: string }>; allowText?: string; resolve: (answer: string | undefined) => void }
+  | { kind: "handoff"; context: string; resolve: (answer: HandoffAnswer) => void };
+
+/** The person's answer to a hand-off (new_task): start it (with their addition to its context), or stay and say why. */
+export type HandoffAnswer = { start: true; addition?: string } | { start: false; feedback?: string };
 
 export type ViewSnapshot = {
   history: HistoryItem[];
