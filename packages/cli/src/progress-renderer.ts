@@ -78,6 +78,9 @@ export class ProgressRenderer {
       case "tool_call":
         this.line(`→ ${event.summary}`);
         return;
+      case "subagent":
+        this.line(`  ${event.status === "running" ? "·" : event.status === "completed" ? "✓" : "✗"} sub-agent ${event.index + 1}: ${firstLine(event.activity, 100)}`);
+        return;
       case "tool_call_update": {
         if (event.status === "awaiting_approval" || event.status === "running") return;
         this.output.end(event.tool_use_id);

@@ -132,6 +132,16 @@ export class EventPresenter {
       case "tool_call_update":
         this.records = applyToolCallEvent(this.records, event);
         return this.toolCallUpdate(event);
+      case "subagent": {
+        // Sub-agents' steps show under the use_subagents card that started them, as its output.
+        const card = this.card(event.parent_tool_use_id);
+        if (!card) return;
+        const mark = event.status === "running" ? "·" : event.status === "completed" ? "✓" : "✗";
+        card.output = keepTail(`${card.output}${mark} sub-agent ${event.index + 1}: ${event.activity.split("\n", 1)[0]}\n`, MAX_OUTPUT_CHARS);
+        card.outputLines += 1;
+        view.changed(false);
+        return;
+      }
       case "tool_output": {
         // The output's end is kept here, bounded, rather than folded into the record: a long
         // build's whole output would otherwise be held (and copied) while it streams.

@@ -13,6 +13,8 @@ function callIdOf(event: AgentEvent): string | undefined {
     case "tool_output":
     case "edit_preview":
       return event.tool_use_id;
+    case "subagent":
+      return event.parent_tool_use_id;
     default:
       return undefined;
   }
