@@ -12,6 +12,7 @@ import type { TaskSandbox } from "../sandbox/index.js";
 import type { TextFiles } from "../tools/files/index.js";
 import type { SubagentRunner } from "../tools/subagent-capability.js";
 import type { ToolExecution } from "../storage/settings.js";
+import type { CommandExecutor } from "../terminal/command-executor.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import type { AgentEvent } from "../events/index.js";
 import type { ApprovalCategory } from "../policy/approval-category.js";
@@ -54,6 +55,8 @@ export type ToolOptions = {
   files?: TextFiles;
   /** parallel (default): a reply's read-only calls run side by side; sequential: one call after another. */
   execution?: ToolExecution;
+  /** The host's own command executor (a remote workspace): execute_command runs there, not in the local sandbox. */
+  commands?: CommandExecutor;
   /** Sub-agents for use_subagents (a session supplies them: each runs as a task of its own). */
   subagents?: SubagentRunner;
 };

@@ -30,7 +30,7 @@ import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
-import type { AgentEvent, ResultSubtype } from "../events/index.js";
+import type { AgentEvent, ResultSubtype, SandboxJson } from "../events/index.js";
 import type { TaskState } from "../storage/task-journal.js";
 import { describeJournalFailure, guardJournal, type JournalFailure } from "./guarded-journal.js";
 import type { PendingResult } from "../storage/task-journal.js";
@@ -135,7 +135,14 @@ export class Task {
 
   private newTerminal(): Terminal {
     const sandbox = this.options.workspace.sandbox?.sandbox;
-    return new Terminal({ scratchDir: this.scratchDir, env: { [taskEnvName]: this.sessionId }, ...(sandbox ? { sandbox } : {}) });
+    const executor = this.options.tools.commands;
+    return new Terminal({ scratchDir: this.scratchDir, env: { [taskEnvName]: this.sessionId }, ...(sandbox ? { sandbox } : {}), ...(executor ? { executor } : {}) });
+  }
+
+  /** The sandbox commands run in, as hosts show it: none here when the host's executor runs them. */
+  private sandboxSummary(): SandboxJson {
+    if (this.options.tools.commands) return { mode: "off", reason: "commands run on the host's executor" };
+    return this.options.workspace.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" };
   }
 
   /** Starts the task with the person's request. */
@@ -276,7 +283,7 @@ export class Task {
       ...(this.options.model.customInstructions ? { customInstructions: this.options.model.customInstructions } : {}),
       ...(rules ? { rules } : {}),
       ...(this.options.tools.mcp ? { mcp: this.options.tools.mcp.promptSection() } : {}),
-      ...(this.options.workspace.sandbox?.sandbox ? { sandbox: this.options.workspace.sandbox.sandbox.promptLine() } : {}),
+      ...(this.options.workspace.sandbox?.sandbox && !this.options.tools.commands ? { sandbox: this.options.workspace.sandbox.sandbox.promptLine() } : {}),
       ...(this.focus.settings.enabled ? { taskProgress: true } : {}),
     });
   }
@@ -543,7 +550,7 @@ export class Task {
       approvalRequiredCommands: options.policy.approvalRequiredCommands ?? [],
       approval,
       policyState: this.policyState,
-      sandbox: options.workspace.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" },
+      sandbox: this.sandboxSummary(),
       history: this.callHistory,
       hookRunner: options.hooks.runner,
       hookSession: this.hookSession(),
@@ -622,7 +629,7 @@ export class Task {
       tools: offered().map((t) => t.name),
       permissionMode: approval.yolo ? "yolo" : "default",
       auto_approve: [...approval.autoApprove],
-      sandbox: options.workspace.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" },
+      sandbox: this.sandboxSummary(),
     });
     for (const message of this.openingNotices.splice(0)) emit({ type: "system", subtype: "notice", level: "warning", message });
 

@@ -10,6 +10,8 @@ import { loadPermissionRules } from "../storage/permission-store.js";
 import { TaskNotFoundError, TaskStore, type TaskMetadata } from "../storage/task-store.js";
 import { stopLeftoverCommands } from "../terminal/leftovers.js";
 import type { TextFiles } from "../tools/files/index.js";
+import type { CommandExecutor } from "../terminal/command-executor.js";
+import type { Hooks } from "../runtime/hooks.js";
 import { allTools } from "../tools/registry.js";
 import { newTaskTool } from "../tools/new-task.js";
 import { useSubagentsTool } from "../tools/use-subagents.js";
@@ -54,6 +56,10 @@ type Common = {
   mcpServers?: ServerConfig[];
   /** The host's own text files (an editor's buffers): file tools read and write workspace files there. */
   files?: TextFiles;
+  /** The host's own command executor (a remote workspace): execute_command runs there instead of in the local sandbox. */
+  commands?: CommandExecutor;
+  /** The loop's hooks for SDK hosts (beforeModel, beforeTool...; see runtime/hooks.ts). */
+  hooks?: Hooks;
 };
 
 export type OpenSessionOptions = Common & {
@@ -171,6 +177,7 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(resolved.settings.focusChain ? { focusChain: resolved.settings.focusChain } : {}),
         ...(resolved.settings.toolExecution ? { execution: resolved.settings.toolExecution } : {}),
         ...(options.files ? { files: options.files } : {}),
+        ...(options.commands ? { commands: options.commands } : {}),
       },
       workspace: { cwd: resolved.cwd, home: resolved.home, sandbox: resolved.sandbox, ...(checkpoints ? { checkpoints } : {}) },
       policy: {
@@ -189,7 +196,7 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(resolved.settings.maxBudgetUsd !== undefined ? { maxBudgetUsd: resolved.settings.maxBudgetUsd } : {}),
         ...(tools ? { handoffs: tools.handoffs } : {}),
       },
-      hooks: hookOptions(hooks.hooks, store),
+      hooks: { ...hookOptions(hooks.hooks, store), ...(options.hooks ? { loop: options.hooks } : {}) },
       journal,
       ...(options.host ? { host: options.host } : {}),
       notices: opening,

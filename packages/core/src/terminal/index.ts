@@ -1,4 +1,5 @@
 export { collapseCarriageReturns, stripAnsi, TerminalTextCleaner } from "./ansi.js";
+export type { CommandExecutor, CommandExit, CommandRequest } from "./command-executor.js";
 export { CommandOutput, defaultOutputLimits, type OutputLimits } from "./command-output.js";
 export { looksLikePrompt, quotePrompt } from "./interactive-prompt.js";
 export { groupAlive, processAlive, terminateGroup } from "./kill-tree.js";

@@ -1,6 +1,8 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { CommandSandbox } from "../sandbox/index.js";
+import { TerminalTextCleaner } from "./ansi.js";
+import type { CommandExecutor } from "./command-executor.js";
 import { CommandOutput, defaultOutputLimits, type OutputLimits } from "./command-output.js";
 import { looksLikePrompt } from "./interactive-prompt.js";
 import { defaultTiming, ManagedProcess, StartError, type Outcome, type Timing } from "./process-runner.js";
@@ -15,6 +17,8 @@ export type TerminalOptions = {
   env?: Record<string, string>;
   /** The OS sandbox every command runs in (none: commands run as the person, guarded by approvals alone). */
   sandbox?: CommandSandbox;
+  /** The host's own executor (a remote workspace): commands run there instead of here, and the sandbox is not used. */
+  executor?: CommandExecutor;
 };
 
 export type RunRequest = {
@@ -72,6 +76,7 @@ export class Terminal {
   private readonly limits: OutputLimits;
   private readonly env: Record<string, string>;
   readonly sandbox: CommandSandbox | undefined;
+  private readonly executor: CommandExecutor | undefined;
   private readonly processes = new Map<number, ManagedProcess>();
   /** Background processes whose exit the model has been told about. */
   private readonly reported = new Set<number>();
@@ -83,7 +88,8 @@ export class Terminal {
     this.timing = { ...defaultTiming, ...options.timing };
     this.limits = { ...defaultOutputLimits, ...options.limits };
     this.env = options.env ?? {};
-    this.sandbox = options.sandbox;
+    this.sandbox = options.executor ? undefined : options.sandbox;
+    this.executor = options.executor;
     liveTerminals.add(this);
     ensureExitHook();
   }
@@ -94,6 +100,7 @@ export class Terminal {
 
   async run(request: RunRequest): Promise<RunResult> {
     if (this.disposed) return { started: false, message: "The task's terminal has been closed; no more commands can run in this task." };
+    if (this.executor) return this.runWith(this.executor, request);
     const shell = pickShell();
     if (shell === undefined) {
       return { started: false, message: "No shell to run commands with: neither $SHELL (if sh-like), /bin/bash nor /bin/sh can be executed." };
@@ -146,6 +153,50 @@ export class Terminal {
       trailingPrompt,
       sandboxNote: this.sandbox?.explainBlock(rendered),
       elapsedMs: managed.elapsedMs,
+    };
+  }
+
+  /** A command run by the host's executor: its output bounded and logged like a local command's. */
+  private async runWith(executor: CommandExecutor, request: RunRequest): Promise<RunResult> {
+    const id = await this.allocateId();
+    const output = new CommandOutput(path.join(this.scratchDir, `command-${id}.log`), this.limits);
+    const cleaner = new TerminalTextCleaner();
+    const take = (text: string) => {
+      if (text === "") return;
+      output.write(text);
+      request.onOutput?.(text);
+    };
+    const started = Date.now();
+    let exit;
+    try {
+      exit = await executor.run({
+        command: request.command,
+        cwd: request.cwd,
+        signal: request.signal ?? new AbortController().signal,
+        timeoutMs: request.timeoutMs ?? this.timing.defaultTimeoutMs,
+        env: { ...this.env },
+        onOutput: (text) => take(cleaner.push(text)),
+      });
+    } catch (error) {
+      if (request.signal?.aborted) exit = undefined;
+      else return { started: false, message: `The host could not run the command: ${(error as Error).message.split("\n")[0]}` };
+    } finally {
+      take(cleaner.flush());
+      output.close();
+    }
+    const outcome: Outcome = request.signal?.aborted || exit === undefined ? { type: "aborted" } : { type: "exited", code: exit.exitCode, signal: exit.signal ?? null, lingering: false };
+    const last = output.lastLine();
+    const rendered = output.render();
+    return {
+      started: true,
+      id,
+      pid: 0,
+      outcome,
+      output: rendered,
+      logPath: output.logPath,
+      trailingPrompt: outcome.type === "exited" && looksLikePrompt(last.line, last.partial) ? last.line : undefined,
+      sandboxNote: undefined,
+      elapsedMs: Date.now() - started,
     };
   }
 
