@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
-import { cleanEnv, runCairn } from "../support/cairn-cli.js";
+import { cleanEnv, runCairn, startCairn } from "../support/cairn-cli.js";
 import { conversationRouter, firstMessageText } from "../support/conversation-router.js";
 
 const fx = useE2eFixture((fx) => {
@@ -78,6 +78,25 @@ describe("new_task: handing over to a fresh task, headless", () => {
     expect(String(refused.content)).toContain("maxHandoffs");
     expect(run.events.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "finished in hop one" });
     expect(tasks()).toHaveLength(2);
+  });
+});
+
+describe("new_task: handing over from a resumed task", () => {
+  it("/newtask on cairn resume starts the fresh task linked to the one it came from", async () => {
+    const router = conversationRouter({
+      "RESUME-ORIGIN": [call("attempt_completion", { result: "first part done" }), { content: [{ type: "text", text: "RESUMED-HANDOFF: do the second part" }] }],
+      "RESUMED-HANDOFF": [call("attempt_completion", { result: "second part done" })],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const first = await cairn("RESUME-ORIGIN: first part");
+    expect(first.code, first.stderr).toBe(0);
+    const origin = String(first.events.at(-1)!.session_id);
+    const resumed = await runCairn(["resume", origin, "/newtask", "--provider", "anthropic", "--base-url", fx.server.url, "--json"], { env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.events.at(-1)).toMatchObject({ type: "result", result: "second part done" });
+    const child = tasks().find((t) => t.parent)!;
+    expect(child.parent).toEqual({ id: origin, relation: "handoff" });
+    expect(tasks().find((t) => t.id === origin)!.children).toEqual([{ id: child.id, relation: "handoff" }]);
   });
 });
 
@@ -194,5 +213,28 @@ describe("use_subagents", () => {
     expect(JSON.stringify(requestsOf("SUB-HELPER")[0]!.body.system)).toContain("REPO-INSTRUCTIONS");
     expect(String(endOf(run, "toolu_helper").content)).toContain("HELPER-REPORT");
     expect(existsSync(path.join(fx.workspace.dir, "pwned.txt"))).toBe(true);
+  });
+
+  it("stops every sub-agent when the run is stopped", async () => {
+    const router = conversationRouter({
+      "PARENT-TASK": [call("use_subagents", { prompts: ["SUB-SLOW-1: think", "SUB-SLOW-2: think"] }, "toolu_slow")],
+      // Neither answers: only stopping the run ends them.
+      "SUB-SLOW-1": [{ ...call("read_file", { path: "notes.txt" }), delayMs: 60_000 }],
+      "SUB-SLOW-2": [{ ...call("read_file", { path: "notes.txt" }), delayMs: 60_000 }],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const child = startCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "PARENT-TASK: go"], { env: env() });
+    // Both sub-agents are waiting for the model.
+    let started = 0;
+    await child.waitForLine((line) => line.includes('"type":"subagent"') && ++started === 2);
+    while (requestsOf("SUB-SLOW").length < 2) await new Promise((r) => setTimeout(r, 50));
+    child.child.kill("SIGINT");
+    expect(await child.exited).toBe(1);
+    const events = child.output().stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.at(-1)).toMatchObject({ type: "result", subtype: "error_aborted" });
+    expect(events.filter((e) => e.type === "subagent" && e.status === "failed").map((e) => e.index).sort()).toEqual([0, 1]);
+    const subs = tasks().filter((t) => t.parent?.relation === "subagent") as Array<Meta & { status: string }>;
+    expect(subs.map((t) => t.status)).toEqual(["aborted", "aborted"]);
+    expect(requestsOf("SUB-SLOW")).toHaveLength(2);
   });
 });

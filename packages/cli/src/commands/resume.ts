@@ -34,6 +34,6 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
     await session.close();
   }
   // /newtask: the essentials go to a fresh task in the same workspace, which runs now.
-  if (result.result.new_task) return runNewTask({ ...args, cwd: resumed.meta.workspace, mode, task: result.result.new_task }, io);
+  if (result.result.new_task) return runNewTask({ ...args, cwd: resumed.meta.workspace, mode, task: result.result.new_task }, io, session.store);
   return result.code;
 }

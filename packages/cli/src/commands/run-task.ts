@@ -9,10 +9,11 @@ import { overridesOf, type RunArgs } from "../run-args.js";
  * question ends the run with exit code 3. The task is stored as it runs, so `cairn resume` can
  * carry it on.
  */
-export async function runNewTask(args: RunArgs, io: Io): Promise<number> {
+export async function runNewTask(args: RunArgs, io: Io, handedOverFrom?: Session["store"]): Promise<number> {
   // Checked before the task is stored: nothing is left behind by a refused picture.
   const images = attachedImages(args, () => resolveSettings({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) }).model);
-  let session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: args.task });
+  const parent = handedOverFrom ? { parent: { store: handedOverFrom, relation: "handoff" as const } } : {};
+  let session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: args.task, ...parent });
   printNotices(session, io);
   try {
     let outcome = await driveHeadless(session.task, session.task.run(args.task, images), args.json, io);
