@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// page.evaluate callbacks run in the page.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { chromiumArgs, findChromium } from "@cairn/core";

@@ -92,7 +92,7 @@ describe("cairn web refuses what a hostile page could send", () => {
 
   it("cross-origin requests are refused even with the token: another site, another port of this host, a cross-site fetch", async () => {
     web = await launch();
-    const foreign = [
+    const foreign: Array<Record<string, string>> = [
       { Origin: "http://evil.example" },
       { Origin: `http://127.0.0.1:${web.port + 1}` },
       { Origin: "null" },

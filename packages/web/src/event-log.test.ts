@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "@cairn/core";
 import { EventLog } from "./event-log.js";
 
 const delta = (message_id: string, text: string) => ({ type: "text_delta" as const, message_id, text });
-const assistant = (id: string, text: string) =>
-  ({
+const assistant = (id: string, text: string): AgentEvent => ({
     type: "assistant",
     message: { id, role: "assistant", model: "m", content: [{ type: "text", text }], stop_reason: "end_turn", usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } },
     session_id: "t",
-  }) as const;
+  });
 
 describe("EventLog", () => {
   it("replays what came after a given id, in order", () => {
