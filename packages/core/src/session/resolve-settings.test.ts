@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { projectConfig, trustProjectConfig } from "../trust/index.js";
+import { projectConfig, trustProjectConfig } from "./project-config.js";
 import { resolveSettings } from "./resolve-settings.js";
 import { SessionError } from "./session-error.js";
 
