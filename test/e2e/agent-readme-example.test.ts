@@ -17,9 +17,10 @@ function readmeExample(): string {
   return block.replace('from "@cairn/core"', `from ${JSON.stringify(pathToFileURL(path.join(root, "packages/core/dist/index.js")).href)}`);
 }
 
-function runScript(file: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `file` with tsx (a .ts script) or node (a .js one). */
+function runScript(file: string, cwd: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(path.join(root, "node_modules/.bin/tsx"), [file], { cwd, env });
+    const child = file.endsWith(".mts") ? spawn(path.join(root, "node_modules/.bin/tsx"), [file, ...args], { cwd, env }) : spawn(process.execPath, [file, ...args], { cwd, env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -28,7 +29,35 @@ function runScript(file: string, cwd: string, env: Record<string, string>): Prom
   });
 }
 
+function typeCheck(dir: string, code: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  writeFileSync(path.join(dir, "example.mts"), code);
+  const tsconfig = {
+    compilerOptions: {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      target: "es2022",
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      types: ["node"],
+      typeRoots: [path.join(root, "node_modules/@types")],
+      paths: { "@cairn/core": [path.join(root, "packages/core/dist/index.d.ts")] },
+    },
+    files: ["example.mts"],
+  };
+  writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
+  return runScript(path.join(root, "node_modules/typescript/bin/tsc"), dir, { PATH: process.env.PATH ?? "" }, ["-p", "tsconfig.json"]);
+}
+
 const fx = useE2eFixture();
+
+it("the README's createAgent example type-checks against the built package", async () => {
+  const readme = readFileSync(path.join(root, "README.md"), "utf8");
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("### The agent API: `createAgent`")))![1]!;
+  const checked = await typeCheck(fx.home.dir, block);
+  expect(checked.stdout + checked.stderr).toBe("");
+  expect(checked.code).toBe(0);
+}, 60_000);
 
 it("the README's createAgent example runs: hooks, host approval, snapshot, restore in a new agent and continue", async () => {
   fx.server = await startScriptedModelServer({
