@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, tempDir } from "../support/cairn-cli.js";
@@ -122,5 +122,24 @@ describe("cairn web's task API and event stream", () => {
     expect(last).toContain("start over");
     expect(last).not.toContain('write_to_file","input'); // the cut-off call is gone from what the model sees
     expect(JSON.stringify(model.requests[1]!.body)).toContain('write_to_file","input'); // positive control: before the restore it was there
+  });
+
+  it("a task waiting for approval cannot be deleted; once it has finished, it can", async () => {
+    const w = await serve([call("write_to_file", { path: "notes.txt", content: "two\n" }), call("attempt_completion", { result: "wrote it" })]);
+    const id = (JSON.parse((await post(w, "/api/tasks", { text: "write two" })).body) as { id: string }).id;
+    const waiting = (await until(w, (all) => all.some((f) => f.event.status === "awaiting_approval"))).find((f) => f.event.status === "awaiting_approval")!;
+    const del = () => rawRequest(w, { method: "DELETE", path: `/api/history/${id}`, headers: goodHeaders(w) });
+    const refused = await del();
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatch(/stop it before deleting/);
+    expect(existsSync(path.join(home.dir, "tasks", id))).toBe(true);
+    await post(w, `/api/tasks/${id}/approvals`, { tool_use_id: waiting.event.tool_use_id, approved: true });
+    await until(w, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+    expect((await del()).status).toBe(200);
+    expect(existsSync(path.join(home.dir, "tasks", id))).toBe(false);
+    const listed = JSON.parse((await rawRequest(w, { path: "/api/history", headers: goodHeaders(w) })).body) as { tasks: Array<{ id: string }> };
+    expect(listed.tasks.map((t) => t.id)).not.toContain(id);
+    // A foreign page cannot delete either: the same checks as every request.
+    expect((await rawRequest(w, { method: "DELETE", path: `/api/history/${id}`, headers: goodHeaders(w, { Origin: "http://evil.example" }) })).status).toBe(403);
   });
 });

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // page.evaluate callbacks run in the page.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { chromiumArgs, findChromium } from "@cairn/core";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
@@ -287,6 +287,23 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
       .filter((e) => e.type === "tool_call_update");
     expect(updates.filter((e) => e.status === "awaiting_approval")).toHaveLength(1);
     expect(updates.filter((e) => e.status === "running").map((e) => e.decision?.by)).toEqual(["user", "rule", undefined]);
+    await page.close();
+  });
+
+  it("a finished task is deleted from the history (asked twice), from disk and from the open tabs", async () => {
+    const w = await serve([done("Done once.")]);
+    const page = await openPage(w);
+    await typeTask(page, "A task to delete");
+    await waitForText(page, "Task completed.");
+    const tasks = path.join(home.dir, "tasks");
+    const [id] = readdirSync(tasks).filter((name) => name !== "index.json");
+    expect(id).toBeDefined();
+    await page.locator('::-p-aria([name="Delete A task to delete"])').click();
+    expect(existsSync(path.join(tasks, id!))).toBe(true); // one click only asks
+    await page.locator('::-p-aria([name="Delete for good: A task to delete"])').click();
+    await page.waitForFunction(() => !document.querySelector('nav[aria-label="History"]')?.textContent?.includes("A task to delete"), { polling: 100, timeout: 30_000 });
+    expect(existsSync(path.join(tasks, id!))).toBe(false);
+    expect(await page.$eval('nav[aria-label="Open tasks"]', (n) => n.textContent)).not.toContain("A task to delete");
     await page.close();
   });
 });

@@ -1,4 +1,4 @@
-import { cairnHome, listTasks, type HistoryEntry } from "@cairn/core/storage";
+import { cairnHome, listTasks, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
 import type { RunArgs } from "cairn/dist/run-args.js";
 import { EventLog } from "./event-log.js";
 import { restoreCheckpoint, type RestoreDone, type RestoreWhat } from "./checkpoint-timeline.js";
@@ -81,6 +81,30 @@ export class TaskHub {
       await live.close();
     }
     return { ok: true, done };
+  }
+
+  /** Deletes a stored task (as `cairn delete`); never one that is running, here or in another process. */
+  async remove(id: string): Promise<{ ok: true } | { ok: false; status: 404 | 409; message: string }> {
+    const live = this.tasks.get(id);
+    if (live?.running) return { ok: false, status: 409, message: "The task is working; stop it before deleting it." };
+    const home = cairnHome(this.env);
+    let store: TaskStore;
+    try {
+      store = TaskStore.open(home, id);
+    } catch (error) {
+      if (error instanceof TaskNotFoundError) return { ok: false, status: 404, message: error.message };
+      throw error;
+    }
+    const meta = store.metadata();
+    if (!live && meta.status === "running" && !store.interrupted) return { ok: false, status: 409, message: `Task ${id} is running (process ${meta.pid}); stop it before deleting it.` };
+    if (live) {
+      this.tasks.delete(id);
+      await live.close();
+    }
+    store.delete();
+    removeFromHistoryIndex(home, id);
+    this.log.append(id, { type: "web_deleted" });
+    return { ok: true };
   }
 
   history(): HistoryEntry[] {

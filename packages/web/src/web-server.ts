@@ -138,6 +138,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
     if (route === "GET /api/state") return send(res, 200, { tasks: hub.running(), mode: options.args.mode ?? "act" });
     if (route === "GET /api/history") return send(res, 200, { tasks: hub.history() });
+    const historyRoute = /^\/api\/history\/([\w.-]+)$/.exec(url.pathname);
+    if (historyRoute && req.method === "DELETE") {
+      const removed = await hub.remove(historyRoute[1]!);
+      return removed.ok ? send(res, 200, { ok: true }) : send(res, removed.status, { error: removed.message });
+    }
     if (route === "POST /api/tasks") {
       const body = await readJson(req, startBody);
       if (!body.ok) return send(res, 400, { error: body.message });

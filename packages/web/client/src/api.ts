@@ -34,6 +34,16 @@ export const api = {
   restore: (id: string, checkpoint: number, what: "files" | "conversation" | "both") => post(`/api/tasks/${encodeURIComponent(id)}/checkpoints/restore`, { checkpoint, what }),
   checkpoints: (id: string) => get<{ checkpoints: CheckpointEntry[] }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints`),
   stepDiff: (id: string, n: number) => get<{ files: Array<{ path: string }>; patch: string }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints/${n}/diff`),
+  remove: async (id: string): Promise<string | undefined> => {
+    try {
+      const res = await fetch(`/api/history/${encodeURIComponent(id)}`, { method: "DELETE", credentials: "same-origin" });
+      if (res.ok) return undefined;
+      const data = (await res.json().catch(() => ({}))) as { error?: string };
+      return data.error ?? `The server answered ${res.status}.`;
+    } catch {
+      return "The cairn web server cannot be reached; is it still running?";
+    }
+  },
   history: async (): Promise<HistoryEntry[]> => {
     const res = await fetch("/api/history", { credentials: "same-origin" });
     if (!res.ok) return [];

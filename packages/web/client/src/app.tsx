@@ -81,7 +81,7 @@ export function App({ store }: { store: EventStore }) {
   const [theme, setTheme] = useTheme();
   const running = store.order.filter((id) => store.tasks.get(id)?.running).length;
   const [historyKey, setHistoryKey] = useState(0);
-  useEffect(() => setHistoryKey((k) => k + 1), [running]);
+  useEffect(() => setHistoryKey((k) => k + 1), [running, store.deletions]);
 
   if (store.connection === "unauthorized") {
     return (

@@ -14,6 +14,8 @@ export class EventStore {
   readonly order: string[] = [];
   connection: Connection = "connecting";
   version = 0;
+  /** Counts deletions, so the history reloads. */
+  deletions = 0;
   eventsApplied = 0;
   private listeners = new Set<() => void>();
   private scheduled = false;
@@ -26,8 +28,15 @@ export class EventStore {
     source.onopen = () => this.setConnection("live");
     source.onmessage = (message) => {
       const entry = JSON.parse(message.data as string) as StreamEntry;
-      if (!this.tasks.has(entry.task_id)) this.order.push(entry.task_id);
-      applyEntry(this.tasks, entry);
+      if (entry.event.type === "web_deleted") {
+        this.tasks.delete(entry.task_id);
+        const at = this.order.indexOf(entry.task_id);
+        if (at >= 0) this.order.splice(at, 1);
+      } else {
+        if (!this.tasks.has(entry.task_id)) this.order.push(entry.task_id);
+        applyEntry(this.tasks, entry);
+      }
+      this.deletions += entry.event.type === "web_deleted" ? 1 : 0;
       this.eventsApplied += 1;
       this.changed();
     };
