@@ -112,6 +112,8 @@ describe("use_subagents", () => {
       "SUB-ALPHA": [{ ...call("read_file", { path: "notes.txt" }), delayMs: 1500 }, call("attempt_completion", { result: "ALPHA-REPORT: notes.txt says NOTES-CONTENT-42" })],
       "SUB-BETA": [call("write_to_file", { path: "marker.txt", content: "written by a sub-agent\n" }), call("attempt_completion", { result: "BETA-REPORT: I could not write" })],
     });
+    // An MCP server of the person's (never started here): its tools are the parent's, not a read-only sub-agent's.
+    writeFileSync(path.join(fx.home.dir, "mcp_settings.json"), JSON.stringify({ mcpServers: { idle: { command: process.execPath, args: ["-e", "0"] } } }));
     fx.server = await startScriptedModelServer({ responder: router.responder });
     const run = await cairn("PARENT-TASK: research");
     expect(run.code, run.stderr).toBe(0);
@@ -126,7 +128,7 @@ describe("use_subagents", () => {
     }
     expect(existsSync(path.join(fx.workspace.dir, "marker.txt"))).toBe(false);
     expect(readFileSync(path.join(fx.workspace.dir, "parent.txt"), "utf8")).toBe("the parent can write\n");
-    expect(toolNames(requestsOf("PARENT-TASK")[0]!)).toContain("write_to_file");
+    expect(toolNames(requestsOf("PARENT-TASK")[0]!)).toEqual(expect.arrayContaining(["write_to_file", "use_mcp_tool"]));
 
     // Their reports are the call's result; the parent's model reads them.
     const result = String(endOf(run, "toolu_subagents").content);

@@ -136,8 +136,10 @@ async function assemble(parts: Parts): Promise<Session> {
   const { options, settings, store, notices } = parts;
   const hooks = loadHooks({ home: settings.home, cwd: settings.cwd });
   notices.push(...hooks.warnings, ...hooks.untrusted.map(untrustedNotice));
-  const checkpoints = await openCheckpoints(settings, notices);
-  const mcp = openMcp(settings, options, notices);
+  // A sub-agent that only reads changes nothing to checkpoint, and gets no MCP tools (they can write).
+  const readOnly = parts.subagent?.tools.every((t) => t.kind !== "edit" && t.kind !== "command") === true;
+  const checkpoints = readOnly ? undefined : await openCheckpoints(settings, notices);
+  const mcp = parts.subagent ? undefined : openMcp(settings, options, notices);
   const tools = parts.subagent ? undefined : taskTools(settings, store, notices);
   let current: Task | undefined;
   // Sub-agents are sessions of their own, opened like this one (settings, policy, sandbox), linked to it.
@@ -196,7 +198,8 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(resolved.settings.maxBudgetUsd !== undefined ? { maxBudgetUsd: resolved.settings.maxBudgetUsd } : {}),
         ...(tools ? { handoffs: tools.handoffs } : {}),
       },
-      hooks: { ...hookOptions(hooks.hooks, store), ...(options.hooks ? { loop: options.hooks } : {}) },
+      // A sub-agent's calls pass the host's hooks too; its events reach the host through the parent's stream, not onEvent.
+      hooks: { ...hookOptions(hooks.hooks, store), ...(options.hooks ? { loop: parts.subagent ? { ...options.hooks, onEvent: undefined } : options.hooks } : {}) },
       journal,
       ...(options.host ? { host: options.host } : {}),
       notices: opening,
