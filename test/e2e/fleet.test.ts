@@ -101,6 +101,34 @@ describe("cairn fleet", () => {
     await f.startWorker("w3"); // two workers again for what follows
   }, 90_000);
 
+  it("a worker frozen mid-job (SIGSTOP): its run is stopped before another worker takes the job up, so it never runs twice at once", async () => {
+    f.behaviour.hangOnce.add("frozen");
+    const id = await f.add(f.repos[2]!, "frozen");
+    await waitUntil(() => (f.seen.get("frozen")?.length ?? 0) > 0, 20_000, () => "the job never reached the model");
+    const holder = f.workers.find((w) => w.child.exitCode === null && w.output().stdout.includes(`${id}: started`))!;
+    const firstRun = processesOfJob(id);
+    expect(firstRun.length).toBeGreaterThan(0);
+    holder.child.kill("SIGSTOP");
+    try {
+      // The run guard hears nothing from its worker and ends the run.
+      await waitUntil(() => firstRun.every((pid) => !processesOfJob(id).includes(pid)), 15_000, () => `the frozen worker's run is still there: ${processesOfJob(id).join(", ")}`);
+      const stoppedAt = Date.now();
+      const jobs = await f.waitForJobs([id], (j) => j.state === "completed", 30_000);
+      expect(jobs.get(id)!.result!.outcome).toBe("success");
+      expect(jobs.get(id)!.result!.worker).not.toBe(holder.name);
+      const firsts = f.seen.get("frozen")!.filter((r) => r.first);
+      expect(firsts.map((r) => r.answer)).toEqual(["hang", "ok"]);
+      expect(firsts[1]!.at).toBeGreaterThanOrEqual(stoppedAt - 250); // the second run started after the first had ended
+    } finally {
+      holder.child.kill("SIGCONT");
+    }
+    // Woken up, the frozen worker records nothing for the job and goes on working.
+    await waitUntil(() => new RegExp(`${id}: (lost its lock|will retry)`).test(holder.output().stdout), 10_000, () => holder.output().stdout);
+    expect(holder.output().stdout).not.toContain(`${id}: success`);
+    const next = await f.add(f.repos[2]!, "after-thaw");
+    await f.waitForJobs([next], (j) => j.state === "completed", 30_000);
+  }, 90_000);
+
   it("cancel stops a running job: its run ends, nothing is pushed, and it shows as cancelled", async () => {
     f.behaviour.hangAlways.add("cancelled");
     const id = await f.add(f.repos[1]!, "cancelled");

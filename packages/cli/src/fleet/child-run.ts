@@ -20,14 +20,16 @@ export type ChildRunEnd = {
 /**
  * Runs `cairn run --json` in `cwd` as a child of the run guard (see run-guard.ts), handing each
  * event to `onEvent` as its line arrives. Aborting the signal closes the guard's pipe, which ends
- * the run and everything it started.
+ * the run and everything it started; so does this process going quiet for `quietMs`.
  */
-export function runCairnChild(flags: string[], task: string, cwd: string, signal: AbortSignal, onEvent: (event: RunEvent) => void): Promise<ChildRunEnd> {
-  const child = spawn(process.execPath, [guardPath, process.execPath, cairnBin, "run", ...flags, "--json", "--cwd", cwd, "--", task], {
+export function runCairnChild(flags: string[], task: string, cwd: string, signal: AbortSignal, onEvent: (event: RunEvent) => void, quietMs: number): Promise<ChildRunEnd> {
+  const child = spawn(process.execPath, [guardPath, String(quietMs), process.execPath, cairnBin, "run", ...flags, "--json", "--cwd", cwd, "--", task], {
     cwd,
     stdio: ["pipe", "pipe", "pipe"],
     env: process.env,
   });
+  // The heartbeat the guard waits for: four in each quiet period, so one late beat is no stop.
+  const heartbeat = setInterval(() => child.stdin.write("\n"), quietMs / 4);
   let result: RunEvent | undefined;
   let lastError: RunEvent | undefined;
   let stderrTail = "";
@@ -48,13 +50,17 @@ export function runCairnChild(flags: string[], task: string, cwd: string, signal
     if (typed.type === "error") lastError = typed;
     onEvent(typed);
   });
-  const stop = () => child.stdin.end();
+  const stop = () => {
+    clearInterval(heartbeat);
+    child.stdin.end();
+  };
   if (signal.aborted) stop();
   else signal.addEventListener("abort", stop, { once: true });
   child.stdin.on("error", () => {}); // the guard may be gone already
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => {
+      clearInterval(heartbeat);
       signal.removeEventListener("abort", stop);
       resolve({ exitCode: code, result, lastError, stderrTail });
     });

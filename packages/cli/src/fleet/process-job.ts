@@ -20,11 +20,13 @@ export type WorkerContext = {
   providerCaps: ReadonlyMap<string, number>;
   /** How long every worker holds back from a provider after a 429 that named no retry-after. */
   rateLimitPauseMs: number;
+  /** The job lock's duration: a run whose worker goes quiet for most of it is stopped (see run-guard.ts). */
+  lockMs: number;
   log: (line: string) => void;
 };
 
-/** Why a run was stopped from outside: asked by `fleet cancel`, or out of time. */
-export type StopReason = "cancelled" | "timed_out";
+/** Why a run was stopped from outside: asked by `fleet cancel`, out of time, or the job's lock lost to another worker. */
+export type StopReason = "cancelled" | "timed_out" | "lock_lost";
 
 const short = (text: string, max = 60) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
@@ -123,7 +125,7 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
         const delay = typeof event.retry_delay_ms === "number" && event.retry_delay_ms > 0 ? event.retry_delay_ms : ctx.rateLimitPauseMs;
         void pauseProvider(ctx.redis, provider, delay).catch(() => {});
       }
-    });
+    }, ctx.lockMs * 0.75);
     if (stop.signal.aborted) return await stopped(stop.signal.reason as StopReason, run.result);
 
     const errorKind = typeof run.lastError?.kind === "string" ? run.lastError.kind : undefined;
@@ -162,6 +164,13 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
       await end("completed", { outcome: timedOut.outcome });
       ctx.log(`${jobId}: timed out after ${limit}s`);
       return timedOut;
+    }
+    if (reason === "lock_lost") {
+      // Another worker may hold the job now: this run stops, and records nothing (BullMQ would refuse it anyway).
+      note({ subtype: "lock_lost" });
+      await events.flush();
+      ctx.log(`${jobId}: lost its lock to another worker; run stopped`);
+      throw new Error("lock lost");
     }
     await end("cancelled");
     ctx.log(`${jobId}: cancelled`);

@@ -7,6 +7,7 @@ import { openQueue } from "./open-queue.js";
 export function renderEvent(e: StreamedEvent): string | undefined {
   if (e.type === "fleet") {
     if (e.subtype === "started") return `── attempt ${e.attempt} on ${e.worker}`;
+    if (e.subtype === "lock_lost") return `── ${e.worker} lost the job (it stopped answering); another worker takes it up`;
     if (e.subtype === "provider_paused") return `   waited ${Math.round(Number(e.waited_ms) / 1000)}s: ${e.provider} is rate limited for every worker`;
     if (e.subtype === "end") {
       const detail = e.state === "completed" ? `${e.outcome}${e.branch ? `, ${e.branch}` : ""}` : e.reason ? String(e.reason) : "";

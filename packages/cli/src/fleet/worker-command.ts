@@ -54,7 +54,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const redis = await connectLasting(url);
   const running = new Map<string, AbortController>();
   const log = (line: string) => io.stdout(`${line}\n`);
-  const ctx = { redis, name, cacheDir: path.join(home, "fleet"), providerCaps, rateLimitPauseMs, log };
+  const ctx = { redis, name, cacheDir: path.join(home, "fleet"), providerCaps, rateLimitPauseMs, lockMs, log };
 
   const worker = new Worker(
     queueName,
@@ -72,6 +72,11 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
     { connection: redis, concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: 2, autorun: false },
   );
   worker.on("error", () => {}); // connection trouble: ioredis reconnects, BullMQ carries on
+  // A lock that could not be renewed is no longer ours (Redis was away longer than the lock, and
+  // another worker took the job up): stop our run, so the job never runs twice at once.
+  worker.on("lockRenewalFailed", (jobIds) => {
+    for (const id of jobIds) running.get(id)?.abort("lock_lost" satisfies StopReason);
+  });
 
   // `fleet cancel` leaves a mark in Redis; whichever worker holds the job sees it within a second.
   const watchCancels = setInterval(() => {
