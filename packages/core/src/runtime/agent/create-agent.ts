@@ -61,7 +61,8 @@ class SessionAgent implements Agent {
     const task = this.session?.task.snapshot();
     return structuredClone({
       id: this.session?.id,
-      parentId: this.parentId,
+      // The host's word, else the stored link (a sub-agent's or a handed-over task's parent).
+      parentId: this.parentId ?? this.session?.store.metadata().parent?.id,
       status: this.status,
       iteration: task?.turns ?? 0,
       mode: task?.mode ?? this.config.overrides?.mode ?? "act",
