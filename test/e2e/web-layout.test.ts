@@ -96,6 +96,7 @@ describe("cairn web's page: small screens, keyboard, themes", { timeout: 90_000 
     await page.keyboard.press("Enter");
     await page.locator('::-p-aria([name="Approve"][role="button"])').wait();
     await shoot(page, "approval-375px");
+    expect(await page.$eval(".diff-split", (t) => getComputedStyle(t).display)).toBe("none"); // unified on a phone
     // Nothing sideways to scroll at 375 px (a long diff line scrolls inside its own box).
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     const approveBox = await page.$eval(".approve", (b) => b.getBoundingClientRect().toJSON() as DOMRect);
@@ -115,6 +116,8 @@ describe("cairn web's page: small screens, keyboard, themes", { timeout: 90_000 
     await page.keyboard.type("Make the greeting say hello web");
     await page.keyboard.press("Enter");
     await page.locator('::-p-aria([name="Approve"][role="button"])').wait();
+    expect(await page.$eval(".diff-split", (t) => getComputedStyle(t).display)).toBe("table"); // side by side when wide
+    expect(await page.$eval(".diff-split", (t) => (t as HTMLElement).innerText)).toMatch(/hello world.*hello web/);
     const backgrounds: string[] = [];
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
