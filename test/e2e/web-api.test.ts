@@ -142,4 +142,17 @@ describe("cairn web's task API and event stream", () => {
     // A foreign page cannot delete either: the same checks as every request.
     expect((await rawRequest(w, { method: "DELETE", path: `/api/history/${id}`, headers: goodHeaders(w, { Origin: "http://evil.example" }) })).status).toBe(403);
   });
+
+  it("@ completion never offers what .cairnignore hides, and needs the token like everything else", async () => {
+    writeFileSync(path.join(ws.dir, ".cairnignore"), "secrets.env\n");
+    writeFileSync(path.join(ws.dir, "secrets.env"), "KEY=1\n");
+    writeFileSync(path.join(ws.dir, "secondary.txt"), "x\n");
+    const w = await serve([]);
+    const complete = (text: string, headers = goodHeaders(w)) => rawRequest(w, { path: `/api/complete?text=${encodeURIComponent(text)}`, headers });
+    const labels = async (text: string) => (JSON.parse((await complete(text)).body) as { items: Array<{ label: string }> }).items.map((i) => i.label);
+    expect(await labels("@sec")).toEqual(["secondary.txt"]); // positive control: a file beside it is offered
+    expect(await labels("@secrets")).toEqual([]);
+    expect(await labels("/new")).toEqual(expect.arrayContaining(["/newtask [what]", "/newrule [what]"]));
+    expect((await complete("@sec", { Host: w.host })).status).toBe(401);
+  });
 });

@@ -306,4 +306,27 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     expect(await page.$eval('nav[aria-label="Open tasks"]', (n) => n.textContent)).not.toContain("A task to delete");
     await page.close();
   });
+
+  it("@ completes a workspace path and / a command; the mentioned file reaches the model", async () => {
+    const w = await serve([done("Read it.")]);
+    const page = await openPage(w);
+    const box = page.locator('::-p-aria([name="Task"][role="textbox"])');
+    await box.click();
+    await page.keyboard.type("/new");
+    await page.locator('::-p-aria([role="option"]) ::-p-text(/newtask)').wait();
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type("Summarise @gre");
+    await page.locator('::-p-aria([role="option"]) ::-p-text(greeting.txt)').wait();
+    await page.keyboard.press("Tab");
+    expect(await page.$eval("textarea", (t) => (t as HTMLTextAreaElement).value)).toBe("Summarise @/greeting.txt ");
+    expect(model.requests).toHaveLength(0); // taking a suggestion does not send
+    await page.keyboard.press("Enter");
+    await waitForText(page, "Task completed.");
+    expect(JSON.stringify(model.requests[0]!.body)).toContain("hello world");
+    await page.close();
+  });
 });

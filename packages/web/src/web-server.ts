@@ -7,7 +7,9 @@ import { fileURLToPath } from "node:url";
 import type { RunArgs } from "cairn/dist/run-args.js";
 import { z } from "zod";
 import { checkAccess, cookieName, hostPort, type AccessRules } from "./access-guard.js";
+import { cairnHome } from "@cairn/core/storage";
 import { stepDiff, timeline } from "./checkpoint-timeline.js";
+import { Completions } from "./completions.js";
 import { streamEvents } from "./event-stream.js";
 import { TaskHub } from "./task-hub.js";
 
@@ -109,6 +111,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const clientDir = path.resolve(options.clientDir ?? defaultClientDir) + path.sep;
   const rules: AccessRules = { token, host: options.host, port: 0 };
   const streams = new Set<ServerResponse>();
+  const completions = new Completions(cairnHome(options.env));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -137,6 +140,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return streamEvents(req, res, hub.log, Number.isFinite(last) ? last : 0, securityHeaders);
     }
     if (route === "GET /api/state") return send(res, 200, { tasks: hub.running(), mode: options.args.mode ?? "act" });
+    if (route === "GET /api/complete") {
+      const text = url.searchParams.get("text") ?? "";
+      const cursor = Number(url.searchParams.get("cursor") ?? text.length);
+      const task = url.searchParams.get("task");
+      const cwd = (task ? hub.get(task)?.opened?.cwd : undefined) ?? options.args.cwd;
+      const found = await completions.at(cwd, text, Number.isInteger(cursor) ? Math.min(Math.max(cursor, 0), text.length) : text.length);
+      return send(res, 200, found ?? { items: [], from: 0, to: 0 });
+    }
     if (route === "GET /api/history") return send(res, 200, { tasks: hub.history() });
     const historyRoute = /^\/api\/history\/([\w.-]+)$/.exec(url.pathname);
     if (historyRoute && req.method === "DELETE") {

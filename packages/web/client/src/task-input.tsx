@@ -1,12 +1,58 @@
-import { useState, type KeyboardEvent } from "react";
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 
-type Props = { label: string; placeholder: string; busy?: boolean; onSend(text: string): Promise<string | undefined> };
+type Item = { label: string; replacement: string; detail?: string };
+type Completion = { items: Item[]; from: number; to: number };
 
-/** The person's message: Enter sends, Shift+Enter starts a new line. */
-export function TaskInput({ label, placeholder, busy, onSend }: Props) {
+type Props = { label: string; placeholder: string; busy?: boolean; taskId?: string; onSend(text: string): Promise<string | undefined> };
+
+async function fetchCompletion(text: string, cursor: number, taskId: string | undefined): Promise<Completion | undefined> {
+  if (!/(^\/\S*$)|((^|[\s([{"'])@"?[^\s"]*$)/.test(text.slice(0, cursor))) return undefined;
+  const query = new URLSearchParams({ text, cursor: String(cursor), ...(taskId ? { task: taskId } : {}) });
+  try {
+    const res = await fetch(`/api/complete?${query}`, { credentials: "same-origin" });
+    if (!res.ok) return undefined;
+    const found = (await res.json()) as Completion;
+    return found.items.length > 0 ? found : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The person's message: Enter sends, Shift+Enter starts a new line; `@` completes a workspace path
+ * and `/` a command (arrows to choose, Tab or Enter to take it, Esc to close).
+ */
+export function TaskInput({ label, placeholder, busy, taskId, onSend }: Props) {
   const [text, setText] = useState("");
   const [error, setError] = useState<string>();
   const [sending, setSending] = useState(false);
+  const [completion, setCompletion] = useState<Completion>();
+  const [active, setActive] = useState(0);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const listId = useId();
+  const asked = useRef(0);
+
+  const suggest = (value: string, cursor: number) => {
+    const ask = ++asked.current;
+    void fetchCompletion(value, cursor, taskId).then((found) => {
+      if (ask !== asked.current) return; // a later keystroke asked again
+      setCompletion(found);
+      setActive(0);
+    });
+  };
+  useEffect(() => () => void (asked.current = -1), []);
+
+  const take = (item: Item) => {
+    if (!completion) return;
+    const next = text.slice(0, completion.from) + item.replacement + text.slice(completion.to);
+    const cursor = completion.from + item.replacement.length;
+    setText(next);
+    setCompletion(undefined);
+    requestAnimationFrame(() => {
+      box.current?.setSelectionRange(cursor, cursor);
+      if (item.replacement.endsWith("/")) suggest(next, cursor); // a folder: go on into it
+    });
+  };
   const send = async () => {
     if (text.trim() === "" || sending) return;
     setSending(true);
@@ -16,11 +62,30 @@ export function TaskInput({ label, placeholder, busy, onSend }: Props) {
     if (!failure) setText("");
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (completion) {
+      const count = completion.items.length;
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        e.preventDefault();
+        setActive((a) => (a + (e.key === "ArrowDown" ? 1 : count - 1)) % count);
+        return;
+      }
+      if ((e.key === "Tab" && !e.shiftKey) || (e.key === "Enter" && !e.shiftKey)) {
+        e.preventDefault();
+        take(completion.items[active] ?? completion.items[0]!);
+        return;
+      }
+      if (e.key === "Escape") {
+        e.preventDefault();
+        setCompletion(undefined);
+        return;
+      }
+    }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void send();
     }
   };
+  const optionId = (i: number) => `${listId}-${i}`;
   return (
     <form
       className="task-input"
@@ -29,12 +94,48 @@ export function TaskInput({ label, placeholder, busy, onSend }: Props) {
         void send();
       }}
     >
-      <label className="visually-hidden" htmlFor="task-text">
+      <label className="visually-hidden" htmlFor={`${listId}-text`}>
         {label}
       </label>
-      <textarea id="task-text" aria-label={label} value={text} placeholder={placeholder} rows={3} onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} />
+      <textarea
+        id={`${listId}-text`}
+        ref={box}
+        aria-label={label}
+        aria-autocomplete="list"
+        aria-expanded={completion !== undefined}
+        aria-controls={completion ? listId : undefined}
+        aria-activedescendant={completion ? optionId(active) : undefined}
+        value={text}
+        placeholder={placeholder}
+        rows={3}
+        onChange={(e) => {
+          setText(e.target.value);
+          suggest(e.target.value, e.target.selectionStart);
+        }}
+        onKeyDown={onKeyDown}
+        onBlur={() => setTimeout(() => setCompletion(undefined), 150)}
+      />
+      {completion ? (
+        <ul className="completions" role="listbox" id={listId} aria-label="Suggestions">
+          {completion.items.map((item, i) => (
+            <li
+              key={item.label}
+              id={optionId(i)}
+              role="option"
+              aria-selected={i === active}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                take(item);
+              }}
+            >
+              <code>{item.label}</code>
+              {item.detail ? <span className="muted"> {item.detail}</span> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <div className="task-input-row">
-        <span className="hint">Enter sends · Shift+Enter new line{busy ? " · the task is working" : ""}</span>
+        <span className="hint">Enter sends · Shift+Enter new line · @ a file · / a command{busy ? " · the task is working" : ""}</span>
         <button type="submit" disabled={sending || text.trim() === ""}>
           Send
         </button>

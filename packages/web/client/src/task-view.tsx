@@ -205,6 +205,7 @@ export function TaskView({ task }: { task: TaskState }) {
       </div>
       <TaskInput
         label="Task message"
+        taskId={task.id}
         placeholder={task.running ? "The task is working; send when it is done" : "Reply, or give the next step"}
         busy={task.running}
         onSend={async (text) => {
