@@ -329,4 +329,21 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     expect(JSON.stringify(model.requests[0]!.body)).toContain("hello world");
     await page.close();
   });
+
+  it("the Plan/Act switch of a task applies to its next run", async () => {
+    const w = await serve([done("First."), done("Planned.")]);
+    const page = await openPage(w);
+    await typeTask(page, "Start in act");
+    await waitForText(page, "Task completed.");
+    await page.locator('::-p-aria([name="Plan"][role="radio"])').click();
+    await waitForText(page, "Plan mode:");
+    await page.locator('::-p-aria([name="Task message"][role="textbox"])').click();
+    await page.keyboard.type("Now plan");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => model.requests.length, { timeout: 30_000 }).toBe(2);
+    const tools = (i: number) => (model.requests[i]!.body.tools as Array<{ name: string }>).map((t) => t.name);
+    expect(tools(0)).toContain("write_to_file"); // act offers edits
+    expect(tools(1)).not.toContain("write_to_file"); // plan does not
+    await page.close();
+  });
 });

@@ -70,6 +70,15 @@ export class LiveTask {
     return { ok: true };
   }
 
+  /** Act or Plan for the next run; refused while one runs (the mode of a running turn does not change under it). */
+  setMode(mode: "act" | "plan"): Answer {
+    if (!this.session) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
+    if (this.run) return { ok: false, status: 409, message: "The task is working; switch modes when it has finished or is stopped." };
+    this.session.task.setMode(mode);
+    this.publish({ type: "web_mode", mode });
+    return { ok: true };
+  }
+
   approve(tool_use_id: string, response: ApprovalResponse): Answer {
     const resolve = this.approvals.get(tool_use_id);
     if (!resolve) return { ok: false, status: 409, message: "That call is not waiting for approval any more (answered in another tab, or the task stopped)." };

@@ -11,6 +11,8 @@ export type WebEvent =
   /** The task waits for the person: a plan to approve (Plan mode), or whether to go on after a loop or too many mistakes. */
   | { type: "web_prompt"; kind: "plan" | "continue"; text: string }
   | { type: "web_prompt_answered"; approved: boolean; feedback?: string }
+  /** The person switched the task between Act and Plan (between runs). */
+  | { type: "web_mode"; mode: "act" | "plan" }
   /** The task was deleted from the store: pages drop it. */
   | { type: "web_deleted" }
   /** Files, the conversation or both went back to a checkpoint; `summary` says what happened, in a line. */

@@ -56,6 +56,7 @@ const approvalBody = z.object({
 });
 const answerBody = z.object({ answer: z.string() });
 const restoreBody = z.object({ checkpoint: z.number().int().min(1), what: z.enum(["files", "conversation", "both"]) });
+const modeBody = z.object({ mode: z.enum(["act", "plan"]) });
 const promptBody = z.object({ approved: z.boolean(), feedback: z.string().optional() });
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -176,7 +177,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const diff = await stepDiff(session, Number(number));
       return typeof diff === "string" ? send(res, 404, { error: diff }) : send(res, 200, diff);
     }
-    const taskRoute = /^\/api\/tasks\/([\w.-]+)\/(messages|approvals|answer|prompt|stop)$/.exec(url.pathname);
+    const taskRoute = /^\/api\/tasks\/([\w.-]+)\/(messages|approvals|answer|prompt|mode|stop)$/.exec(url.pathname);
     if (taskRoute && req.method === "POST") {
       const [, id, action] = taskRoute as unknown as [string, string, string];
       if (action === "messages") {
@@ -197,6 +198,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         const { tool_use_id, approved, feedback, remember } = body.value;
         const answered = task.approve(tool_use_id, { approved, ...(feedback ? { feedback } : {}), ...(approved && remember ? { remember } : {}) });
         return answered.ok ? send(res, 200, { ok: true }) : send(res, answered.status, { error: answered.message });
+      }
+      if (action === "mode") {
+        const body = await readJson(req, modeBody);
+        if (!body.ok) return send(res, 400, { error: body.message });
+        const switched = task.setMode(body.value.mode);
+        return switched.ok ? send(res, 200, { ok: true }) : send(res, switched.status, { error: switched.message });
       }
       if (action === "prompt") {
         const body = await readJson(req, promptBody);

@@ -30,6 +30,7 @@ export const api = {
     post(`/api/tasks/${encodeURIComponent(id)}/approvals`, { tool_use_id, approved, ...(feedback ? { feedback } : {}), ...(remember ? { remember } : {}) }),
   answer: (id: string, answer: string) => post(`/api/tasks/${encodeURIComponent(id)}/answer`, { answer }),
   prompt: (id: string, approved: boolean, feedback?: string) => post(`/api/tasks/${encodeURIComponent(id)}/prompt`, { approved, ...(feedback ? { feedback } : {}) }),
+  mode: (id: string, mode: "act" | "plan") => post(`/api/tasks/${encodeURIComponent(id)}/mode`, { mode }),
   stop: (id: string) => post(`/api/tasks/${encodeURIComponent(id)}/stop`, {}),
   restore: (id: string, checkpoint: number, what: "files" | "conversation" | "both") => post(`/api/tasks/${encodeURIComponent(id)}/checkpoints/restore`, { checkpoint, what }),
   checkpoints: (id: string) => get<{ checkpoints: CheckpointEntry[] }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints`),

@@ -79,6 +79,10 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
       task.waitingQuestion = undefined;
       return;
     }
+    case "web_mode":
+      task.mode = event.mode;
+      task.items.push({ kind: "notice", key: key(), level: "info", text: event.mode === "plan" ? "Plan mode: the task explores and plans, and changes nothing." : "Act mode: the task can change files and run commands." });
+      return;
     case "web_restored":
       task.restores += 1;
       task.items.push({ kind: "notice", key: key(), level: "info", text: event.summary });

@@ -180,6 +180,29 @@ function ItemView({ item, task }: { item: Item; task: TaskState }) {
   }
 }
 
+function ModeSwitch({ task }: { task: TaskState }) {
+  const [error, setError] = useState<string>();
+  const pick = async (mode: "act" | "plan") => {
+    const done = await api.mode(task.id, mode);
+    setError(done.ok ? undefined : done.error);
+  };
+  return (
+    <fieldset className="mode-switch" disabled={task.running}>
+      <legend>Mode</legend>
+      {(["act", "plan"] as const).map((mode) => (
+        <label key={mode}>
+          <input type="radio" name={`mode-${task.id}`} checked={task.mode === mode} onChange={() => void pick(mode)} /> {mode === "act" ? "Act" : "Plan"}
+        </label>
+      ))}
+      {error ? (
+        <span role="alert" className="error">
+          {error}
+        </span>
+      ) : null}
+    </fieldset>
+  );
+}
+
 /** One task: its conversation and tool calls as they stream, its status, and the box to carry it on. */
 export function TaskView({ task }: { task: TaskState }) {
   return (
@@ -187,6 +210,7 @@ export function TaskView({ task }: { task: TaskState }) {
       <header className="task-header">
         <h2>{task.title}</h2>
         <span className="muted">{task.cwd}</span>
+        <ModeSwitch task={task} />
         {task.running ? (
           <button type="button" className="stop" onClick={() => void api.stop(task.id)}>
             Stop
