@@ -239,4 +239,21 @@ describe("use_subagents", () => {
     expect(subs.map((t) => t.status)).toEqual(["aborted", "aborted"]);
     expect(requestsOf("SUB-SLOW")).toHaveLength(2);
   });
+
+  it("cairn run -c after a run killed while its sub-agents worked carries on the parent, not a sub-agent", async () => {
+    const router = conversationRouter({
+      "PARENT-TASK": [call("use_subagents", { prompts: ["SUB-HUNG: think"] }, "toolu_hung"), call("attempt_completion", { result: "PARENT-RESUMED" })],
+      "SUB-HUNG": [{ ...call("read_file", { path: "notes.txt" }), delayMs: 60_000 }],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const child = startCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "PARENT-TASK: go"], { env: env() });
+    await child.waitForLine((line) => line.includes('"type":"subagent"'));
+    while (requestsOf("SUB-HUNG").length < 1) await new Promise((r) => setTimeout(r, 50));
+    child.child.kill("SIGKILL");
+    await child.exited;
+    const parentId = tasks().find((t) => !t.parent)!.id;
+    const run = await runCairn(["run", "-c", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json"], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.at(-1)).toMatchObject({ type: "result", result: "PARENT-RESUMED", session_id: parentId });
+  });
 });

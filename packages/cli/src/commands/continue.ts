@@ -24,7 +24,8 @@ function sameFolder(dir: string): (workspace: string) => boolean {
  */
 export async function continueCommand(args: RunArgs, io: Io): Promise<number> {
   const here = sameFolder(args.cwd);
-  const last = listTasks(cairnHome(io.env)).entries.find((entry) => here(entry.workspace));
+  // A sub-agent's task is part of its parent's work: carrying on means carrying on the parent.
+  const last = listTasks(cairnHome(io.env)).entries.find((entry) => here(entry.workspace) && entry.parent?.relation !== "subagent");
   if (!last) throw new UsageError(`No task to continue in ${path.resolve(args.cwd)}: start one with cairn run "<task>" (cairn history lists the tasks of every folder).`);
   const { continue: _continue, ...rest } = args;
   return resumeCommand({ ...rest, task: `${last.id} ${args.task}`.trim() }, io);

@@ -7,14 +7,14 @@ import type { TaskMetadata } from "./task-store.js";
 
 export type HistoryEntry = Pick<
   TaskMetadata,
-  "id" | "title" | "workspace" | "provider" | "model" | "mode" | "status" | "createdAt" | "updatedAt" | "turns" | "totalCostUsd" | "pid"
+  "id" | "title" | "workspace" | "provider" | "model" | "mode" | "status" | "createdAt" | "updatedAt" | "turns" | "totalCostUsd" | "pid" | "parent"
 >;
 
 const indexFile = (home: string) => path.join(home, "tasks", "index.json");
 
 function entryOf(meta: TaskMetadata): HistoryEntry {
   const { id, title, workspace, provider, model, mode, status, createdAt, updatedAt, turns, totalCostUsd, pid } = meta;
-  return { id, title, workspace, provider, model, mode, status, createdAt, updatedAt, turns, totalCostUsd, pid };
+  return { id, title, workspace, provider, model, mode, status, createdAt, updatedAt, turns, totalCostUsd, pid, ...(meta.parent ? { parent: meta.parent } : {}) };
 }
 
 function readIndex(home: string): HistoryEntry[] | undefined {

@@ -49,6 +49,7 @@ export const historyEntrySchema = taskMetadataSchema.pick({
   turns: true,
   totalCostUsd: true,
   pid: true,
+  parent: true,
 });
 
 /** A metadata.json that cannot be used; the message says which file and what is wrong, on one line. */
