@@ -346,4 +346,22 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     expect(tools(1)).not.toContain("write_to_file"); // plan does not
     await page.close();
   });
+
+  it("a command shows what it will run before approval, then its output live while it runs", async () => {
+    const command = "for i in 1 2 3; do echo line-$i; sleep 1; done";
+    const w = await serve([call("execute_command", { command, requires_approval: true }), done("Counted.")]);
+    const page = await openPage(w);
+    await typeTask(page, "Count to three");
+    await page.locator('::-p-aria([name="Approve"][role="button"])').wait();
+    expect(await page.$eval(".command-preview", (p) => p.textContent)).toContain(`$ ${command}`);
+    await page.locator('::-p-aria([name="Approve"][role="button"])').click();
+    // line-1 shows while the card still says running: the output is live, not at the end.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".tool-card")].some((c) => c.getAttribute("aria-label") === "execute_command: running" && c.querySelector(".tool-output")?.textContent?.includes("line-1")),
+      { polling: 50, timeout: 30_000 },
+    );
+    await waitForText(page, "Task completed.");
+    expect(await page.$eval(".tool-output", (p) => p.textContent)).toMatch(/line-1\s+line-2\s+line-3/);
+    await page.close();
+  });
 });
