@@ -166,8 +166,11 @@ describe("cairn in a terminal", () => {
     const planTools = (server!.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
     expect(planTools).not.toContain("write_to_file");
     await t.press("y");
-    await t.waitFor("✓ Notes written");
+    const written = await t.waitFor("✓ Notes written");
     expect(readFileSync(path.join(workspace.dir, "notes.md"), "utf8")).toBe("notes\n");
+    // The write ran without asking (--auto-approve edit), and its card still shows its diff.
+    expect(written).toContain("✓ write notes.md (new file, 1 line)");
+    expect(written).toMatch(/1 \+ notes\n/);
     await t.waitFor(" ACT ");
     await t.press("BTab");
     await t.waitFor(" PLAN ");

@@ -45,6 +45,22 @@ describe("applyToolCallEvent", () => {
     expect(records.get("b")).toMatchObject({ status: "cancelled", content: "Skipped" });
   });
 
+  it("keeps the call's one preview: its approval's, or an edit's from its running update", () => {
+    const asked = { type: "diff" as const, path: "a.txt", old_text: "a\n", new_text: "b\n" };
+    const ran = { type: "diff" as const, path: "n.txt", old_text: null, new_text: "n\n" };
+    const records = fold([
+      called("e1", "write_to_file"),
+      { type: "tool_call_update", tool_use_id: "e1", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write a.txt", preview: asked } },
+      { type: "tool_call_update", tool_use_id: "e1", name: "write_to_file", status: "running", decision: { approved: true, by: "user", reason: "approved by the user" } },
+      { type: "tool_call_update", tool_use_id: "e1", name: "write_to_file", status: "completed", content: "Updated a.txt", is_error: false },
+      called("e2", "write_to_file"),
+      { type: "tool_call_update", tool_use_id: "e2", name: "write_to_file", status: "running", preview: ran },
+      { type: "tool_call_update", tool_use_id: "e2", name: "write_to_file", status: "completed", content: "Created n.txt", is_error: false },
+    ]);
+    expect(records.get("e1")!.preview).toEqual(asked);
+    expect(records.get("e2")!.preview).toEqual(ran);
+  });
+
   it("leaves the given map as it was and ignores updates of calls it never saw", () => {
     const before = fold([called("c1")]);
     const after = applyToolCallEvent(before, { type: "tool_output", tool_use_id: "c1", text: "x" });
