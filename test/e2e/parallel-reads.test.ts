@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -127,6 +127,15 @@ describe("cairn run: the read-only calls of one reply run side by side", () => {
     expect(texts[2]).toContain("slow page 3");
     expect(texts[3]).toContain("out.txt");
     expect(texts[4]).toContain("the page after the write");
+
+    // The journal (what a resume starts from) wrote each result down in call order too.
+    const tasks = readdirSync(path.join(fx.home.dir, "tasks"));
+    const journal = readFileSync(path.join(fx.home.dir, "tasks", tasks[0]!, "conversation.jsonl"), "utf8");
+    const journaled = journal
+      .split("\n")
+      .filter((l) => l.includes('"call_result"'))
+      .map((l) => (JSON.parse(l) as { call_result: { call: { id: string } } }).call_result.call.id);
+    expect(journaled.slice(0, callIds.length)).toEqual(callIds);
   }, 60_000);
 
   it("toolExecution sequential (CAIRN_TOOL_EXECUTION): each fetch starts only after the one before it has its answer", async () => {
