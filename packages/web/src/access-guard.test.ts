@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { hostAllowed, hostPort, readCookie } from "./access-guard.js";
+
+const rules = (host: string) => ({ token: "t", host, port: 4000 });
+
+describe("hostAllowed (DNS rebinding)", () => {
+  it("a loopback server answers its own host:port and the other loopback names, on its port only", () => {
+    for (const host of ["127.0.0.1:4000", "localhost:4000", "LOCALHOST:4000", "[::1]:4000", "127.0.0.2:4000"]) expect(hostAllowed(host, rules("127.0.0.1")), host).toBe(true);
+    for (const host of ["evil.example:4000", "localhost.evil.example:4000", "127.0.0.1:4001", "127.0.0.1", "", "127.0.0.1.nip.io:4000"]) expect(hostAllowed(host, rules("127.0.0.1")), host).toBe(false);
+    expect(hostAllowed(undefined, rules("127.0.0.1"))).toBe(false);
+  });
+
+  it("a server on every address answers IP literals, never a DNS name (which an attacker can rebind)", () => {
+    expect(hostAllowed("192.168.1.20:4000", rules("0.0.0.0"))).toBe(true);
+    expect(hostAllowed("[fe80::1]:4000", rules("::"))).toBe(true);
+    expect(hostAllowed("my-laptop.local:4000", rules("0.0.0.0"))).toBe(false);
+    expect(hostAllowed("evil.example:4000", rules("0.0.0.0"))).toBe(false);
+  });
+
+  it("a server bound to a name answers that name only", () => {
+    expect(hostAllowed("devbox:4000", rules("devbox"))).toBe(true);
+    expect(hostAllowed("127.0.0.1:4000", rules("devbox"))).toBe(false);
+  });
+
+  it("IPv6 hosts are written in brackets", () => {
+    expect(hostPort("::1", 4000)).toBe("[::1]:4000");
+    expect(hostPort("127.0.0.1", 4000)).toBe("127.0.0.1:4000");
+  });
+});
+
+describe("readCookie", () => {
+  it("finds one cookie among others, and no prefix of it", () => {
+    expect(readCookie("a=1; cairn_web_4000=abc=; b=2", "cairn_web_4000")).toBe("abc=");
+    expect(readCookie("xcairn_web_4000=abc", "cairn_web_4000")).toBeUndefined();
+    expect(readCookie(undefined, "cairn_web_4000")).toBeUndefined();
+  });
+});
