@@ -138,8 +138,10 @@ describe("approval flow", () => {
     await sawText(ui.frame, "Both written");
     expect(readFileSync(path.join(workspace, "b.txt"), "utf8")).toBe("B");
     expect(ui.frame()).not.toContain("Apply this new file? b.txt");
-    // No approval was asked for b.txt, so there is no preview: the card says what the tool reported.
-    expect(ui.frame()).toContain("✓ write b.txt · Created b.txt (1 line) · always allowed");
+    // No approval was asked for b.txt, yet its card shows its diff (carried on its running update).
+    expect(ui.frame()).toContain("✓ write b.txt (new file, 1 line) · always allowed");
+    expect(ui.frame()).toMatch(/1 \+ B\n/);
+    expect(ui.frame()).not.toContain("Created b.txt");
   });
 });
 
