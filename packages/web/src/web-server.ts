@@ -1,16 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { cairnHome } from "@cairn/core/storage";
 import type { RunArgs } from "cairn/dist/run-args.js";
 import { z } from "zod";
 import { checkAccess, cookieName, hostPort, type AccessRules } from "./access-guard.js";
-import { cairnHome } from "@cairn/core/storage";
 import { stepDiff, timeline } from "./checkpoint-timeline.js";
 import { Completions } from "./completions.js";
 import { streamEvents } from "./event-stream.js";
+import { readJson, refuse, securityHeaders, send } from "./http-io.js";
+import { serveFile } from "./static-files.js";
 import { TaskHub } from "./task-hub.js";
 
 export type WebServerOptions = {
@@ -27,24 +28,6 @@ export type WebServer = { url: string; token: string; host: string; port: number
 
 const defaultClientDir = fileURLToPath(new URL("../client-dist/", import.meta.url));
 
-const securityHeaders = {
-  "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-  "Cross-Origin-Opener-Policy": "same-origin",
-  "Cross-Origin-Resource-Policy": "same-origin",
-};
-
-const contentTypes: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".json": "application/json",
-};
-
 const startBody = z.object({ text: z.string().min(1), mode: z.enum(["act", "plan"]).optional() });
 const messageBody = z.object({ text: z.string() });
 const approvalBody = z.object({
@@ -58,52 +41,6 @@ const answerBody = z.object({ answer: z.string() });
 const restoreBody = z.object({ checkpoint: z.number().int().min(1), what: z.enum(["files", "conversation", "both"]) });
 const modeBody = z.object({ mode: z.enum(["act", "plan"]) });
 const promptBody = z.object({ approved: z.boolean(), feedback: z.string().optional() });
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { ...securityHeaders, "Content-Type": "application/json", "Cache-Control": "no-store" });
-  res.end(JSON.stringify(body));
-}
-
-function refuse(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { ...securityHeaders, "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
-  res.end(`${message}\n`);
-}
-
-async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
-  if (!(req.headers["content-type"] ?? "").startsWith("application/json")) return { ok: false, message: "Send JSON (Content-Type: application/json)." };
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 1_000_000) return { ok: false, message: "The request is too large (over 1 MB)." };
-    chunks.push(chunk as Buffer);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    return { ok: false, message: "The body is not valid JSON." };
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) return { ok: false, message: `Invalid request: ${parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ")}.` };
-  return { ok: true, value: parsed.data };
-}
-
-function serveFile(res: ServerResponse, clientDir: string, urlPath: string): void {
-  const relative = urlPath === "/" ? "index.html" : decodeURIComponent(urlPath).replace(/^\/+/, "");
-  const file = path.resolve(clientDir, relative);
-  if (!file.startsWith(clientDir) || !existsSync(file) || !statSync(file).isFile()) {
-    if (!existsSync(path.join(clientDir, "index.html"))) return refuse(res, 500, "The page is not built: run npm run build at the repository root.");
-    return refuse(res, 404, "Not found.");
-  }
-  const immutable = relative.startsWith("assets/");
-  res.writeHead(200, {
-    ...securityHeaders,
-    "Content-Type": contentTypes[path.extname(file)] ?? "application/octet-stream",
-    "Cache-Control": immutable ? "private, max-age=31536000, immutable" : "no-store",
-  });
-  createReadStream(file).pipe(res);
-}
 
 /** Starts the server; resolves once it listens. */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
