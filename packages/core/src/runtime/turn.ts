@@ -113,7 +113,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
             if (event.status === "denied") halt ??= `${call.name} before it in this message was denied; this call did not run.`;
             cleared();
           }
-          emit(event);
+          input.callEnv.emit(event);
         },
       };
       const done = await executeCall(call, env);
