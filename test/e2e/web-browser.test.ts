@@ -264,7 +264,8 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     await page.close();
   });
 
-  it("Always allow for this task: the next call the rule covers runs without asking", async () => {
+  it("Always allow for this task: the next call the rule covers runs without asking, and its card still shows its diff", async () => {
+    writeFileSync(path.join(ws.dir, "b.txt"), "old b\n");
     const w = await serve([
       call("write_to_file", { path: "a.txt", content: "A\n" }),
       call("write_to_file", { path: "b.txt", content: "B\n" }),
@@ -287,6 +288,10 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
       .filter((e) => e.type === "tool_call_update");
     expect(updates.filter((e) => e.status === "awaiting_approval")).toHaveLength(1);
     expect(updates.filter((e) => e.status === "running").map((e) => e.decision?.by)).toEqual(["user", "rule", undefined]);
+    // The call nobody was asked about shows the diff core computed before it ran: the old text it replaced, too.
+    const cards = await page.$$eval("article.tool-card", (all) => all.map((a) => a.textContent ?? ""));
+    const second = cards.find((text) => text.includes("write b.txt"));
+    expect(second).toContain("old b");
     await page.close();
   });
 
@@ -362,6 +367,23 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     );
     await waitForText(page, "Task completed.");
     expect(await page.$eval(".tool-output", (p) => p.textContent)).toMatch(/line-1\s+line-2\s+line-3/);
+    await page.close();
+  });
+
+  it("Stop ends a run at once; the next message tells the model it was stopped", async () => {
+    const w = await serve([call("execute_command", { command: "sleep 60", requires_approval: true }), done("Carried on.")]);
+    const page = await openPage(w);
+    await typeTask(page, "Wait a long time");
+    await page.locator('::-p-aria([name="Approve"][role="button"])').click();
+    await page.locator('::-p-aria([name="Stop"][role="button"])').click();
+    await waitForText(page, "Stopped.");
+    await page.locator('::-p-aria([name="Task message"][role="textbox"])').click();
+    await page.keyboard.type("Go on without waiting");
+    await page.keyboard.press("Enter");
+    await waitForText(page, "Task completed.");
+    const last = JSON.stringify(model.requests.at(-1)!.body);
+    expect(last).toContain("stopped by the user");
+    expect(last).toContain("Go on without waiting");
     await page.close();
   });
 });
