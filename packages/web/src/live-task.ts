@@ -19,6 +19,7 @@ export class LiveTask {
   private lastQuestionId: string | undefined;
   private prompt: ((answer: { approved: boolean; feedback?: string }) => void) | undefined;
   private firstRunDone = false;
+  private lastResult: TaskResult["subtype"] | undefined;
   readonly host: Host;
 
   constructor(private readonly publish: Publish) {
@@ -64,7 +65,9 @@ export class LiveTask {
     if (!session) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
     if (this.run) return { ok: false, status: 409, message: "The task is working; wait for it to finish or stop it first." };
     if (text !== "") this.publish({ type: "web_user_message", text });
-    const generator = this.firstRunDone ? session.task.continue(text) : session.firstRun(text);
+    // After a stop the model is told so, as the terminal UI tells it, then gets the message.
+    const message = this.lastResult === "error_aborted" ? `[The task was stopped by the user and has now been resumed.]\n\n${text || "Continue the task."}` : text;
+    const generator = this.firstRunDone ? session.task.continue(message) : session.firstRun(text);
     this.firstRunDone = true;
     this.run = this.drive(generator);
     return { ok: true };
@@ -122,6 +125,7 @@ export class LiveTask {
         this.publish(event);
         next = await run.next();
       }
+      this.lastResult = next.value.subtype;
       return next.value;
     } catch (error) {
       this.publish({ type: "error", message: (error as Error).message ?? String(error), kind: "web_host" });
