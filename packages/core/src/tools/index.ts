@@ -1,4 +1,4 @@
-export { defineTool, type AnyTool, type Mode, type Tool, type ToolAccess, type ToolContext, type PreviewContext, type ToolResult } from "./tool.js";
+export { defineTool, type AnyTool, type Tool, type ToolAccess, type ToolContext, type PreviewContext, type ToolResult } from "./tool.js";
 export { allTools } from "./registry.js";
 export { boundText, runTool, validateInput } from "./run-tool.js";
 export { askFollowupQuestionTool } from "./ask-followup-question.js";

@@ -2,12 +2,12 @@ import type { z } from "zod";
 import type { ApprovalPreview, ToolKind } from "../events/index.js";
 import type { ImagePart, TextPart, Usage } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
+import type { Mode } from "../policy/mode.js";
 import type { Terminal } from "../terminal/index.js";
 import type { TextFiles } from "./files/text-files.js";
 import type { SubagentCapability } from "./subagent-capability.js";
 
-export type { ToolKind };
-export type Mode = "act" | "plan";
+export type { ToolKind, Mode };
 
 /** What a call touches, so policy can decide approval and the workspace boundary without knowing the tool. */
 export type ToolAccess =
