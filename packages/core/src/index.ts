@@ -2,6 +2,7 @@
  * @cairn/core: the Cairn coding agent as a library. It never writes to stdout; hosts consume
  * AgentEvents and answer the Host callbacks.
  */
+export * from "./agent/index.js";
 export * from "./browser/index.js";
 export * from "./checkpoints/index.js";
 export * from "./context/index.js";

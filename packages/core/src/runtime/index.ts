@@ -3,4 +3,3 @@ export type { ApprovalRequest, ApprovalResponse, Host } from "./host.js";
 export { Task, type TaskOptions, type TaskResult, type TaskSnapshot, type Transition } from "./task.js";
 export { defaultFocusChainSettings, type FocusChainSettings } from "./focus-chain.js";
 export { repairInterrupted, resumeText, type ResumeSituation } from "./resume.js";
-export { createAgent, type Agent, type AgentConfig, type AgentHooks, type AgentSnapshot, type AgentStatus, type PendingToolCall, type RunInput, type AgentRunResult } from "./agent/index.js";

@@ -1,13 +1,13 @@
-import type { AgentEvent } from "../../events/index.js";
-import type { AssistantMessage, ImagePart, Message, ModelRequest, Usage } from "../../model/types.js";
-import type { Mode } from "../../policy/mode.js";
-import type { ParsedCall } from "../../protocol/types.js";
-import type { Env, SessionOverrides } from "../../session/overrides.js";
-import type { CommandExecutor } from "../../terminal/command-executor.js";
-import type { TextFiles } from "../../tools/files/index.js";
-import type { ToolResult } from "../../tools/tool.js";
-import type { Host } from "../host.js";
-import type { TaskResult } from "../task-options.js";
+import type { AgentEvent } from "../events/index.js";
+import type { AssistantMessage, ImagePart, Message, ModelRequest, Usage } from "../model/types.js";
+import type { Mode } from "../policy/mode.js";
+import type { ParsedCall } from "../protocol/types.js";
+import type { Env, SessionOverrides } from "../session/overrides.js";
+import type { CommandExecutor } from "../terminal/command-executor.js";
+import type { TextFiles } from "../tools/files/index.js";
+import type { ToolResult } from "../tools/tool.js";
+import type { Host } from "../runtime/host.js";
+import type { TaskResult } from "../runtime/task-options.js";
 
 type MaybePromise<T> = T | Promise<T>;
 

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../../test/support/scripted-model-server.js";
-import type { AgentEvent } from "../../events/index.js";
-import type { CommandExecutor } from "../../terminal/command-executor.js";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../test/support/scripted-model-server.js";
+import type { AgentEvent } from "../events/index.js";
+import type { CommandExecutor } from "../terminal/command-executor.js";
 import { createAgent } from "./create-agent.js";
 import type { AgentConfig, AgentSnapshot } from "./agent-types.js";
 

@@ -1,7 +1,7 @@
-import type { AgentEvent } from "../../events/index.js";
-import type { ImagePart } from "../../model/types.js";
-import { emptyUsage } from "../../model/types.js";
-import { openSession, resumeSession, type Session } from "../../session/open-session.js";
+import type { AgentEvent } from "../events/index.js";
+import type { ImagePart } from "../model/types.js";
+import { emptyUsage } from "../model/types.js";
+import { openSession, resumeSession, type Session } from "../session/open-session.js";
 import { loopHooks } from "./agent-hooks.js";
 import type { Agent, AgentConfig, AgentHooks, AgentSnapshot, AgentStatus, PendingToolCall, RunInput, AgentRunResult } from "./agent-types.js";
 

@@ -1,4 +1,4 @@
-import type { Hooks } from "../hooks.js";
+import type { Hooks } from "../runtime/hooks.js";
 import type { AgentHooks } from "./agent-types.js";
 
 /** The loop's one hook of each kind, running an agent's lists in order. */
