@@ -230,7 +230,7 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     await page.keyboard.press("Enter");
     await waitForText(page, "Now say it again");
     // The stored run shows its result again; the new run adds a second one.
-    await page.waitForFunction(() => document.body.innerText.split("Task completed.").length === 3, { polling: 100, timeout: 15_000 });
+    await page.waitForFunction(() => (document.querySelector(".timeline") as HTMLElement).innerText.split("Task completed.").length === 3, { polling: 100, timeout: 30_000 });
     expect(await bodyText(page)).toContain("First answer.");
     const second = JSON.stringify(model.requests[1]!.body);
     expect(second).toContain("Remember the word heron");
@@ -336,7 +336,7 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
   });
 
   it("the Plan/Act switch of a task applies to its next run", async () => {
-    const w = await serve([done("First."), done("Planned.")]);
+    const w = await serve([done("First."), call("plan_mode_respond", { response: "1. Read the code." })]);
     const page = await openPage(w);
     await typeTask(page, "Start in act");
     await waitForText(page, "Task completed.");
@@ -345,7 +345,8 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     await page.locator('::-p-aria([name="Task message"][role="textbox"])').click();
     await page.keyboard.type("Now plan");
     await page.keyboard.press("Enter");
-    await expect.poll(() => model.requests.length, { timeout: 30_000 }).toBe(2);
+    await page.locator('::-p-aria([name="Approve plan"][role="button"])').wait();
+    expect(model.requests).toHaveLength(2);
     const tools = (i: number) => (model.requests[i]!.body.tools as Array<{ name: string }>).map((t) => t.name);
     expect(tools(0)).toContain("write_to_file"); // act offers edits
     expect(tools(1)).not.toContain("write_to_file"); // plan does not

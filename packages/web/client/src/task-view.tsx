@@ -180,6 +180,15 @@ function ItemView({ item, task }: { item: Item; task: TaskState }) {
   }
 }
 
+function announcement(task: TaskState): string {
+  const waiting = [...task.tools.values()].find((t) => t.status === "awaiting_approval");
+  if (waiting) return `Needs your approval: ${waiting.approval?.summary ?? waiting.summary}`;
+  if (task.waitingQuestion) return `Question: ${task.waitingQuestion}`;
+  const last = task.items.at(-1);
+  if (!task.running && last?.kind === "result") return resultText[last.subtype] ?? last.subtype;
+  return task.running ? "Working" : "";
+}
+
 function ModeSwitch({ task }: { task: TaskState }) {
   const [error, setError] = useState<string>();
   const pick = async (mode: "act" | "plan") => {
@@ -217,7 +226,11 @@ export function TaskView({ task }: { task: TaskState }) {
           </button>
         ) : null}
       </header>
-      <div className="timeline" aria-live="polite">
+      {/* What a screen reader announces: the moments that need the person, not every streamed word. */}
+      <p className="visually-hidden" aria-live="polite">
+        {announcement(task)}
+      </p>
+      <div className="timeline">
         {task.items.map((item) => (
           <ItemView key={item.key} item={item} task={task} />
         ))}
