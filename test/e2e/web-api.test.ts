@@ -155,4 +155,17 @@ describe("cairn web's task API and event stream", () => {
     expect(await labels("/new")).toEqual(expect.arrayContaining(["/newtask [what]", "/newrule [what]"]));
     expect((await complete("@sec", { Host: w.host })).status).toBe(401);
   });
+
+  it("a shortened task id reaches the same task here, never a second copy of it", async () => {
+    const w = await serve([call("attempt_completion", { result: "first" }), call("attempt_completion", { result: "second" })]);
+    const id = (JSON.parse((await post(w, "/api/tasks", { text: "remember kestrel" })).body) as { id: string }).id;
+    await until(w, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+    const sent = await post(w, `/api/tasks/${id.slice(0, 8)}/messages`, { text: "and again" });
+    expect(sent.status, sent.body).toBe(202);
+    expect((JSON.parse(sent.body) as { id: string }).id).toBe(id);
+    const all = await until(w, (f) => f.filter((x) => x.event.type === "result").length === 2 && f.at(-1)!.event.type === "web_run");
+    expect(new Set(all.map((f) => f.task_id))).toEqual(new Set([id]));
+    expect(all.filter((f) => f.event.type === "web_task")).toHaveLength(1); // not reopened
+    expect(JSON.stringify(model.requests[1]!.body)).toContain("remember kestrel");
+  });
 });

@@ -225,6 +225,9 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     page = await openPage(w);
     await page.locator('::-p-aria([name="Search history"])').fill("heron");
     await page.locator('nav[aria-label="History"] button').click();
+    // Before it is carried on, the stored task shows what it did.
+    await waitForText(page, "First answer.");
+    expect(model.requests).toHaveLength(1);
     await page.locator('::-p-aria([name="Task message"][role="textbox"])').click();
     await page.keyboard.type("Now say it again");
     await page.keyboard.press("Enter");

@@ -38,8 +38,20 @@ export class TaskHub {
     return sent.ok ? { ok: true, id: live.id } : sent;
   }
 
+  /** The full id a (possibly shortened) id names, so a prefix never opens a second copy of a task here. */
+  private resolve(id: string): string {
+    if (this.tasks.has(id)) return id;
+    try {
+      return TaskStore.open(cairnHome(this.env), id).id;
+    } catch (error) {
+      if (error instanceof TaskNotFoundError) return id; // reported by whoever opens it next
+      throw error;
+    }
+  }
+
   /** A stored task carried on with `text`, or a message to one already here. */
-  async send(id: string, text: string): Promise<Opened> {
+  async send(given: string, text: string): Promise<Opened> {
+    const id = this.resolve(given);
     const here = this.tasks.get(id);
     if (here) {
       const sent = here.send(text);
@@ -84,7 +96,8 @@ export class TaskHub {
   }
 
   /** Deletes a stored task (as `cairn delete`); never one that is running, here or in another process. */
-  async remove(id: string): Promise<{ ok: true } | { ok: false; status: 404 | 409; message: string }> {
+  async remove(given: string): Promise<{ ok: true } | { ok: false; status: 404 | 409; message: string }> {
+    const id = this.resolve(given);
     const live = this.tasks.get(id);
     if (live?.running) return { ok: false, status: 409, message: "The task is working; stop it before deleting it." };
     const home = cairnHome(this.env);
@@ -105,6 +118,16 @@ export class TaskHub {
     removeFromHistoryIndex(home, id);
     this.log.append(id, { type: "web_deleted" });
     return { ok: true };
+  }
+
+  /** A stored task's recorded events (no deltas), to show it before carrying it on; read only. */
+  storedEvents(id: string): { ok: true; events: unknown[] } | { ok: false; message: string } {
+    try {
+      return { ok: true, events: TaskStore.open(cairnHome(this.env), id).loadEvents() };
+    } catch (error) {
+      if (error instanceof TaskNotFoundError) return { ok: false, message: error.message };
+      throw error;
+    }
   }
 
   history(): HistoryEntry[] {

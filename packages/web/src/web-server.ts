@@ -88,6 +88,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
     if (route === "GET /api/history") return send(res, 200, { tasks: hub.history() });
     const historyRoute = /^\/api\/history\/([\w.-]+)$/.exec(url.pathname);
+    const storedRoute = /^\/api\/history\/([\w.-]+)\/events$/.exec(url.pathname);
+    if (storedRoute && req.method === "GET") {
+      const stored = hub.storedEvents(storedRoute[1]!);
+      return stored.ok ? send(res, 200, { events: stored.events }) : send(res, 404, { error: stored.message });
+    }
     if (historyRoute && req.method === "DELETE") {
       const removed = await hub.remove(historyRoute[1]!);
       return removed.ok ? send(res, 200, { ok: true }) : send(res, removed.status, { error: removed.message });
@@ -121,7 +126,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         const body = await readJson(req, messageBody);
         if (!body.ok) return send(res, 400, { error: body.message });
         const sent = await hub.send(id, body.value.text);
-        return sent.ok ? send(res, 202, { id }) : send(res, sent.status, { error: sent.message });
+        return sent.ok ? send(res, 202, { id: sent.id }) : send(res, sent.status, { error: sent.message });
       }
       const task = hub.get(id);
       if (!task) return send(res, 404, { error: `No task ${id} runs in this server; send it a message to carry it on.` });

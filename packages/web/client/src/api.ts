@@ -1,3 +1,5 @@
+import type { AgentEvent } from "./tool-calls.ts";
+
 /** Calls to the server. The access token travels in an HttpOnly cookie the page cannot read. */
 async function post(path: string, body: unknown): Promise<{ ok: true; data: Record<string, unknown> } | { ok: false; error: string }> {
   let res: Response;
@@ -45,6 +47,7 @@ export const api = {
       return "The cairn web server cannot be reached; is it still running?";
     }
   },
+  storedEvents: (id: string) => get<{ events: AgentEvent[] }>(`/api/history/${encodeURIComponent(id)}/events`),
   history: async (): Promise<HistoryEntry[]> => {
     const res = await fetch("/api/history", { credentials: "same-origin" });
     if (!res.ok) return [];

@@ -3,7 +3,8 @@ import { api, type HistoryEntry } from "./api.ts";
 import type { EventStore } from "./event-store.ts";
 import { HistoryList } from "./history-list.tsx";
 import { TaskInput } from "./task-input.tsx";
-import { TaskView } from "./task-view.tsx";
+import { applyEntry, type TaskState } from "./task-state.ts";
+import { ItemView, TaskView } from "./task-view.tsx";
 
 type Theme = "light" | "dark" | "system";
 
@@ -46,6 +47,20 @@ function NewTask({ onStarted }: { onStarted(id: string): void }) {
 }
 
 function StoredTask({ entry, onSent }: { entry: HistoryEntry; onSent(): void }) {
+  // Its recorded events, folded as a live task's are, shown read only until it is carried on.
+  const [task, setTask] = useState<TaskState>();
+  useEffect(() => {
+    let live = true;
+    void api.storedEvents(entry.id).then((found) => {
+      if (!live || !found.ok) return;
+      const tasks = new Map<string, TaskState>();
+      for (const event of found.data.events) applyEntry(tasks, { task_id: entry.id, event });
+      setTask(tasks.get(entry.id));
+    });
+    return () => {
+      live = false;
+    };
+  }, [entry.id]);
   return (
     <section className="task-view" aria-label={`Task: ${entry.title}`}>
       <header className="task-header">
@@ -54,6 +69,7 @@ function StoredTask({ entry, onSent }: { entry: HistoryEntry; onSent(): void }) 
           {entry.status} · {entry.turns} turns · {entry.workspace}
         </span>
       </header>
+      <div className="timeline">{task ? task.items.map((item) => <ItemView key={item.key} item={item} task={task} />) : null}</div>
       <p>This task is stored. Send a message to carry it on here.</p>
       <TaskInput
         label="Task message"

@@ -130,7 +130,7 @@ function StreamingText({ text }: { text: string }) {
   );
 }
 
-function ItemView({ item, task }: { item: Item; task: TaskState }) {
+export function ItemView({ item, task }: { item: Item; task: TaskState }) {
   switch (item.kind) {
     case "user":
       return <div className="msg user">{item.text}</div>;
