@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -16,6 +16,7 @@ import { cairnBin, cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
 import { startScriptedModelServer } from "../support/scripted-model-server.js";
+import { conversationRouter, firstMessageText } from "../support/conversation-router.js";
 
 const fx = useE2eFixture();
 
@@ -513,5 +514,119 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     });
     const commands = editor.updates.map((n) => n.update).find((u) => u.sessionUpdate === "available_commands_update");
     expect(commands?.sessionUpdate === "available_commands_update" && commands.availableCommands.map((c) => c.name)).toEqual(expect.arrayContaining(["compact", "newtask", "release"]));
+  });
+});
+
+describe("cairn acp: new_task hands the editor's thread over to a fresh task", () => {
+  type Meta = { id: string; title: string; parent?: { id: string; relation: string }; children?: Array<{ id: string; relation: string }> };
+  const tasks = (): Meta[] =>
+    readdirSync(path.join(fx.home.dir, "tasks"))
+      .filter((n) => n !== "index.json")
+      .map((id) => JSON.parse(readFileSync(path.join(fx.home.dir, "tasks", id, "metadata.json"), "utf8")) as Meta);
+  const requestsOf = (key: string) => fx.server.requests.filter((r) => firstMessageText(r).includes(key));
+  const updatesOf = (editor: Editor, kind: string) => editor.updates.map((n) => n.update).filter((u) => u.sessionUpdate === kind);
+  const prompt = (text: string) => [{ type: "text" as const, text }];
+
+  it("asks the editor; on start the same session goes on in a new task linked to its parent, and session/load of the session id carries the new task on", async () => {
+    writeFileSync(path.join(fx.workspace.dir, "notes.txt"), "NOTES-CONTENT-42\n");
+    const context = "HANDOFF-CONTEXT: write done.txt saying finished";
+    const router = conversationRouter({
+      "ORIGINAL-REQUEST": [call("read_file", { path: "notes.txt" }), call("new_task", { context })],
+      "HANDOFF-CONTEXT": [call("write_to_file", { path: "done.txt", content: "finished\n" }), done("the second task wrote done.txt"), done("carried on after load")],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const args = ["--auto-approve", "read,edit"];
+    const first = await withEditor({ answers: ["start_new_task"], args }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      const stop = await ctx.request("session/prompt", { sessionId, prompt: prompt("ORIGINAL-REQUEST: tidy the notes") });
+      return { sessionId, stop };
+    });
+    const { sessionId, stop } = first.value;
+    expect(stop.stopReason, first.stderr).toBe("end_turn");
+    expect(readFileSync(path.join(fx.workspace.dir, "done.txt"), "utf8")).toBe("finished\n");
+
+    // The person was asked once, on the new_task call's card, with the context and the two choices.
+    expect(first.editor.permissions).toHaveLength(1);
+    const asked = first.editor.permissions[0]!;
+    const card = updatesOf(first.editor, "tool_call").find((u) => u.sessionUpdate === "tool_call" && u.rawInput && (u.rawInput as { context?: string }).context === context);
+    expect(card?.sessionUpdate === "tool_call" && card.toolCallId).toBe(asked.toolCall.toolCallId);
+    expect(JSON.stringify(asked.toolCall.content)).toContain(context);
+    expect(asked.options.map((o) => [o.optionId, o.kind])).toEqual([["start_new_task", "allow_once"], ["stay", "reject_once"]]);
+
+    // One thread: every update under the editor's session id, retitled for the new task, which finished the turn.
+    expect(first.editor.updates.every((n) => n.sessionId === sessionId)).toBe(true);
+    expect(updatesOf(first.editor, "session_info_update").map((u) => (u.sessionUpdate === "session_info_update" ? u.title : ""))).toEqual(["ORIGINAL-REQUEST: tidy the notes", context]);
+    expect(first.editor.text()).toContain("the second task wrote done.txt");
+
+    // Stored as two tasks linked both ways; the session id is the first task's.
+    const stored = tasks();
+    expect(stored).toHaveLength(2);
+    const parent = stored.find((t) => t.id === sessionId)!;
+    const child = stored.find((t) => t.id !== sessionId)!;
+    expect(child.parent).toEqual({ id: sessionId, relation: "handoff" });
+    expect(parent.children).toEqual([{ id: child.id, relation: "handoff" }]);
+    // The new task saw the context alone.
+    expect(requestsOf("HANDOFF-CONTEXT").length).toBe(2);
+    for (const request of requestsOf("HANDOFF-CONTEXT")) {
+      expect(JSON.stringify(request.body.messages)).not.toContain("ORIGINAL-REQUEST");
+      expect(JSON.stringify(request.body.messages)).not.toContain("NOTES-CONTENT-42");
+    }
+
+    // Later, the editor loads the thread by its id: both tasks are replayed and the new one carries on.
+    const second = await withEditor({ args }, async (ctx, editor) => {
+      await ctx.request("session/load", { sessionId, cwd: fx.workspace.dir, mcpServers: [] });
+      const replayed = editor.updates.length;
+      const stop = await ctx.request("session/prompt", { sessionId, prompt: prompt("AFTER-LOAD: anything left?") });
+      return { replayed, stop };
+    });
+    expect(second.value.stop.stopReason, second.stderr).toBe("end_turn");
+    const replay = second.editor.updates.slice(0, second.value.replayed).map((n) => n.update);
+    const said = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => (u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? u.content.text : ""));
+    expect(said).toEqual(["ORIGINAL-REQUEST: tidy the notes", expect.stringContaining(context)]);
+    expect(second.editor.updates.every((n) => n.sessionId === sessionId)).toBe(true);
+    expect(second.editor.text()).toContain("carried on after load");
+    const last = fx.server.requests.at(-1)!;
+    expect(firstMessageText(last)).toContain("HANDOFF-CONTEXT");
+    expect(JSON.stringify(last.body.messages)).toContain("AFTER-LOAD");
+    expect(JSON.stringify(last.body.messages)).not.toContain("ORIGINAL-REQUEST");
+    expect(tasks()).toHaveLength(2);
+  });
+
+  it("stay here: no new task starts, and the model is told to go on in this one", async () => {
+    const router = conversationRouter({
+      "ORIGINAL-REQUEST": [call("new_task", { context: "HANDOFF-CONTEXT: carry on" }), done("stayed and finished")],
+      "HANDOFF-CONTEXT": [done("must never run")],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const { value: stop, editor } = await withEditor({ answers: ["stay"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: prompt("ORIGINAL-REQUEST: tidy") });
+    });
+    expect(stop.stopReason).toBe("end_turn");
+    expect(editor.permissions).toHaveLength(1);
+    expect(editor.text()).toContain("stayed and finished");
+    expect(requestsOf("HANDOFF-CONTEXT")).toHaveLength(0);
+    expect(JSON.stringify(fx.server.requests.at(-1)!.body.messages)).toContain("did not start the new task");
+    expect(tasks()).toHaveLength(1);
+    expect(updatesOf(editor, "session_info_update")).toHaveLength(1);
+  });
+
+  it("holds chained hand-offs to the limit: past it, new_task is refused without asking and the task finishes itself", async () => {
+    const router = conversationRouter({
+      "FIRST-TASK": [call("new_task", { context: "HOP-ONE: carry on" })],
+      "HOP-ONE": [call("new_task", { context: "HOP-TWO: carry on again" }), done("finished in hop one")],
+      "HOP-TWO": [done("must never run")],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const { value: stop, editor } = await withEditor({ answers: ["start_new_task"], args: ["--max-handoffs", "1"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: prompt("FIRST-TASK: start") });
+    });
+    expect(stop.stopReason).toBe("end_turn");
+    expect(editor.permissions).toHaveLength(1);
+    expect(requestsOf("HOP-TWO")).toHaveLength(0);
+    expect(JSON.stringify(requestsOf("HOP-ONE").at(-1)!.body.messages)).toContain("maxHandoffs");
+    expect(editor.text()).toContain("finished in hop one");
+    expect(tasks()).toHaveLength(2);
   });
 });

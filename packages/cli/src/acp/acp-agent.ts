@@ -6,7 +6,7 @@ import { isUsageError } from "../usage-error.js";
 import { AcpSession, modeState } from "./acp-session.js";
 import { clientFiles } from "./client-files.js";
 import { serverConfigs } from "./mcp-servers.js";
-import { openNewTask, openStoredTask } from "./open-acp-task.js";
+import { openNewTask, openStoredTask, type AcpTask } from "./open-acp-task.js";
 
 /**
  * Cairn as an ACP agent: the handlers an editor calls. `args` are the run options `cairn acp`
@@ -16,10 +16,21 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
   const sessions = new Map<string, AcpSession>();
   let capabilities: ClientCapabilities | undefined;
 
-  const open = async (client: AgentContext, how: (session: AcpSession) => ReturnType<typeof openNewTask>): Promise<AcpSession> => {
+  const open = async (
+    client: AgentContext,
+    servers: Parameters<typeof serverConfigs>[0],
+    how: (session: AcpSession) => ReturnType<typeof openNewTask>,
+    sessionId?: string,
+  ): Promise<AcpSession> => {
     const session = new AcpSession(client, capabilities?.session?.notices != null);
+    // new_task: the fresh task opens in the same workspace, with the same editor, linked to the one it carries on.
+    const handOver = (context: string, from: AcpTask["store"]) => {
+      const cwd = from.metadata().workspace;
+      return openNewTask({ args, cwd, title: context, io, host: session.host, editor: editor(client, session, servers, cwd), handedOverFrom: from });
+    };
     try {
-      session.adopt(await how(session));
+      const opened = await how(session);
+      session.adopt(opened, handOver, sessionId ?? opened.id);
     } catch (error) {
       // A setting the person must fix (a missing key, a bad model): the editor shows the line.
       if (isUsageError(error)) throw RequestError.invalidParams(undefined, error.message);
@@ -55,7 +66,7 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
       };
     })
     .onRequest("session/new", async ({ params, client }) => {
-      const session = await open(client, (s) =>
+      const session = await open(client, params.mcpServers, (s) =>
         openNewTask({ args, cwd: params.cwd, title: "(editor session)", io, host: s.host, editor: editor(client, s, params.mcpServers, params.cwd) }),
       );
       later(session);
@@ -65,8 +76,11 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
       // Loading a session this connection has open starts it over from its record.
       await sessions.get(params.sessionId)?.close();
       sessions.delete(params.sessionId);
-      const session = await open(client, (s) =>
-        openStoredTask({ args, id: params.sessionId, io, host: s.host, editor: editor(client, s, params.mcpServers, params.cwd) }),
+      const session = await open(
+        client,
+        params.mcpServers,
+        (s) => openStoredTask({ args, id: params.sessionId, io, host: s.host, editor: editor(client, s, params.mcpServers, params.cwd) }),
+        params.sessionId,
       );
       await session.replay();
       later(session);

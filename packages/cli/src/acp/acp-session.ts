@@ -1,6 +1,7 @@
 import type { AgentContext, ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
 import { removeFromHistoryIndex, type AgentEvent, type Mode, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
 import { availableCommands } from "./available-commands.js";
+import { handoffAnswer, handoffPermission, type HandoffAnswer } from "./handoff.js";
 import { firstMessageAfterLoad, type AcpTask } from "./open-acp-task.js";
 import { answerFrom, permissionRequest } from "./permission.js";
 import { promptText } from "./prompt-text.js";
@@ -17,13 +18,23 @@ export function modeState(current: Mode): SessionModeState {
   };
 }
 
+/** Opens the fresh task a hand-off (new_task) goes on in, linked to the task it carries on. */
+export type HandOver = (context: string, from: AcpTask["store"]) => Promise<AcpTask>;
+
 /**
- * One ACP session: one Cairn task, its events sent to the editor as session/update, its
+ * One ACP session: one Cairn task at a time, its events sent to the editor as session/update, its
  * approvals asked through session/request_permission. A prompt is a run of the task; a question
- * or a plan ends the turn as a message, and the next prompt answers it.
+ * or a plan ends the turn as a message, and the next prompt answers it. When the model hands over
+ * (new_task) and the person agrees, the session goes on in the new task: the editor's thread and
+ * the session id stay.
  */
 export class AcpSession {
   private opened: AcpTask | undefined;
+  /** The id the editor knows this session by: its first task's, kept across hand-offs. */
+  private sessionId: string | undefined;
+  private handOver: HandOver | undefined;
+  /** The card of the last new_task call, on which the editor is asked about the hand-off. */
+  private handoffCall: string | undefined;
   private updates = new SessionUpdates("/");
   /** Notifications go out in the order events happened, and all of a turn's before its response. */
   private sending: Promise<void> = Promise.resolve();
@@ -36,7 +47,10 @@ export class AcpSession {
   private readonly refused = new Set<string>();
 
   /** What the task is given as its host: approvals go to the editor; questions end the turn. */
-  readonly host: Host = { approve: (request, signal) => this.approve(request, signal) };
+  readonly host: Host = {
+    approve: (request, signal) => this.approve(request, signal),
+    confirmNewTask: (context, signal) => this.confirmNewTask(context, signal),
+  };
 
   /** `notices`: the editor shows session notices (untrusted config skipped, hooks' messages). */
   constructor(
@@ -45,15 +59,25 @@ export class AcpSession {
   ) {}
 
   get id(): string {
-    return this.task().id;
+    if (this.sessionId === undefined) throw new Error("The session's task is not open yet.");
+    return this.sessionId;
   }
 
   get mode(): Mode {
     return this.task().task.snapshot().mode;
   }
 
-  /** Called once the task is opened with `host`. */
-  adopt(opened: AcpTask): void {
+  /**
+   * Called once the task is opened with `host`. `sessionId`: what the editor calls the session (by
+   * default the task's id; a loaded thread keeps the id it was loaded by).
+   */
+  adopt(opened: AcpTask, handOver?: HandOver, sessionId = opened.id): void {
+    this.sessionId ??= sessionId;
+    this.handOver ??= handOver;
+    this.follow(opened);
+  }
+
+  private follow(opened: AcpTask): void {
     this.opened = opened;
     this.updates = new SessionUpdates(opened.cwd, this.notices);
     this.started = opened.resumed !== undefined;
@@ -62,7 +86,8 @@ export class AcpSession {
 
   /** The stored conversation, sent again as it happened (session/load). */
   async replay(): Promise<void> {
-    for (const update of replayUpdates(this.task().resumed?.messages ?? [])) this.send(update);
+    const opened = this.task();
+    for (const messages of [...(opened.earlier ?? []), opened.resumed?.messages ?? []]) for (const update of replayUpdates(messages)) this.send(update);
     await this.sending;
   }
 
@@ -80,11 +105,16 @@ export class AcpSession {
     this.cancelled = false;
     this.lastStopReason = undefined;
     try {
-      const run = this.runFor(text, images);
-      let next = await run.next();
-      while (!next.done) next = await run.next();
-      this.lastResult = next.value;
-      return this.stopReason(next.value);
+      let result = await drain(this.runFor(text, images));
+      // new_task, agreed to: the fresh task starts now and its run ends this turn (the limit on
+      // chained hand-offs is the tool's, from the tasks' links, so this ends).
+      while (result.new_task && !this.cancelled) {
+        const run = await this.handOverTo(result.new_task);
+        if (!run) break;
+        result = await drain(run);
+      }
+      this.lastResult = result;
+      return this.stopReason(result);
     } finally {
       this.running = false;
       await this.sending;
@@ -139,6 +169,37 @@ export class AcpSession {
     return opened.task.continue(text, images);
   }
 
+  /** Ends the current task and opens the one that carries its work on, from the context alone. */
+  private async handOverTo(context: string): Promise<AsyncGenerator<AgentEvent, TaskResult> | undefined> {
+    const from = this.task();
+    let next: AcpTask;
+    try {
+      if (!this.handOver) throw new Error("this session cannot open tasks");
+      next = await this.handOver(context, from.store);
+    } catch (error) {
+      this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\nThe new task could not start: ${(error as Error).message.split("\n")[0]}\n` } });
+      return undefined;
+    }
+    await from.task.endSession("other").catch(() => undefined);
+    await from.close();
+    this.follow(next);
+    this.started = true;
+    this.send({ sessionUpdate: "session_info_update", title: next.store.metadata().title });
+    // The new task's first message, as the thread will show it when loaded again.
+    this.send({ sessionUpdate: "user_message_chunk", content: { type: "text", text: context } });
+    return next.task.run(context);
+  }
+
+  private async confirmNewTask(context: string, signal: AbortSignal): Promise<HandoffAnswer> {
+    await this.sending;
+    try {
+      const asked = handoffPermission(this.id, this.handoffCall ?? "new_task", context);
+      return handoffAnswer((await this.client.request("session/request_permission", asked, { cancellationSignal: signal })).outcome, context);
+    } catch {
+      return { approved: false, feedback: "The editor did not answer whether to start the new task." };
+    }
+  }
+
   private stopReason(result: TaskResult): StopReason {
     if (this.cancelled || result.subtype === "error_aborted") return "cancelled";
     // The provider's safety filter ended the last reply (Anthropic's refusal, OpenAI's content_filter).
@@ -152,6 +213,7 @@ export class AcpSession {
 
   private onEvent(event: AgentEvent): void {
     if (event.type === "assistant") this.lastStopReason = event.message.stop_reason;
+    if (event.type === "tool_call" && event.name === "new_task") this.handoffCall = event.tool_use_id;
     for (const update of this.updates.map(event)) this.send(update);
   }
 
@@ -180,4 +242,10 @@ export class AcpSession {
     if (!this.opened) throw new Error("The session's task is not open yet.");
     return this.opened;
   }
+}
+
+async function drain(run: AsyncGenerator<AgentEvent, TaskResult>): Promise<TaskResult> {
+  let next = await run.next();
+  while (!next.done) next = await run.next();
+  return next.value;
 }

@@ -1,13 +1,20 @@
-import { openSession, resumeMessage, resumeSession, type Host, type ServerConfig, type Session, type TextFiles } from "@cairn/core";
+import { openSession, resumeMessage, resumeSession, type Host, type Message, type ServerConfig, type Session, type TextFiles } from "@cairn/core";
+import { cairnHome } from "@cairn/core/storage";
 import type { Io } from "../headless.js";
 import { overridesOf, type RunArgs } from "../run-args.js";
+import { earlierConversations, handoffChain } from "./handoff.js";
 
 /**
  * How `cairn acp` opens and reopens tasks: core's sessions, with what only an editor brings (its
  * MCP servers, its buffers as the files). The run options `cairn acp` was started with are the
  * overrides; the workspace is the one the editor names.
  */
-export type AcpTask = Session & { cwd: string; home: string };
+export type AcpTask = Session & {
+  cwd: string;
+  home: string;
+  /** Reopened after hand-offs: the conversations of the tasks before this one in the editor's thread. */
+  earlier?: Message[][];
+};
 
 export type EditorAdditions = {
   /** The editor's MCP servers, merged with the person's (the editor's replace one of the same name). */
@@ -16,14 +23,25 @@ export type EditorAdditions = {
   files?: TextFiles;
 };
 
-export async function openNewTask(options: { args: RunArgs; cwd: string; title: string; io: Io; host: Host; editor: EditorAdditions }): Promise<AcpTask> {
-  const session = await openSession({ cwd: options.cwd, env: options.io.env, overrides: overridesOf(options.args), host: options.host, title: options.title, ...options.editor });
+/** `handedOverFrom`: the task this one carries on (new_task), stored linked to it as `cairn run` does. */
+export async function openNewTask(options: { args: RunArgs; cwd: string; title: string; io: Io; host: Host; editor: EditorAdditions; handedOverFrom?: Session["store"] }): Promise<AcpTask> {
+  const parent = options.handedOverFrom ? { parent: { store: options.handedOverFrom, relation: "handoff" as const } } : {};
+  const session = await openSession({ cwd: options.cwd, env: options.io.env, overrides: overridesOf(options.args), host: options.host, title: options.title, ...parent, ...options.editor });
   return told(session, options.io);
 }
 
+/** `id` names the editor's thread: its first task; the work goes on in the last task it was handed over to. */
 export async function openStoredTask(options: { args: RunArgs; id: string; io: Io; host: Host; editor: EditorAdditions }): Promise<AcpTask> {
-  const session = await resumeSession({ id: options.id, env: options.io.env, overrides: overridesOf(options.args), host: options.host, ...options.editor });
-  return told(session, options.io);
+  let chain: ReturnType<typeof handoffChain> = [];
+  try {
+    chain = handoffChain(cairnHome(options.io.env), options.id);
+  } catch {
+    // No such task: resumeSession says so in its own words.
+  }
+  const id = chain.at(-1)?.id ?? options.id;
+  const session = await resumeSession({ id, env: options.io.env, overrides: overridesOf(options.args), host: options.host, ...options.editor });
+  const opened = told(session, options.io);
+  return chain.length > 1 ? Object.assign(opened, { earlier: earlierConversations(chain) }) : opened;
 }
 
 /** The first message to a reopened task, worded for how it was left (as `cairn resume` does). */

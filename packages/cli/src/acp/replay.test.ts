@@ -37,4 +37,12 @@ describe("replayUpdates", () => {
     const updates = replayUpdates([{ role: "assistant", content: [{ type: "tool-call", id: "t1", name: "execute_command", input: { command: "make" } }] }]);
     expect(updates).toMatchObject([{ sessionUpdate: "tool_call", status: "failed", kind: "execute" }]);
   });
+
+  it("leaves out the environment line each turn's results carry: it is Cairn's, not the person's", () => {
+    const updates = replayUpdates([
+      { role: "user", content: [{ type: "tool-result", toolCallId: "t1", toolName: "read_file", content: [{ type: "text", text: "x" }], isError: false }, { type: "text", text: "[Environment: 2026-11-25 00:30 UTC · ACT mode · context 2,778 / 200,000 tokens (1%)]" }] },
+      { role: "user", content: [{ type: "text", text: "next, please\n\n[Environment: 2026-11-25 00:31 UTC · ACT mode · context 3,007 / 200,000 tokens (2%)]" }] },
+    ]);
+    expect(updates).toEqual([{ sessionUpdate: "user_message_chunk", content: { type: "text", text: "next, please" } }]);
+  });
 });

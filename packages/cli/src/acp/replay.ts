@@ -53,6 +53,8 @@ export function replayUpdates(messages: readonly Message[]): SessionUpdate[] {
 function withoutAddedContext(text: string): string {
   return text
     .replace(/<environment_details>[\s\S]*?<\/environment_details>/g, "")
+    // The line every turn's results carry (time, mode, how full the window is).
+    .replace(/^\[Environment: [^\]\n]*\]$/gm, "")
     .replace(/^\[The task was stopped by the user[^\]]*\]\s*/, "")
     .trim();
 }
