@@ -16,12 +16,14 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { getEncoding } from "js-tiktoken";
-import { nativeProtocol } from "../packages/core/src/protocol/native.js";
+import { nativeProtocol, toolSpec } from "../packages/core/src/protocol/native.js";
 import { xmlToolSection } from "../packages/core/src/protocol/xml/xml-protocol.js";
 import { buildSystemPrompt } from "../packages/core/src/prompt/system-prompt.js";
 import { offeredTools } from "../packages/core/src/tools/brief-tools.js";
+import { newTaskTool } from "../packages/core/src/tools/new-task.js";
 import { allTools } from "../packages/core/src/tools/registry.js";
 import type { AnyTool, Mode } from "../packages/core/src/tools/tool.js";
+import { useSubagentsTool } from "../packages/core/src/tools/use-subagents.js";
 import { startScriptedModelServer, type RecordedRequest } from "../test/support/scripted-model-server.js";
 import type { BenchRow } from "./run.js";
 
@@ -36,7 +38,9 @@ const tokens = (text: string) => o200k.encode(text).length;
 const n = (value: number) => value.toLocaleString("en-US");
 const both = (text: string) => `${n(cl100k.encode(text).length)} cl100k / ${n(tokens(text))} o200k`;
 
-const toolsFor = (mode: Mode) => allTools.filter((t) => t.modes.includes(mode));
+/** The tools a session gives a task (with no agent definitions), in its order: attempt_completion last. */
+const sessionTools: readonly AnyTool[] = [...allTools.filter((t) => t.name !== "attempt_completion"), newTaskTool, useSubagentsTool([]), ...allTools.filter((t) => t.name === "attempt_completion")];
+const toolsFor = (mode: Mode) => sessionTools.filter((t) => t.modes.includes(mode));
 /** The tools as a fresh task offers them: nothing called yet. */
 const firstOffer = (mode: Mode) => offeredTools(toolsFor(mode), new Set());
 
@@ -68,7 +72,7 @@ function inFull(parts: Parts, mode: Mode): Parts | undefined {
     const wire = (JSON.parse(parts.tools) as WireTool[]).map((t) => {
       const tool = full.get(t.name);
       if (!tool?.brief) return t;
-      const spec = nativeProtocol.requestTools([tool])![0]!;
+      const spec = toolSpec(tool, JSON.stringify(t.input_schema ?? {}).includes('"task_progress"'));
       return { ...t, description: spec.description, input_schema: spec.inputSchema };
     });
     return { ...parts, tools: JSON.stringify(wire) };

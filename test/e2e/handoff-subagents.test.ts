@@ -173,8 +173,10 @@ describe("use_subagents", () => {
     fx.server = await startScriptedModelServer({ responder: router.responder });
     const run = await cairn("PARENT-TASK: look around");
     expect(run.code, run.stderr).toBe(0);
-    const parentTools = (requestsOf("PARENT-TASK")[0]!.body as { tools: Array<{ name: string; description: string }> }).tools;
-    expect(parentTools.find((t) => t.name === "use_subagents")!.description).toContain("- scout: Finds files fast");
+    // Offered in one line at first, which names the definition; in full, with its list, once called.
+    const parentTools = (n: number) => (requestsOf("PARENT-TASK")[n]!.body as { tools: Array<{ name: string; description: string }> }).tools;
+    expect(parentTools(0).find((t) => t.name === "use_subagents")!.description).toContain("scout (Finds files fast)");
+    expect(parentTools(1).find((t) => t.name === "use_subagents")!.description).toContain("- scout: Finds files fast");
     const sub = requestsOf("SUB-SCOUT")[0]!;
     expect(JSON.stringify(sub.body.system)).toContain("SCOUT-INSTRUCTIONS");
     expect(toolNames(sub)).toEqual(["attempt_completion", "read_file", "search_files"]);

@@ -3,9 +3,18 @@ import { nativeProtocol, nativeProtocolWith } from "../protocol/native.js";
 import { CommandSandbox } from "../sandbox/index.js";
 import { xmlToolSection } from "../protocol/xml/xml-protocol.js";
 import { offeredTools } from "../tools/brief-tools.js";
+import { newTaskTool } from "../tools/new-task.js";
 import { allTools } from "../tools/registry.js";
+import { useSubagentsTool } from "../tools/use-subagents.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 
+/** The tools a session gives a task, in its order (session/open-session.ts), with one agent definition. */
+const sessionTools = [
+  ...allTools.filter((t) => t.name !== "attempt_completion"),
+  newTaskTool,
+  useSubagentsTool([{ name: "reviewer", description: "Reviews a change for bugs." }]),
+  ...allTools.filter((t) => t.name === "attempt_completion"),
+];
 const system = { platform: "Linux 6.1 (linux)", shell: "/bin/bash", home: "/home/person" };
 /** The default sandbox's line, as a run with bubblewrap shows it. */
 const sandbox = new CommandSandbox({ bwrap: "/usr/bin/bwrap", mode: "workspace-write", network: "on", workspace: "/work/project", hiddenPaths: [], writablePaths: [] }).promptLine();
@@ -19,7 +28,7 @@ describe("what the model sees", () => {
   for (const mode of ["act", "plan"] as const) {
     for (const protocol of ["xml", "native"] as const) {
       it(`system prompt: ${mode} mode, ${protocol} protocol`, async () => {
-        const tools = offeredTools(allTools.filter((t) => t.modes.includes(mode)), new Set());
+        const tools = offeredTools(sessionTools.filter((t) => t.modes.includes(mode)), new Set());
         // As a task sends it by default: the focus chain is on.
         const prompt = buildSystemPrompt({ cwd: "/work/project", mode, protocol, tools, system, sandbox, taskProgress: true });
         await expect(prompt).toMatchFileSnapshot(`__snapshots__/system-prompt.${mode}.${protocol}.txt`);
@@ -33,7 +42,7 @@ describe("what the model sees", () => {
   });
 
   it("native tool schemas of the first request", async () => {
-    const specs = nativeProtocolWith(true).requestTools(offeredTools(allTools, new Set()));
+    const specs = nativeProtocolWith(true).requestTools(offeredTools(sessionTools.filter((t) => t.modes.includes("act")), new Set()));
     await expect(JSON.stringify(specs, null, 2)).toMatchFileSnapshot("__snapshots__/native-tools.first-request.json");
   });
 

@@ -15,6 +15,8 @@ Example:
 export const actModeRespondTool = defineTool({
   name: "act_mode_respond",
   description,
+  // Meant to be rare, so the first request offers it in one line.
+  brief: "Tell the user something worth knowing while you keep working (a finding, a change of approach). Rarely; never twice in a row.",
   parameters,
   kind: "interaction",
   modes: ["act"],

@@ -23,6 +23,8 @@ Example:
 export const askFollowupQuestionTool = defineTool({
   name: "ask_followup_question",
   description,
+  // The rules already say to ask only when the task is truly ambiguous, so the first request offers it in one line.
+  brief: "Ask the user what only they can answer (an unclear requirement, a real trade-off, a missing detail); optionally offer 2-5 answers to pick, never a bare yes/no.",
   parameters,
   kind: "interaction",
   modes: ["act", "plan"],

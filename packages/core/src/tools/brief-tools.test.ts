@@ -5,17 +5,20 @@ import { briefForm, isBriefForm, offeredTools } from "./brief-tools.js";
 import { browserActionTool } from "./browser-action.js";
 import { parameterLines } from "./describe-parameters.js";
 import { listCodeDefinitionNamesTool } from "./list-code-definition-names.js";
+import { newTaskTool } from "./new-task.js";
 import { readFileTool } from "./read-file.js";
 import { allTools } from "./registry.js";
 import { validateInput } from "./run-tool.js";
+import { useSubagentsTool } from "./use-subagents.js";
 import { webFetchTool } from "./web-fetch.js";
 
 const spec = (tool: (typeof allTools)[number]) => nativeProtocol.requestTools([tool])![0]!;
 
 describe("rarely used tools are offered in one line until first called", () => {
-  it("the browser, web_fetch and the outline start brief; the everyday tools start in full", () => {
+  it("the browser, web_fetch, the outline, asking, notes, hand-offs and sub-agents start brief; the everyday tools start in full", () => {
     const first = offeredTools(allTools, new Set());
-    expect(first.filter(isBriefForm).map((t) => t.name).sort()).toEqual(["browser_action", "list_code_definition_names", "web_fetch"]);
+    expect(first.filter(isBriefForm).map((t) => t.name).sort()).toEqual(["act_mode_respond", "ask_followup_question", "browser_action", "list_code_definition_names", "web_fetch"]);
+    expect(offeredTools([newTaskTool, useSubagentsTool([])], new Set()).every(isBriefForm)).toBe(true);
     expect(first.find((t) => t.name === "read_file")).toBe(readFileTool);
     expect(first.map((t) => t.name)).toEqual(allTools.map((t) => t.name));
   });
@@ -42,6 +45,24 @@ describe("rarely used tools are offered in one line until first called", () => {
     expect(parameterLines(briefForm(browserActionTool))).toBe(
       "- action: (required) one of: launch, click, type, scroll_down, scroll_up, close\n- url: (optional)\n- coordinate: (optional)\n- text: (optional)",
     );
+  });
+
+  it("use_subagents' brief names the agent definitions, so the model knows it may pass one; its schema leaves bounds to validation", () => {
+    const tool = useSubagentsTool([{ name: "reviewer", description: "Reviews a change.\nIn depth." }, { name: "scout", description: "Maps a codebase." }]);
+    const brief = spec(briefForm(tool));
+    expect(brief.description).toContain("Agent definitions (pass one as `agent`): reviewer (Reviews a change.); scout (Maps a codebase.).");
+    expect(brief.description).not.toContain("\n");
+    expect(brief.inputSchema).toEqual({
+      type: "object",
+      properties: { prompts: { type: "array", items: { type: "string" } }, agent: { type: "string" } },
+      required: ["prompts"],
+    });
+    // The xml prompt's list says how to write the prompts.
+    expect(parameterLines(briefForm(tool))).toBe("- prompts: (required) a JSON array of strings\n- agent: (optional)");
+    // Bounds still hold: six prompts are refused, with the full description to retry from.
+    const invalid = validateInput(briefForm(tool), { prompts: ["a", "b", "c", "d", "e", "f"] });
+    expect(invalid.ok ? "" : invalid.message).toContain("use_subagents in full");
+    expect(spec(briefForm(useSubagentsTool([]))).description).not.toContain("Agent definitions");
   });
 
   it("once called, a tool is offered in full, in both protocols", () => {

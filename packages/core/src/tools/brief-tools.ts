@@ -3,9 +3,10 @@ import { bareParameterSchema, parameterLines } from "./describe-parameters.js";
 import type { AnyTool } from "./tool.js";
 
 /*
- * Rarely used tools (the browser, web_fetch, the code outline, MCP resources) cost the first
- * request as much as the everyday ones. Until the model first calls one, it is offered in its
- * one-line `brief` with a schema that keeps names, types and enums but no descriptions, so most
+ * Rarely used tools (the browser, web_fetch, the code outline, MCP resources, asking the person,
+ * progress notes, new_task, use_subagents) cost the first request as much as the everyday ones.
+ * Until the model first calls one, it is offered in its one-line `brief` with a schema that keeps
+ * names, types and enums but no descriptions or bounds, so most
  * first calls are right at once; from that call on, it is offered in full. A first call whose
  * input is wrong gets the full description in its error (tools/run-tool.ts), so the retry needs
  * no extra step. The same shape as MCP, where the model sees tool names until it loads a server.

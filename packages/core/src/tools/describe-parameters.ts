@@ -6,6 +6,12 @@ type JsonSchema = Record<string, unknown>;
 /** Bounds that say nothing to a model: zod's int() is limited to JavaScript's safe integers. */
 const noiseBounds = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
 
+/**
+ * Bounds a brief offer leaves out with the descriptions: validation still holds the call to them,
+ * and a call outside them gets the full description in its error (brief-tools.ts).
+ */
+const bounds = new Set(["minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]);
+
 function withoutNoise(value: unknown, dropDescriptions: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutNoise(v, dropDescriptions));
   if (value === null || typeof value !== "object") return value;
@@ -13,6 +19,7 @@ function withoutNoise(value: unknown, dropDescriptions: boolean): unknown {
   for (const [key, v] of Object.entries(value)) {
     if (key === "$schema") continue;
     if (dropDescriptions && key === "description" && typeof v === "string") continue;
+    if (dropDescriptions && bounds.has(key) && typeof v === "number") continue;
     if ((key === "maximum" || key === "minimum") && typeof v === "number" && noiseBounds.has(v)) continue;
     out[key] = key === "properties" && v && typeof v === "object" ? mapValues(v as JsonSchema, dropDescriptions) : withoutNoise(v, dropDescriptions);
   }
@@ -30,17 +37,18 @@ export function parameterSchema(tool: AnyTool): JsonSchema {
   return withoutNoise(schema, false) as JsonSchema;
 }
 
-/** The same schema with every description left out: names, types, enums and what is required. */
+/** The same schema with every description and bound left out: names, types, enums and what is required. */
 export function bareParameterSchema(tool: AnyTool): JsonSchema {
   return withoutNoise(parameterSchema(tool), true) as JsonSchema;
 }
 
 /** One line per parameter, "- name: (required) what it is", for prompts and error messages. */
 export function parameterLines(tool: AnyTool): string {
-  const schema = parameterSchema(tool) as { properties?: Record<string, { description?: string; enum?: unknown[] }>; required?: string[] };
+  type Prop = { description?: string; enum?: unknown[]; type?: unknown; items?: { type?: unknown } };
+  const schema = parameterSchema(tool) as { properties?: Record<string, Prop>; required?: string[] };
   const required = new Set(schema.required ?? []);
-  // A brief offer has no descriptions; its choices still tell the model what to write.
-  const about = (prop: { description?: string; enum?: unknown[] }) => prop.description ?? (prop.enum ? `one of: ${prop.enum.join(", ")}` : "");
+  // A brief offer has no descriptions; its choices, and that a list is written as JSON, still tell the model what to write.
+  const about = (prop: Prop) => prop.description ?? (prop.enum ? `one of: ${prop.enum.join(", ")}` : prop.type === "array" ? `a JSON array${typeof prop.items?.type === "string" ? ` of ${prop.items.type}s` : ""}` : "");
   return Object.entries(schema.properties ?? {})
     .map(([name, prop]) => `- ${name}: (${required.has(name) ? "required" : "optional"}) ${about(prop)}`.trimEnd())
     .join("\n");

@@ -19,6 +19,8 @@ Example:
 export const newTaskTool = defineTool({
   name: "new_task",
   description,
+  // Rarely called, and at most once: the brief must carry all a hand-off needs, since the call ends the task.
+  brief: "Hand the work over to a fresh task that starts from `context` alone (goal, what is done, decisions and why, exact file paths, next steps). Not a way to avoid finishing.",
   parameters,
   kind: "control",
   modes: ["act", "plan"],

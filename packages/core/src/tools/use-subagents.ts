@@ -32,6 +32,8 @@ export function useSubagentsTool(agents: readonly AgentListing[]): AnyTool {
   return defineTool({
     name: "use_subagents",
     description: baseDescription.replace("{agents}", listed),
+    // Rarely used: the first request offers one line, which still names the agent definitions so the model can pick one.
+    brief: `Run 1-${maxSubagents} self-contained prompts as parallel sub-agents (read-only by default; each sees only its prompt) and get their reports back.${agents.length === 0 ? "" : ` Agent definitions (pass one as \`agent\`): ${agents.map((a) => `${a.name} (${oneLine(a.description, 60)})`).join("; ")}.`}`,
     parameters,
     kind: "read",
     modes: ["act", "plan"],
@@ -55,7 +57,7 @@ function reportText(report: SubagentReport): string {
   return `${head}\n${report.report}\n</subagent>`;
 }
 
-function oneLine(text: string): string {
+function oneLine(text: string, max = 100): string {
   const line = text.split("\n", 1)[0] ?? "";
-  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
