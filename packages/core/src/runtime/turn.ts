@@ -56,12 +56,13 @@ export type TurnOutcome =
   | { kind: "failed"; error: ModelError; model: Model; usage: Usage; cost: number | null; apiMs: number }
   | { kind: "aborted"; usage: Usage; cost: number | null; apiMs: number };
 
-/** Reading, asking and finishing change no file; an unknown tool is refused before it runs, but waits like the rest. */
-const mayWrite = (tool: AnyTool | undefined): boolean => tool?.kind !== "read" && tool?.kind !== "interaction" && tool?.kind !== "control";
+/** Reading, asking and finishing change no file (unless the tool says so of this call); an unknown tool is refused before it runs, but waits like the rest. */
+const mayWrite = (tool: AnyTool | undefined, input: Record<string, unknown>): boolean =>
+  tool?.readOnlyFor ? !tool.readOnlyFor(input) : tool?.kind !== "read" && tool?.kind !== "interaction" && tool?.kind !== "control";
 
-/** A call that changes nothing anywhere, by its tool's declaration: a read (or a read-only tool) that names no path to edit. */
+/** A call that changes nothing anywhere, by its tool's declaration (for this call, or by its kind): one that names no path to edit. */
 const changesNothing = (tool: AnyTool | undefined, input: Record<string, unknown>): boolean =>
-  tool !== undefined && (tool.kind === "read" || tool.readOnly === true) && accessesOf(tool, input).every((a) => a.type !== "edit");
+  tool !== undefined && (tool.readOnlyFor ? tool.readOnlyFor(input) : tool.kind === "read" || tool.readOnly === true) && accessesOf(tool, input).every((a) => a.type !== "edit");
 
 /** Statuses of a call's life after which it has passed its checks and approval. */
 const clearedStatus = new Set(["running", "completed", "failed", "denied", "cancelled"]);
@@ -101,7 +102,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     concurrent: (call) => changesNothing(input.callEnv.tools.get(call.name), call.input),
     run: async (call, { cleared }) => {
       if (halt !== undefined) return skippedResult(input.callEnv, call, halt);
-      if (mayWrite(tools.find((t) => t.name === call.name))) await input.beforeWrite();
+      if (mayWrite(tools.find((t) => t.name === call.name), call.input)) await input.beforeWrite();
       const records = [...history];
       ownHistory.set(call, { base: records.length, records });
       const env: CallEnv = {

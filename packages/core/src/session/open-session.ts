@@ -18,7 +18,7 @@ import { useSubagentsTool } from "../tools/use-subagents.js";
 import type { AnyTool } from "../tools/tool.js";
 import { loadAgentDefinitions, type AgentDefinition } from "../prompt/agent-definitions.js";
 import type { TaskLink } from "../storage/task-store.js";
-import { subagentRunner, type SubagentSpec } from "./subagents.js";
+import { readOnlySubagents, subagentRunner, type SubagentSpec } from "./subagents.js";
 import { untrustedNotice } from "../trust/untrusted.js";
 import type { Env, SessionOverrides } from "./overrides.js";
 import { resolveSettings, type ResolvedSettings } from "./resolve-settings.js";
@@ -249,7 +249,7 @@ function taskTools(settings: ResolvedSettings, store: TaskStore, notices: string
   const loaded = loadAgentDefinitions({ home: settings.home, cwd: settings.cwd });
   notices.push(...loaded.problems, ...(loaded.untrusted ? [untrustedNotice(loaded.untrusted)] : []));
   const last = allTools.filter((t) => t.name === "attempt_completion");
-  const list = [...allTools.filter((t) => t.name !== "attempt_completion"), newTaskTool, useSubagentsTool(loaded.agents), ...last];
+  const list = [...allTools.filter((t) => t.name !== "attempt_completion"), newTaskTool, useSubagentsTool(loaded.agents.map((a) => ({ ...a, readOnly: readOnlySubagents(a) }))), ...last];
   const limit = settings.settings.maxHandoffs ?? defaultMaxHandoffs;
   return { list, agents: loaded.agents, handoffs: { limit, left: limit - handoffDepth(settings.home, store) } };
 }

@@ -121,6 +121,11 @@ export function subagentTools(definition: Pick<AgentDefinition, "tools"> | undef
   return [...chosen, ...allTools.filter((t) => t.name === "attempt_completion")];
 }
 
+/** True when a definition's sub-agents can change nothing: every tool they get only reads (or reports). */
+export function readOnlySubagents(definition: Pick<AgentDefinition, "tools"> | undefined): boolean {
+  return subagentTools(definition).every((t) => t.kind === "read" || t.readOnly === true || t.kind === "control");
+}
+
 function usageOf(json: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }): Usage {
   return addUsage(emptyUsage(), { inputTokens: json.input_tokens, outputTokens: json.output_tokens, cacheReadTokens: json.cache_read_input_tokens, cacheWriteTokens: json.cache_creation_input_tokens });
 }

@@ -87,6 +87,13 @@ export type Tool<S extends z.ZodObject = z.ZodObject> = {
    * state): several of its calls in one reply may run side by side, like reads (see call-scheduler.ts).
    */
   readOnly?: boolean;
+  /**
+   * Per call, whether it changes nothing anywhere, where the tool's kind cannot say for every input:
+   * use_subagents is a read when its sub-agents only read, but an agent definition may give them edit
+   * tools. Overrides `kind`/`readOnly` for running calls side by side and for the checkpoint before
+   * a write. Gets the input as the model sent it (not yet validated).
+   */
+  readOnlyFor?(input: Record<string, unknown>): boolean;
   modes: readonly Mode[];
   /** The paths a call reads or edits. Defaults to none. */
   access?(input: z.infer<S>): ToolAccess[];

@@ -15,8 +15,11 @@ const parameters = z.object({
   agent: z.string().min(1).optional().describe("The name of an agent definition to run them as (default: a read-only researcher)."),
 });
 
-/** An agent definition as the tool's description lists it. */
-export type AgentListing = { name: string; description: string };
+/**
+ * An agent definition as the tool's description lists it. `readOnly`: its sub-agents' tools change
+ * nothing (the session decides from the tools it gives them); absent, they may.
+ */
+export type AgentListing = { name: string; description: string; readOnly?: boolean };
 
 const baseDescription = `Start 1 to ${maxSubagents} sub-agents that work in parallel, each in a fresh conversation of its own, and get their final reports back. Use them to research independent questions at once (where something is defined, how a module works, what a page says) without filling this conversation with what they read.
 Each prompt must stand alone: the sub-agent knows nothing of this conversation, so say exactly what to find and what to report. By default sub-agents can only read (read_file, search_files, list_files, list_code_definition_names, web_fetch): they cannot edit files, run commands or start sub-agents; do the changes yourself from their reports.{agents}
@@ -36,6 +39,9 @@ export function useSubagentsTool(agents: readonly AgentListing[]): AnyTool {
     brief: `Run 1-${maxSubagents} self-contained prompts as parallel sub-agents (read-only by default; each sees only its prompt) and get their reports back.${agents.length === 0 ? "" : ` Agent definitions (pass one as \`agent\`): ${agents.map((a) => `${a.name} (${oneLine(a.description, 60)})`).join("; ")}.`}`,
     parameters,
     kind: "read",
+    // The default sub-agents only read, so their calls may run beside other reads; a definition's
+    // may edit or run commands, so such a call waits its turn like an edit (and is checkpointed).
+    readOnlyFor: (input) => input.agent === undefined || agents.some((a) => a.name === input.agent && a.readOnly === true),
     modes: ["act", "plan"],
     summarize: (input) => `${input.prompts.length} sub-agent${input.prompts.length === 1 ? "" : "s"}${input.agent ? ` (${input.agent})` : ""}: ${oneLine(input.prompts[0] ?? "")}`,
     async execute(input, ctx) {
