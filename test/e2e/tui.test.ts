@@ -311,3 +311,39 @@ describe("cairn in a terminal", () => {
     expect(readFileSync(path.join(workspace.dir, "third.txt"), "utf8")).toBe("three\n");
   });
 });
+
+describe("cairn in a terminal: a pasted image path", () => {
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+
+  it("attaches the picture, shows it as [image: …], and sends it to the model with the next message", { timeout: 60_000 }, async () => {
+    writeFileSync(path.join(workspace.dir, "screen shot.png"), png);
+    const t = await open([call("attempt_completion", { result: "Saw the screenshot" })]);
+    await t.waitFor("describe a task, or /help");
+    // As a terminal pastes a file dropped on it: quoted, with the bracketed-paste markers.
+    await t.paste(`'${path.join(workspace.dir, "screen shot.png")}'`);
+    await t.waitFor("[image: screen shot.png] goes with your next message");
+    expect(t.screen()).not.toContain(`'${path.join(workspace.dir, "screen shot.png")}'`);
+    await t.type("what does the screenshot show?");
+    await t.press("Enter");
+    const shown = await t.waitFor("✓ Saw the screenshot");
+    expect(shown).toContain("[image: screen shot.png]");
+    expect(shown).not.toContain("goes with your next message");
+    const first = (server!.requests[0]!.body.messages as Array<{ content: Array<Record<string, unknown>> }>)[0]!;
+    expect(first.content).toContainEqual(expect.objectContaining({ type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }));
+    expect(JSON.stringify(first.content)).toContain("what does the screenshot show?");
+  });
+
+  it("a pasted path that is not an image stays text in the message", { timeout: 60_000 }, async () => {
+    writeFileSync(path.join(workspace.dir, "notes.txt"), "notes\n");
+    const t = await open([call("attempt_completion", { result: "Read the path" })]);
+    await t.waitFor("describe a task, or /help");
+    await t.type("look at ");
+    await t.paste(path.join(workspace.dir, "notes.txt"));
+    await t.waitFor(`look at ${path.join(workspace.dir, "notes.txt")}`);
+    expect(t.screen()).not.toContain("[image:");
+    await t.press("Enter");
+    await t.waitFor("✓ Read the path");
+    expect(requestText(0)).toContain(`look at ${path.join(workspace.dir, "notes.txt")}`);
+    expect(requestText(0)).not.toContain('"type":"image"');
+  });
+});

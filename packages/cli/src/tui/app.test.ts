@@ -209,6 +209,56 @@ describe("typing and pasting", () => {
   });
 });
 
+describe("pasting an image's path", () => {
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+  const paste = (text: string) => `\u001b[200~${text}\u001b[201~`;
+  const images = (index: number) => JSON.stringify(server.requests[index]!.body.messages).match(/"type":"image"/g)?.length ?? 0;
+
+  it("attaches the picture (shown as a chip) and sends it with the next message; a path that is not an image stays text", async () => {
+    writeFileSync(path.join(workspace, "shot.png"), png);
+    writeFileSync(path.join(workspace, "notes.txt"), "notes\n");
+    const ui = await open([call("attempt_completion", { result: "Saw the pixel" })]);
+    await ui.type(paste(path.join(workspace, "shot.png")));
+    await sawText(ui.frame, "[image: shot.png] goes with your next message");
+    expect(ui.frame()).not.toContain(path.join(workspace, "shot.png"));
+    await ui.type("what ");
+    await ui.type(paste(path.join(workspace, "notes.txt")));
+    await sawText(ui.frame, path.join(workspace, "notes.txt"));
+    expect(server.requests).toHaveLength(0);
+    await ui.type(" says" + keys.enter);
+    await sawText(ui.frame, "Saw the pixel");
+    const first = server.requests[0]!.body.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(first[0]!.content).toContainEqual(expect.objectContaining({ type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }));
+    expect(JSON.stringify(first)).toContain(`what ${path.join(workspace, "notes.txt")} says`);
+    expect(ui.frame()).not.toContain("goes with your next message");
+    expect(ui.frame()).toContain("[image: shot.png]");
+  });
+
+  it("Backspace on an empty input takes the picture off: nothing is sent with the message", async () => {
+    writeFileSync(path.join(workspace, "shot.png"), png);
+    const ui = await open([call("attempt_completion", { result: "No picture" })]);
+    await ui.type(paste(path.join(workspace, "shot.png")));
+    await sawText(ui.frame, "[image: shot.png]");
+    await ui.type("\u007f");
+    await waitFor(() => !ui.frame().includes("[image: shot.png]"), "the chip to go", ui.frame);
+    await ui.type("hello" + keys.enter);
+    await sawText(ui.frame, "No picture");
+    expect(images(0)).toBe(0);
+  });
+
+  it("a model that does not take images: the paste is refused in one line and no picture is sent", async () => {
+    writeFileSync(path.join(workspace, "shot.png"), png);
+    const ui = await open([call("attempt_completion", { result: "Text only" })], ["--model", "text-only-model"]);
+    await ui.type(paste(path.join(workspace, "shot.png")));
+    await sawText(ui.frame, "shot.png not attached: text-only-model does not take images");
+    expect(ui.frame()).not.toContain("[image: shot.png]");
+    await ui.type("hello" + keys.enter);
+    await sawText(ui.frame, "Text only");
+    expect(images(0)).toBe(0);
+    expect(JSON.stringify(server.requests[0]!.body)).not.toContain(png.toString("base64"));
+  });
+});
+
 describe("typing ahead", () => {
   it("Enter during a turn queues the message for when it ends; a prompt keeps the draft", async () => {
     const ui = await open([

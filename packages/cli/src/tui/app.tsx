@@ -7,6 +7,7 @@ import { InputBox } from "./input-box.js";
 import { KeyRouter } from "./key-router.js";
 import { inputMaxLines, promptRows } from "./layout.js";
 import { LiveRegion } from "./live-region.js";
+import { imageChip } from "./pasted-image.js";
 import { PromptView } from "./prompts.js";
 import type { SessionController } from "./session-controller.js";
 import { liveTextRows } from "./session-view.js";
@@ -83,7 +84,7 @@ function Session({ session, files }: { session: SessionController; files?: FileI
     promptId = promptIds.current.get(prompt)!;
   }
   // What is left for the live region once everything under it is counted, with one row spare.
-  const below = 1 + (snapshot.hint ? 1 : 0) + (snapshot.queued.length > 0 ? 1 : 0) + inputHeight + promptRows(prompt, size.columns);
+  const below = 1 + (snapshot.hint ? 1 : 0) + (snapshot.queued.length > 0 ? 1 : 0) + (snapshot.attached.length > 0 ? 1 : 0) + inputHeight + promptRows(prompt, size.columns);
   const liveRows = Math.max(0, size.rows - below - 1);
   return (
     <KeyRouter before={before} after={after}>
@@ -92,9 +93,17 @@ function Session({ session, files }: { session: SessionController; files?: FileI
         <Box flexDirection="column" width={size.columns}>
           <LiveRegion live={live} width={size.columns} maxRows={liveRows} maxTextRows={liveTextRows(size.rows)} expanded={snapshot.expanded} />
           {prompt ? <PromptView prompt={prompt} id={promptId} /> : null}
+          {snapshot.attached.length > 0 ? (
+            <Text wrap="truncate-end">
+              <Text color={theme.accent}>{snapshot.attached.map(imageChip).join(" ")}</Text>
+              <Text dimColor>{" goes with your next message · Backspace on an empty input takes it off"}</Text>
+            </Text>
+          ) : null}
           {/* Kept mounted under a prompt, so a message typed ahead is not lost. */}
           <InputBox
             onSubmit={(text) => void session.submit(text)}
+            onPaste={(text) => session.pasted(text)}
+            onEmptyBackspace={() => session.detachLast()}
             busy={live.busy !== undefined}
             commands={session.commands}
             active={!prompt}

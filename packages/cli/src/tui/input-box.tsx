@@ -23,8 +23,14 @@ export function InputBox({
   maxLines = 8,
   width = 80,
   onRows,
+  onPaste,
+  onEmptyBackspace,
 }: {
   onSubmit: (text: string) => void;
+  /** Sees a paste first: true when it took it (a pasted image path), so it is not typed in. */
+  onPaste?: (text: string) => boolean;
+  /** Backspace with nothing typed: true when it did something with it (took off an attached picture). */
+  onEmptyBackspace?: () => boolean;
   files?: FileIndex;
   busy: boolean;
   commands?: readonly SlashCommand[];
@@ -64,6 +70,8 @@ export function InputBox({
   };
 
   useKeys((input, key) => {
+    if (key.paste && onPaste?.(input)) return true;
+    if ((key.backspace || key.delete) && current().text === "" && onEmptyBackspace?.()) return true;
     const open = menu.current;
     if (open) {
       if (key.escape) {

@@ -1,14 +1,19 @@
 import path from "node:path";
 import {
   cairnHome,
+  ImageAttachmentError,
+  imagesRefused,
   listTasks,
+  loadImageAttachment,
   openSession,
   parseSlashCommand,
   projectConfig,
   resumeMessage,
+  resolveSettings,
   resumeSession,
   trustProjectConfig,
   type AgentEvent,
+  type ImagePart,
   type Mode,
   type ResolvedSettings,
   type ResumedState,
@@ -19,6 +24,7 @@ import type { Io } from "../headless.js";
 import { overridesOf, type RunArgs } from "../run-args.js";
 import { isUsageError } from "../usage-error.js";
 import { InteractiveHost } from "./interactive-host.js";
+import { imageChip, pastedImagePath } from "./pasted-image.js";
 import { EventPresenter } from "./present-events.js";
 import { replayOrder } from "./replay-order.js";
 import type { SessionView } from "./session-view.js";
@@ -190,11 +196,63 @@ export class SessionController {
       this.view.setHint("Queued: it is sent when this turn ends.");
       return;
     }
-    if (message !== "") this.view.add({ kind: "user", text: message });
+    if (message !== "") this.view.add({ kind: "user", text: this.withAttached(message) });
     await this.send(message);
   }
 
+  /**
+   * A paste that is the path of an image file attaches the picture, sent with the next message;
+   * true when the paste was such a path (attached, or refused in one line), false when it is text.
+   */
+  pasted(text: string): boolean {
+    const file = pastedImagePath(text, this.cwd);
+    if (!file) return false;
+    const name = path.basename(file);
+    const model = this.answeringModel();
+    if (model && !model.info.supportsImages) {
+      this.view.add({ kind: "notice", level: "warning", text: `${name} not attached: ${imagesRefused(model.id)}` });
+      return true;
+    }
+    try {
+      this.view.attached.push({ name, image: loadImageAttachment(file) });
+    } catch (error) {
+      if (!(error instanceof ImageAttachmentError)) throw error;
+      // Core words it for the --image flag; here the person pasted the path.
+      this.view.add({ kind: "notice", level: "warning", text: `${name} not attached: ${error.message.replace(/^--image /, "")}` });
+      return true;
+    }
+    this.view.changed();
+    return true;
+  }
+
+  /** A message as the history shows it: with the pictures that go with it. */
+  private withAttached(message: string): string {
+    return [message, ...this.view.attached.map((a) => imageChip(a.name))].join("\n");
+  }
+
+  /** Backspace in an empty input takes the last attached picture off; true when there was one. */
+  detachLast(): boolean {
+    if (this.view.attached.length === 0) return false;
+    this.view.attached.pop();
+    this.view.changed();
+    return true;
+  }
+
+  /** The model the next message goes to, or undefined when it cannot be known yet (the run will say). */
+  private answeringModel() {
+    if (this.opened) return this.opened.settings.model;
+    try {
+      return resolveSettings({ cwd: this.args.cwd, env: this.io.env, overrides: overridesOf(this.args) }).model;
+    } catch {
+      return undefined;
+    }
+  }
+
   private async send(message: string): Promise<void> {
+    // The pictures attached since the last message go with this one (the run refuses them in one
+    // line if the model does not take images).
+    const images: ImagePart[] = this.view.attached.splice(0).map((a) => a.image);
+    if (images.length > 0) this.view.changed();
     try {
       if (!this.opened) {
         const mode = this.view.status.mode;
@@ -208,19 +266,19 @@ export class SessionController {
         } finally {
           this.view.live.busy = undefined;
         }
-        return this.drive(this.opened!.task.run(message));
+        return this.drive(this.opened!.task.run(message, images));
       }
       const task = this.opened.task;
       if (this.resumed) {
         const resumed = this.resumed;
         this.resumed = undefined;
         this.opened.store.claim();
-        return this.drive(task.continue(resumeMessage(resumed, this.view.status.mode, message || undefined)));
+        return this.drive(task.continue(resumeMessage(resumed, this.view.status.mode, message || undefined), images));
       }
       if (this.lastResult?.subtype === "error_aborted") {
-        return this.drive(task.continue(`[The task was stopped by the user and has now been resumed.]\n\n${message || "Continue the task."}`));
+        return this.drive(task.continue(`[The task was stopped by the user and has now been resumed.]\n\n${message || "Continue the task."}`, images));
       }
-      return this.drive(task.continue(message));
+      return this.drive(task.continue(message, images));
     } catch (error) {
       this.view.add({ kind: "error", text: isUsageError(error) ? error.message : String((error as Error).message ?? error) });
     }
@@ -288,7 +346,7 @@ export class SessionController {
     }
     const queued = view.queued.shift();
     if (queued !== undefined) {
-      view.add({ kind: "user", text: queued });
+      view.add({ kind: "user", text: this.withAttached(queued) });
       await this.send(queued);
     }
   }

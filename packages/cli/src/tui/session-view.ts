@@ -1,3 +1,4 @@
+import type { ImagePart } from "@cairn/core";
 import type { HistoryInput, HistoryItem, LiveState, Prompt, StatusState, ViewSnapshot } from "./view-types.js";
 
 const released: HistoryItem = { key: -1, kind: "released" };
@@ -33,6 +34,8 @@ export class SessionView {
   hint: string | undefined;
   private hintTimer: NodeJS.Timeout | undefined;
   queued: string[] = [];
+  /** Pictures pasted (as paths) since the last message: they go with the next one. */
+  attached: Array<{ name: string; image: ImagePart }> = [];
   expanded = false;
   closing = false;
   size: { columns: number; rows: number };
@@ -131,6 +134,7 @@ export class SessionView {
       status: { ...this.status },
       hint: this.hint,
       queued: [...this.queued],
+      attached: this.attached.map((a) => a.name),
       size: { ...this.size },
       expanded: this.expanded,
       closing: this.closing,

@@ -117,6 +117,8 @@ export type ViewSnapshot = {
   hint: string | undefined;
   /** Messages typed while a run is in progress, sent when it ends. */
   queued: string[];
+  /** The names of the pictures that go with the next message. */
+  attached: string[];
   size: { columns: number; rows: number };
   expanded: boolean;
   /** The session is ending: the live part and the input are no longer drawn. */
