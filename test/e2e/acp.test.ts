@@ -611,6 +611,25 @@ describe("cairn acp: new_task hands the editor's thread over to a fresh task", (
     expect(updatesOf(editor, "session_info_update")).toHaveLength(1);
   });
 
+  it("the new task keeps the session's mode: handed over in plan mode, it is offered no edit tools", async () => {
+    const router = conversationRouter({
+      "PLAN-ORIGINAL": [call("new_task", { context: "PLAN-HANDOFF: explore the rest" })],
+      "PLAN-HANDOFF": [call("plan_mode_respond", { response: "The plan of the new task." })],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const { value: stop, editor } = await withEditor({ answers: ["start_new_task"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/set_mode", { sessionId, modeId: "plan" });
+      return await ctx.request("session/prompt", { sessionId, prompt: prompt("PLAN-ORIGINAL: look around") });
+    });
+    expect(stop.stopReason).toBe("end_turn");
+    const tools = (r: (typeof fx.server.requests)[number]) => ((r.body as { tools?: Array<{ name: string }> }).tools ?? []).map((t) => t.name);
+    expect(requestsOf("PLAN-HANDOFF")).toHaveLength(1);
+    expect(tools(requestsOf("PLAN-HANDOFF")[0]!)).toContain("plan_mode_respond");
+    expect(tools(requestsOf("PLAN-HANDOFF")[0]!)).not.toContain("write_to_file");
+    expect(editor.text()).toContain("The plan of the new task.");
+  });
+
   it("holds chained hand-offs to the limit: past it, new_task is refused without asking and the task finishes itself", async () => {
     const router = conversationRouter({
       "FIRST-TASK": [call("new_task", { context: "HOP-ONE: carry on" })],

@@ -24,10 +24,8 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
   ): Promise<AcpSession> => {
     const session = new AcpSession(client, capabilities?.session?.notices != null);
     // new_task: the fresh task opens in the same workspace, with the same editor, linked to the one it carries on.
-    const handOver = (context: string, from: AcpTask["store"]) => {
-      const cwd = from.metadata().workspace;
-      return openNewTask({ args, cwd, title: context, io, host: session.host, editor: editor(client, session, servers, cwd), handedOverFrom: from });
-    };
+    const handOver = (context: string, from: AcpTask) =>
+      openNewTask({ args, cwd: from.cwd, title: context, io, host: session.host, editor: editor(client, session, servers, from.cwd), handedOverFrom: from.store, mode: from.task.snapshot().mode });
     try {
       const opened = await how(session);
       session.adopt(opened, handOver, sessionId ?? opened.id);

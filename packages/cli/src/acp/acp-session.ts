@@ -19,7 +19,7 @@ export function modeState(current: Mode): SessionModeState {
 }
 
 /** Opens the fresh task a hand-off (new_task) goes on in, linked to the task it carries on. */
-export type HandOver = (context: string, from: AcpTask["store"]) => Promise<AcpTask>;
+export type HandOver = (context: string, from: AcpTask) => Promise<AcpTask>;
 
 /**
  * One ACP session: one Cairn task at a time, its events sent to the editor as session/update, its
@@ -175,7 +175,7 @@ export class AcpSession {
     let next: AcpTask;
     try {
       if (!this.handOver) throw new Error("this session cannot open tasks");
-      next = await this.handOver(context, from.store);
+      next = await this.handOver(context, from);
     } catch (error) {
       this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\nThe new task could not start: ${(error as Error).message.split("\n")[0]}\n` } });
       return undefined;

@@ -1,4 +1,4 @@
-import { openSession, resumeMessage, resumeSession, type Host, type Message, type ServerConfig, type Session, type TextFiles } from "@cairn/core";
+import { openSession, resumeMessage, resumeSession, type Host, type Message, type Mode, type ServerConfig, type Session, type TextFiles } from "@cairn/core";
 import { cairnHome } from "@cairn/core/storage";
 import type { Io } from "../headless.js";
 import { overridesOf, type RunArgs } from "../run-args.js";
@@ -23,10 +23,14 @@ export type EditorAdditions = {
   files?: TextFiles;
 };
 
-/** `handedOverFrom`: the task this one carries on (new_task), stored linked to it as `cairn run` does. */
-export async function openNewTask(options: { args: RunArgs; cwd: string; title: string; io: Io; host: Host; editor: EditorAdditions; handedOverFrom?: Session["store"] }): Promise<AcpTask> {
+/**
+ * `handedOverFrom`: the task this one carries on (new_task), stored linked to it as `cairn run`
+ * does; `mode`: the session's mode then, which the new task keeps (as the terminal UI's does).
+ */
+export async function openNewTask(options: { args: RunArgs; cwd: string; title: string; io: Io; host: Host; editor: EditorAdditions; handedOverFrom?: Session["store"]; mode?: Mode }): Promise<AcpTask> {
   const parent = options.handedOverFrom ? { parent: { store: options.handedOverFrom, relation: "handoff" as const } } : {};
-  const session = await openSession({ cwd: options.cwd, env: options.io.env, overrides: overridesOf(options.args), host: options.host, title: options.title, ...parent, ...options.editor });
+  const overrides = { ...overridesOf(options.args), ...(options.mode ? { mode: options.mode } : {}) };
+  const session = await openSession({ cwd: options.cwd, env: options.io.env, overrides, host: options.host, title: options.title, ...parent, ...options.editor });
   return told(session, options.io);
 }
 
