@@ -33,6 +33,10 @@ export async function webCommand(argv: string[], io: Io): Promise<number> {
     throw error;
   }
   io.stdout(`Cairn is running at ${server.url}\n`);
+  if (server.fleet) {
+    const away = await server.fleet.probe();
+    io.stderr(away ? `cairn: the Fleet view waits for Redis: ${away}\n` : `cairn: showing the fleet on ${server.fleet.url}\n`);
+  }
   if (args.open && !(await openBrowser(server.url))) io.stderr("cairn: could not open a browser; open the link above.\n");
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -10,6 +10,8 @@ import { checkAccess, cookieName, hostPort, type AccessRules } from "./access-gu
 import { stepDiff, timeline } from "./checkpoint-timeline.js";
 import { Completions } from "./completions.js";
 import { streamEvents } from "./event-stream.js";
+import { FleetBoard } from "./fleet-board.js";
+import { fleetRoute } from "./fleet-routes.js";
 import { readJson, refuse, securityHeaders, send } from "./http-io.js";
 import { serveFile } from "./static-files.js";
 import { TaskHub } from "./task-hub.js";
@@ -24,7 +26,7 @@ export type WebServerOptions = {
   clientDir?: string;
 };
 
-export type WebServer = { url: string; token: string; host: string; port: number; hub: TaskHub; close(): Promise<void> };
+export type WebServer = { url: string; token: string; host: string; port: number; hub: TaskHub; fleet?: FleetBoard; close(): Promise<void> };
 
 const defaultClientDir = fileURLToPath(new URL("../client-dist/", import.meta.url));
 
@@ -50,6 +52,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const rules: AccessRules = { token, host: options.host, port: 0 };
   const streams = new Set<ServerResponse>();
   const completions = new Completions(cairnHome(options.env));
+  // The fleet is shown when the person points cairn web at its Redis, as cairn fleet itself is pointed.
+  const fleet = options.env.CAIRN_REDIS_URL?.trim() ? new FleetBoard(options.env, path.join(cairnHome(options.env), "web", "fleet-repos")) : undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -77,6 +81,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       res.on("close", () => streams.delete(res));
       return streamEvents(req, res, hub.log, Number.isFinite(last) ? last : 0, securityHeaders);
     }
+    if (await fleetRoute(fleet, req, res, url)) return;
     if (route === "GET /api/state") return send(res, 200, { tasks: hub.running(), mode: options.args.mode ?? "act" });
     if (route === "GET /api/complete") {
       const text = url.searchParams.get("text") ?? "";
@@ -180,8 +185,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     host: options.host,
     port,
     hub,
+    ...(fleet ? { fleet } : {}),
     close: async () => {
       for (const res of streams) res.end();
+      await fleet?.close();
       await hub.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections(); // idle keep-alive sockets would hold close() for seconds

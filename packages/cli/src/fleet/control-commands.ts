@@ -1,3 +1,5 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 import { fleetKeys, retentionSeconds } from "./fleet-keys.js";
@@ -5,18 +7,37 @@ import { findJob } from "./job-view.js";
 import { openQueue } from "./open-queue.js";
 
 /**
- * `cairn fleet cancel <job>`: marks the job cancelled in Redis. A waiting job is never started; a
- * running one is stopped by its worker within a second (the run and its commands end, nothing is
- * pushed).
+ * Marks a job cancelled in Redis. A waiting job is never started; a running one is stopped by its
+ * worker within a second (the run and its commands end, nothing is pushed). Returns the line a
+ * person reads; a job that cannot be cancelled is a UsageError that says why.
  */
+export async function cancelJob(queue: Queue, redis: Redis, id: string | undefined): Promise<string> {
+  const job = await findJob(queue, id, "cairn fleet cancel <job>");
+  const state = await job.getState();
+  if (state === "completed" || state === "failed") throw new UsageError(`Job ${job.id} has already ${state === "completed" ? "finished" : "failed"}; nothing to cancel.`);
+  await redis.set(fleetKeys.cancel(job.id!), String(Date.now()), "EX", retentionSeconds);
+  return `${job.id}: ${state === "active" ? "cancelling (its worker stops it within a second)" : "cancelled"}`;
+}
+
+/** Queues a failed, cancelled or finished job again, to run from a fresh checkout. */
+export async function retryJob(queue: Queue, redis: Redis, id: string | undefined): Promise<string> {
+  const job = await findJob(queue, id, "cairn fleet retry <job>");
+  const state = await job.getState();
+  if (state !== "completed" && state !== "failed") {
+    if (!(await redis.exists(fleetKeys.cancel(job.id!)))) throw new UsageError(`Job ${job.id} is ${state}; only a finished, failed or cancelled job can be retried.`);
+    await redis.del(fleetKeys.cancel(job.id!)); // cancelled before it started: it simply stays queued
+    return `${job.id}: queued again`;
+  }
+  await redis.del(fleetKeys.cancel(job.id!));
+  await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+  return `${job.id}: queued again`;
+}
+
+/** `cairn fleet cancel <job>`. */
 export async function cancelCommand(argv: string[], io: Io): Promise<number> {
   const { queue, redis, close } = await openQueue(io.env);
   try {
-    const job = await findJob(queue, argv[0], "cairn fleet cancel <job>");
-    const state = await job.getState();
-    if (state === "completed" || state === "failed") throw new UsageError(`Job ${job.id} has already ${state === "completed" ? "finished" : "failed"}; nothing to cancel.`);
-    await redis.set(fleetKeys.cancel(job.id!), String(Date.now()), "EX", retentionSeconds);
-    io.stdout(`${job.id}: ${state === "active" ? "cancelling (its worker stops it within a second)" : "cancelled"}\n`);
+    io.stdout(`${await cancelJob(queue, redis, argv[0])}\n`);
     return 0;
   } finally {
     await close();
@@ -27,17 +48,7 @@ export async function cancelCommand(argv: string[], io: Io): Promise<number> {
 export async function retryCommand(argv: string[], io: Io): Promise<number> {
   const { queue, redis, close } = await openQueue(io.env);
   try {
-    const job = await findJob(queue, argv[0], "cairn fleet retry <job>");
-    const state = await job.getState();
-    if (state !== "completed" && state !== "failed") {
-      if (!(await redis.exists(fleetKeys.cancel(job.id!)))) throw new UsageError(`Job ${job.id} is ${state}; only a finished, failed or cancelled job can be retried.`);
-      await redis.del(fleetKeys.cancel(job.id!)); // cancelled before it started: it simply stays queued
-      io.stdout(`${job.id}: queued again\n`);
-      return 0;
-    }
-    await redis.del(fleetKeys.cancel(job.id!));
-    await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
-    io.stdout(`${job.id}: queued again\n`);
+    io.stdout(`${await retryJob(queue, redis, argv[0])}\n`);
     return 0;
   } finally {
     await close();

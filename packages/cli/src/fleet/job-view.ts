@@ -14,6 +14,8 @@ export type JobView = {
   task: string;
   batch: string | null;
   attempts: number;
+  /** The worker that holds the job, or last held it (null before any took it). */
+  worker: string | null;
   result: FleetResult | null;
   failed_reason: string | null;
 };
@@ -35,6 +37,7 @@ export async function viewOf(job: Job, redis: Redis): Promise<JobView> {
     task: String(data.task ?? ""),
     batch: typeof data.batch === "string" ? data.batch : null,
     attempts: job.attemptsStarted,
+    worker: job.processedBy ?? (parsed.success ? parsed.data.worker : null),
     result: bullState === "completed" && parsed.success ? parsed.data : null,
     failed_reason: bullState === "failed" ? (job.failedReason ?? null) : null,
   };

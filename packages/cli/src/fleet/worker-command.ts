@@ -69,7 +69,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
     },
     // A job's lock is renewed every lockMs/2 while its worker lives; once it lapses, the next stalled
     // check (every lockMs) hands the job to another worker. Twice stalled is a job that kills its workers.
-    { connection: redis, concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: 2, autorun: false },
+    { connection: redis, name, concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: 2, autorun: false },
   );
   worker.on("error", () => {}); // connection trouble: ioredis reconnects, BullMQ carries on
   // A lock that could not be renewed is no longer ours (Redis was away longer than the lock, and

@@ -1,6 +1,8 @@
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { api, type HistoryEntry } from "./api.ts";
 import type { EventStore } from "./event-store.ts";
+import { fleetApi } from "./fleet-api.ts";
+import { FleetView } from "./fleet-view.tsx";
 import { HistoryList } from "./history-list.tsx";
 import { TaskInput } from "./task-input.tsx";
 import { applyEntry, type TaskState } from "./task-state.ts";
@@ -91,8 +93,20 @@ export function App({ store }: { store: EventStore }) {
   const [selected, setSelectedState] = useState<string | undefined>(() => new URLSearchParams(location.hash.slice(1)).get("task") ?? undefined);
   const setSelected = (id: string | undefined) => {
     setSelectedState(id);
+    setFleetJob(undefined);
     history.replaceState(null, "", id ? `#task=${encodeURIComponent(id)}` : location.pathname);
   };
+  // The Fleet view (#fleet, or #fleet=<job> with a job open), when cairn web was given CAIRN_REDIS_URL.
+  const [fleetOn, setFleetOn] = useState(false);
+  const [fleetJob, setFleetJob] = useState<string | null | undefined>(() => (location.hash.startsWith("#fleet") ? (new URLSearchParams(location.hash.slice(1)).get("fleet") || null) : undefined));
+  const showFleet = (job: string | null) => {
+    setSelectedState(undefined);
+    setFleetJob(job);
+    history.replaceState(null, "", job ? `#fleet=${encodeURIComponent(job)}` : "#fleet");
+  };
+  useEffect(() => {
+    void fleetApi.status().then((found) => setFleetOn(found.ok && found.data.enabled));
+  }, []);
   const [stored, setStored] = useState<HistoryEntry>();
   const [theme, setTheme] = useTheme();
   const running = store.order.filter((id) => store.tasks.get(id)?.running).length;
@@ -113,9 +127,14 @@ export function App({ store }: { store: EventStore }) {
       <header className="top-bar">
         <h1>Cairn</h1>
         <nav className="task-tabs" aria-label="Open tasks">
-          <button type="button" aria-current={selected === undefined ? "page" : undefined} onClick={() => setSelected(undefined)}>
+          <button type="button" aria-current={selected === undefined && fleetJob === undefined ? "page" : undefined} onClick={() => setSelected(undefined)}>
             New task
           </button>
+          {fleetOn ? (
+            <button type="button" aria-current={fleetJob !== undefined ? "page" : undefined} onClick={() => showFleet(null)}>
+              Fleet
+            </button>
+          ) : null}
           {store.order.map((id) => {
             const t = store.tasks.get(id)!;
             return (
@@ -140,7 +159,9 @@ export function App({ store }: { store: EventStore }) {
       </header>
       <div className="columns">
         <main className="main">
-          {selected === undefined ? (
+          {fleetJob !== undefined && fleetOn ? (
+            <FleetView selected={fleetJob ?? undefined} onSelect={(id) => showFleet(id ?? null)} />
+          ) : selected === undefined ? (
             <NewTask onStarted={(id) => setSelected(id)} />
           ) : task ? (
             <TaskView task={task} />

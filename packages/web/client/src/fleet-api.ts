@@ -1,0 +1,50 @@
+/** The fleet's part of the server's API, as the page reads it (shapes of cairn fleet's JobView and the branch diff). */
+export type FleetJob = {
+  id: string;
+  state: string;
+  repo: string;
+  ref: string | null;
+  task: string;
+  batch: string | null;
+  attempts: number;
+  worker: string | null;
+  failed_reason: string | null;
+  result: null | {
+    outcome: string;
+    answer: string;
+    branch: string | null;
+    pushed_to: string | null;
+    files_changed: string[];
+    tokens: { input: number; output: number };
+    cost_usd: number | null;
+    worker: string;
+    attempt: number;
+    duration_ms: number;
+  };
+};
+
+export type FleetFileChange = { path: string; status: "added" | "modified" | "deleted"; old_text: string | null; new_text: string | null; note?: string };
+export type FleetDiff = { branch: string; base: string; head: string; files: FleetFileChange[]; more_files: number };
+
+type Answer<T> = { ok: true; data: T } | { ok: false; error: string };
+
+async function call<T>(path: string, method: "GET" | "POST" = "GET"): Promise<Answer<T>> {
+  try {
+    const res = await fetch(path, { method, credentials: "same-origin", ...(method === "POST" ? { headers: { "Content-Type": "application/json" }, body: "{}" } : {}) });
+    const data = (await res.json().catch(() => ({}))) as T & { error?: string };
+    return res.ok ? { ok: true, data } : { ok: false, error: data.error ?? `The server answered ${res.status}.` };
+  } catch {
+    return { ok: false, error: "The cairn web server cannot be reached; is it still running?" };
+  }
+}
+
+const job = (id: string) => `/api/fleet/jobs/${encodeURIComponent(id)}`;
+
+export const fleetApi = {
+  status: () => call<{ enabled: boolean; redis?: string; error?: string }>("/api/fleet"),
+  jobs: () => call<{ jobs: FleetJob[] }>("/api/fleet/jobs"),
+  diff: (id: string) => call<{ diff: FleetDiff | null }>(`${job(id)}/diff`),
+  cancel: (id: string) => call<{ message: string }>(`${job(id)}/cancel`, "POST"),
+  retry: (id: string) => call<{ message: string }>(`${job(id)}/retry`, "POST"),
+  eventsUrl: (id: string) => `${job(id)}/events`,
+};
