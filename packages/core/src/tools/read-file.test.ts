@@ -144,6 +144,36 @@ describe("read_file", () => {
     }
   });
 
+  it("counts and windows a file of several MB exactly, whatever line straddles a buffer boundary, with or without a final newline", async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 12_000; i += 1) lines.push(`${i}:${"klmnopqrst".repeat((i * 7) % 101)}\n`);
+    // The lines that straddle each MiB (and so each power-of-two buffer size up to it).
+    const straddling: number[] = [];
+    let offset = 0;
+    lines.forEach((line, i) => {
+      const next = offset + Buffer.byteLength(line);
+      if (Math.floor(offset / 2 ** 20) !== Math.floor((next - 1) / 2 ** 20)) straddling.push(i + 1);
+      offset = next;
+    });
+    expect(straddling.length).toBeGreaterThanOrEqual(4);
+    for (const ending of ["\n", ""]) {
+      const text = lines.join("").slice(0, ending === "" ? -1 : undefined);
+      await writeFile(path.join(ws, "several.txt"), text);
+      for (const line of straddling) {
+        for (const [from, to] of [[line, line + 2], [line - 1, line], [line + 1, line + 1]] as const) {
+          const result = await read({ path: "several.txt", start_line: from, end_line: to });
+          expect(result.content).toBe(`${lines.slice(from - 1, to).join("")}[Showing lines ${from}-${to} of 12000.]`);
+        }
+      }
+      const tail = (await read({ path: "several.txt", start_line: 11_999 })).content as string;
+      // Without a final newline the note still starts on a line of its own.
+      expect(tail).toBe(`${lines[11_998]}${lines[11_999]}[Showing lines 11999-12000 of 12000.]`);
+      const head = (await read({ path: "several.txt", line_numbers: true })).content as string;
+      expect(head).toMatch(/^ *1 \| 0:\n *2 \| 1:(klmnopqrst){7}\n/);
+      expect(head).toMatch(/\[Showing lines 1-\d+ of 12000\. Use start_line\/end_line to read more\.\]$/);
+    }
+  });
+
   it("says an empty file is empty", async () => {
     await writeFile(path.join(ws, "empty.txt"), "");
     expect(await read({ path: "empty.txt" })).toEqual({ content: "[empty.txt is empty.]" });

@@ -11,7 +11,8 @@ const MAX_LINES = 2000;
 const MAX_BYTES = 256 * 1024;
 /** A NUL byte in this many leading bytes marks a binary file (git's heuristic). */
 const BINARY_SNIFF_BYTES = 8 * 1024;
-const CHUNK_BYTES = 64 * 1024;
+/** Large enough that a big file takes few trips to the disk thread (each costs more than scanning the bytes). */
+const CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 
 const parameters = z.object({
@@ -234,6 +235,24 @@ async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: nu
     }
 
     let start = 0;
+    // Before and after the window only lines are counted: a tight search for newline bytes, no
+    // per-line bookkeeping (a read of a few lines near the end of a large file is mostly this).
+    if (!collecting) {
+      lineNumber += countNewlines(chunk.subarray(0, bytesRead));
+      lineHasBytes = chunk[bytesRead - 1] !== NEWLINE;
+      continue;
+    }
+    while (lineNumber < first && start < bytesRead) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      if (newline === -1 || newline >= bytesRead) {
+        start = bytesRead;
+        lineHasBytes = true;
+        break;
+      }
+      lineNumber += 1;
+      lineHasBytes = false;
+      start = newline + 1;
+    }
     while (start < bytesRead) {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline === -1 || newline >= bytesRead ? bytesRead : newline + 1;
@@ -269,6 +288,11 @@ async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: nu
         lineHasBytes = true;
       }
       start = end;
+      if (!collecting && start < bytesRead) {
+        lineNumber += countNewlines(chunk.subarray(start, bytesRead));
+        lineHasBytes = chunk[bytesRead - 1] !== NEWLINE;
+        break;
+      }
     }
   }
 
@@ -276,6 +300,13 @@ async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: nu
   const totalLines = lineHasBytes ? lineNumber : lineNumber - 1;
   if (lineHasBytes && collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
   return { binary: false, totalLines, window: Buffer.concat(pieces, windowBytes), lastShown, cutLine };
+}
+
+/** How many newline bytes `bytes` holds. */
+function countNewlines(bytes: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count += 1;
+  return count;
 }
 
 /** Reads a file's next bytes into a chunk buffer; 0 at the end. */
