@@ -88,7 +88,7 @@ describe("cairn web shows the fleet", { timeout: 60_000 }, () => {
     if (process.env.UPDATE_SCREENSHOTS === "1") await page.screenshot({ path: path.join(repoRoot, "docs/web/fleet.png"), fullPage: true });
   });
 
-  it("the fleet API refuses a request without the token, from a foreign origin or with a forged Host; cancel from the page stops a running job", async () => {
+  it("the fleet API refuses a request without the token, from a foreign origin or with a forged Host; cancel from the page stops a running job, retry runs it again", async () => {
     f.behaviour.hangAlways.add("stuck");
     const id = await f.add(f.repos[0]!, "stuck");
     await waitUntil(() => (f.seen.get("stuck")?.length ?? 0) > 0, 20_000, () => "the job never reached the model");
@@ -120,7 +120,12 @@ describe("cairn web shows the fleet", { timeout: 60_000 }, () => {
     const status = await f.status();
     expect(status.find((j) => j.id === id)?.state).toBe("cancelled");
     expect(() => git(f.repos[0]!, "rev-parse", "--verify", "--quiet", `cairn/${id}`)).toThrow();
-    expect(await page.$('::-p-aria([name="Retry job"][role="button"])')).not.toBeNull();
+
+    // Retry from the page: the model answers this time, and the job completes with its branch pushed.
+    f.behaviour.hangAlways.delete("stuck");
+    await page.locator('::-p-aria([name="Retry job"][role="button"])').click();
+    await waitForRowState(id, "completed", 30_000);
+    expect(git(f.repos[0]!, "show", `cairn/${id}:stuck.txt`)).toBe("written by job stuck\n");
   });
 
   it("when Redis cannot be reached, the terminal and the page say so in one line", async () => {
