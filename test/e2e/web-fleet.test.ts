@@ -81,7 +81,7 @@ describe("cairn web shows the fleet", { timeout: 60_000 }, () => {
     expect(text).toMatch(/Files changed\s+webjob\.txt/);
     expect(text).toMatch(/w1\s+1\s/); // the row: worker, attempts
     // The diff is read from the branch in the repository, and matches what git has there.
-    const diff = await page.waitForSelector('figure[aria-label="Changes to webjob.txt"]', { timeout: 20_000 });
+    const diff = await page.waitForSelector('section[aria-label="Branch diff"] figure[aria-label="Changes to webjob.txt"]', { timeout: 20_000 });
     const shown = await diff!.evaluate((el) => el.querySelector(".diff-unified")?.textContent ?? "");
     expect(shown).toContain("written by job webjob");
     expect(git(f.repos[0]!, "show", `cairn/${id}:webjob.txt`)).toBe("written by job webjob\n");
