@@ -19,9 +19,22 @@ export function exitCodeFor(result: TaskResult): number {
  * Drives one run of a task with nobody at the keyboard: events to stderr (or NDJSON to stdout),
  * the final answer to stdout, Ctrl-C stops the run cleanly (a second one quits at once).
  */
-export async function driveHeadless(task: Task, run: AsyncGenerator<AgentEvent, TaskResult>, json: boolean, io: Io): Promise<{ code: number; result: TaskResult }> {
+export async function driveHeadless(
+  task: Task,
+  run: AsyncGenerator<AgentEvent, TaskResult>,
+  json: boolean,
+  io: Io,
+  /** Notices already printed as `cairn: …` lines before the run; their events are not shown a second time. */
+  printedNotices: readonly string[] = [],
+): Promise<{ code: number; result: TaskResult }> {
   const renderer = new ProgressRenderer(io.stderr);
-  const emit = json ? (event: AgentEvent) => io.stdout(`${JSON.stringify(event)}\n`) : (event: AgentEvent) => renderer.render(event);
+  const unshown = new Set(printedNotices);
+  const emit = json
+    ? (event: AgentEvent) => io.stdout(`${JSON.stringify(event)}\n`)
+    : (event: AgentEvent) => {
+        if (event.type === "system" && event.subtype === "notice" && unshown.delete(event.message)) return;
+        renderer.render(event);
+      };
 
   let interrupted = false;
   const onSignal = () => {

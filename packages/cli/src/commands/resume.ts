@@ -29,7 +29,7 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
   session.store.claim();
   let result;
   try {
-    result = await driveHeadless(session.task, session.task.continue(resumeMessage(resumed, mode, message), images), args.json, io);
+    result = await driveHeadless(session.task, session.task.continue(resumeMessage(resumed, mode, message), images), args.json, io, session.notices);
   } finally {
     await session.close();
   }

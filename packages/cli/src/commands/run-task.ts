@@ -16,7 +16,7 @@ export async function runNewTask(args: RunArgs, io: Io, handedOverFrom?: Session
   let session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: args.task, ...parent });
   printNotices(session, io);
   try {
-    let outcome = await driveHeadless(session.task, session.task.run(args.task, images), args.json, io);
+    let outcome = await driveHeadless(session.task, session.task.run(args.task, images), args.json, io, session.notices);
     // new_task: the fresh task starts at once from the context alone, stored as the child of this one;
     // the chain's length is held by the tool (maxHandoffs), so this ends.
     for (let context = outcome.result.new_task; context; context = outcome.result.new_task) {
@@ -24,7 +24,7 @@ export async function runNewTask(args: RunArgs, io: Io, handedOverFrom?: Session
       session = await openSession({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), title: context, parent: { store: parent.store, relation: "handoff" } });
       await parent.close();
       printNotices(session, io);
-      outcome = await driveHeadless(session.task, session.task.run(context), args.json, io);
+      outcome = await driveHeadless(session.task, session.task.run(context), args.json, io, session.notices);
     }
     return outcome.code;
   } finally {
