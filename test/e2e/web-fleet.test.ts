@@ -76,6 +76,7 @@ describe("cairn web shows the fleet", { timeout: 60_000 }, () => {
     await waitForText("completed: success, cairn/");
     const text = await bodyText();
     expect(text).toContain("Result: success");
+    expect(text).not.toContain("waited 0s"); // the provider was never paused: no note of a wait
     expect(text).toContain("wrote webjob.txt");
     expect(text).toContain(`cairn/${id} (pushed to ${f.repos[0]})`);
     expect(text).toMatch(/Files changed\s+webjob\.txt/);
@@ -111,6 +112,8 @@ describe("cairn web shows the fleet", { timeout: 60_000 }, () => {
 
     await page.locator(`::-p-aria([name="${id}"][role="button"])`).click();
     await waitForRowState(id, "active");
+    // Its events arrive while it runs (the worker's start; the run's first request hangs at the model).
+    await page.waitForFunction(() => (document.querySelector('[aria-label="Job events"]') as HTMLElement | null)?.innerText.includes("attempt 1 on w1"), { timeout: 20_000, polling: 200 });
     await page.locator('::-p-aria([name="Cancel job"][role="button"])').click();
     await waitForRowState(id, "cancelled", 20_000);
     // The worker's own end event, from the job's stream, closes its events.

@@ -24,12 +24,14 @@ export async function pausedUntil(redis: Redis, provider: string): Promise<numbe
   return Number((await redis.get(fleetKeys.providerPause(provider))) ?? 0);
 }
 
-/** Waits out a provider's pause; returns how long it waited. */
+/** Waits out a provider's pause; returns how long it waited (0 when it was not paused: no "waited 0s" on every job). */
 export async function waitForProvider(redis: Redis, provider: string, signal: AbortSignal): Promise<number> {
   const started = Date.now();
+  let paused = false;
   for (;;) {
     const until = await pausedUntil(redis, provider);
-    if (until <= Date.now()) return Date.now() - started;
+    if (until <= Date.now()) return paused ? Date.now() - started : 0;
+    paused = true;
     await sleep(Math.min(until - Date.now(), 1000), undefined, { signal });
   }
 }
