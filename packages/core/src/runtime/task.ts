@@ -35,6 +35,7 @@ import type { TaskState } from "../storage/task-journal.js";
 import { describeJournalFailure, guardJournal, type JournalFailure } from "./guarded-journal.js";
 import type { PendingResult } from "../storage/task-journal.js";
 import { repairInterrupted } from "./resume.js";
+import { StepCheckpoints, touchedBy } from "./step-checkpoints.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { runTurn } from "./turn.js";
@@ -73,14 +74,7 @@ export class Task {
   private pendingResults: PendingResult[] | undefined;
   /** Notices from opening the task, not yet in the event stream. */
   private openingNotices: string[];
-  private lastCheckpoint: string | undefined;
-  /** The checkpoint being written; tools of the next step that may write wait for it, the model request and reads do not. */
-  private checkpointing: Promise<void> = Promise.resolve();
-  /** The workspace is too big to checkpoint before it is needed: the first write waits for its baseline (recorded at this point of the conversation). */
-  private baselineDeferred: { messageIndex: number } | undefined;
-  /** The whole workspace was compared with `lastCheckpoint` after the last tool ran: "task completed" needs no git. */
-  private upToDate = false;
-  private lastCheckpointFailure: string | undefined;
+  private readonly stepCheckpoints: StepCheckpoints;
   private readonly scratchDir: string;
   private terminal: Terminal;
   /** The journal could not be written (a full disk): the run stops cleanly and says where. */
@@ -96,6 +90,7 @@ export class Task {
       journal: journal.store ? { ...journal, store: guardJournal(journal.store, (failure) => this.stopForJournal(failure)) } : journal,
     };
     this.sessionId = journal.sessionId ?? randomUUID();
+    this.stepCheckpoints = new StepCheckpoints(options.workspace.checkpoints, this.options.journal.store, () => this.messages.length);
     this.cwd = realpathSync.native(options.workspace.cwd);
     this.mode = options.policy?.mode ?? "act";
     this.messages = journal.messages ? structuredClone(journal.messages) : [];
@@ -408,110 +403,6 @@ export class Task {
     for (const event of events) for (const listener of this.listeners) listener(event);
   }
 
-  /**
-   * Files that changed since the last checkpoint although this step changed nothing itself: the
-   * person or a background process did it. They are recorded as a checkpoint of their own, so each
-   * change is reported once (and can be undone like a step of the agent's).
-   */
-  private async changesOutsideTheAgent(emit: (event: AgentEvent) => void): Promise<string | undefined> {
-    const checkpoints = this.options.workspace.checkpoints;
-    // No baseline yet (a first index still running, or put off): nothing to compare with, and no step waits for it.
-    if (!checkpoints || !this.lastCheckpoint) return undefined;
-    await this.checkpointing;
-    const label = "changes outside the agent";
-    let made;
-    try {
-      made = await checkpoints.step(label, { since: this.lastCheckpoint });
-    } catch {
-      return undefined;
-    }
-    if (made.kind !== "checkpoint") return undefined;
-    this.upToDate = true;
-    const files = made.changes;
-    if (files.length === 0) return undefined;
-    this.recordCheckpoint(made.hash, label, files.length, this.messages.length, emit);
-    const shown = files.slice(0, 20).map((f) => `- ${f.status}: ${f.path}`);
-    const more = files.length > 20 ? `\n- … and ${files.length - 20} more` : "";
-    return `[Files changed outside your tools since your last step (by the user or a background process); re-read them before relying on what you saw:\n${shown.join("\n")}${more}]`;
-  }
-
-  /**
-   * Queues the checkpoint of the workspace as it is after the current step. `paths`: what the step
-   * touched (only those are looked at; omitted after a command, which may touch anything). A step
-   * that changed nothing adds no checkpoint; the task's start and end are recorded either way,
-   * pointing at the latest checkpoint when nothing changed.
-   */
-  private checkpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope = {}): void {
-    if (!this.options.workspace.checkpoints) return;
-    // The conversation's length now: the checkpoint belongs to this point of it, however long it takes.
-    const messageIndex = this.messages.length;
-    this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint(label, emit, scope, messageIndex));
-  }
-
-  private async makeCheckpoint(label: string, emit: (event: AgentEvent) => void, scope: CheckpointScope, messageIndex: number): Promise<void> {
-    const checkpoints = this.options.workspace.checkpoints;
-    if (!checkpoints) return;
-    try {
-      const made = await checkpoints.step(label, {
-        ...(scope.paths ? { paths: scope.paths } : {}),
-        ...(this.lastCheckpoint ? { since: this.lastCheckpoint } : {}),
-        ...(scope.mayDefer ? { mayDefer: true } : {}),
-        onNotice: (message) => emit({ type: "system", subtype: "notice", level: "info", message }),
-      });
-      if (made.kind === "deferred") {
-        this.baselineDeferred = { messageIndex };
-        emit({
-          type: "system",
-          subtype: "notice",
-          level: "info",
-          message: `checkpoints: ${made.files.toLocaleString("en-US")} files here, more than checkpointsLazyAboveFiles; the first checkpoint is made before the first change`,
-        });
-        return;
-      }
-      if (scope.step && made.changes.length === 0) {
-        // Nothing changed since this task's last checkpoint: the step adds none.
-        this.upToDate = scope.paths === undefined && made.hash === this.lastCheckpoint;
-        return;
-      }
-      this.upToDate = scope.paths === undefined;
-      this.recordCheckpoint(made.hash, label, made.changes.length, messageIndex, emit);
-    } catch (error) {
-      // A store that broke mid-task fails every later checkpoint the same way: say it once.
-      const reason = (error as Error).message.split("\n")[0];
-      if (reason === this.lastCheckpointFailure) return;
-      this.lastCheckpointFailure = reason;
-      emit({ type: "system", subtype: "notice", level: "warning", message: `Checkpoint not made (${reason}); the task goes on.` });
-    }
-  }
-
-  /** "task completed": the latest checkpoint when nothing can have changed since it was compared with the workspace. */
-  private checkpointEnd(emit: (event: AgentEvent) => void): void {
-    if (!this.options.workspace.checkpoints) return;
-    const messageIndex = this.messages.length;
-    this.checkpointing = this.checkpointing.then(async () => {
-      if (this.baselineDeferred) return; // nothing was changed, so there is nothing to go back to
-      if (this.upToDate && this.lastCheckpoint) this.recordCheckpoint(this.lastCheckpoint, "task completed", 0, messageIndex, emit);
-      else await this.makeCheckpoint("task completed", emit, {}, messageIndex);
-    });
-  }
-
-  /** Tools that may change files wait for this: the previous step's checkpoint, and a deferred baseline made now. */
-  private async readyForWrites(emit: (event: AgentEvent) => void): Promise<void> {
-    await this.checkpointing;
-    const deferred = this.baselineDeferred;
-    if (!deferred) return;
-    this.baselineDeferred = undefined;
-    // Nothing has changed since the task started: the baseline belongs where the task started.
-    this.checkpointing = this.makeCheckpoint("task start", emit, {}, deferred.messageIndex);
-    await this.checkpointing;
-  }
-
-  private recordCheckpoint(hash: string, label: string, changedFiles: number, messageIndex: number, emit: (event: AgentEvent) => void): void {
-    this.lastCheckpoint = hash;
-    this.options.journal.store?.checkpoint?.({ hash, messageIndex, label, createdAt: new Date().toISOString() });
-    emit({ type: "checkpoint", hash, message_index: messageIndex, label, changed_files: changedFiles });
-  }
-
   private record(message: Message): void {
     this.messages.push(message);
     this.options.journal.store?.message(message);
@@ -563,12 +454,6 @@ export class Task {
     };
   }
 
-  /** What a step's checkpoint must look at: the paths its edits name, or everything. */
-  private touched(changing: readonly ExecutedCall[]): { paths?: string[] } {
-    const paths = editedPaths(this.tools, changing, this.cwd);
-    return paths ? { paths } : {};
-  }
-
   /** Remembers what a step's calls touched (for path rules and MCP schemas); returns its denials. */
   private noteExecuted(executed: readonly ExecutedCall[]): TaskResult["permission_denials"] {
     const denials: TaskResult["permission_denials"] = [];
@@ -587,7 +472,7 @@ export class Task {
   private async environmentNotes(changedFiles: boolean, model: Model, emit: (event: AgentEvent) => void): Promise<string[]> {
     const notes: string[] = [];
     if (!changedFiles) {
-      const outside = await this.changesOutsideTheAgent(emit);
+      const outside = await this.stepCheckpoints.changesOutsideTheAgent(emit);
       if (outside) notes.push(outside);
     }
     if (this.options.workspace.environmentDetails !== false) {
@@ -638,8 +523,8 @@ export class Task {
         subtype = "error_during_execution";
         result = `${describeJournalFailure(this.journalFailure)}. Everything written before it is kept: fix that (free some space), then resume the task (cairn resume ${this.sessionId}).`;
       }
-      if (subtype === "success") this.checkpointEnd(emit);
-      await this.checkpointing;
+      if (subtype === "success") this.stepCheckpoints.checkpointEnd(emit);
+      await this.stepCheckpoints.settled();
       this.options.workspace.checkpoints?.packInBackground();
       const outcome: TaskResult = {
         subtype,
@@ -681,7 +566,7 @@ export class Task {
     if (attached.length > 0 && !options.model.main.info.supportsImages) return finish("error_during_execution", imagesRefused(options.model.main.id));
     const user = await this.userText(text, emit);
     this.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
-    if (turnsAtStart === 0) this.checkpoint("task start", emit, { mayDefer: true });
+    if (turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
     let stopContinuations = 0;
     this.journalState("running");
     let mistakes = 0;
@@ -707,7 +592,7 @@ export class Task {
         if (this.controller.signal.aborted) return finish("error_aborted", "The task was stopped.");
         throw error;
       }
-      this.upToDate = false;
+      this.stepCheckpoints.stepStarts();
       const outcome = await runTurn({
         model,
         fallbackModel: model === options.model.fallback ? undefined : options.model.fallback,
@@ -722,7 +607,7 @@ export class Task {
         signal: this.controller.signal,
         emit,
         journal: options.journal.store,
-        beforeWrite: () => this.readyForWrites(emit),
+        beforeWrite: () => this.stepCheckpoints.readyForWrites(emit),
         costSoFar: this.costUsd,
         toolExecution: options.tools.execution ?? "parallel",
       });
@@ -814,7 +699,7 @@ export class Task {
       }
       this.record(protocol.resultsMessage(outcome.executed, notes));
       this.journalState("running");
-      if (changing.length > 0) this.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...this.touched(changing) });
+      if (changing.length > 0) this.stepCheckpoints.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...touchedBy(this.tools, changing, this.cwd) });
 
       if (endRun) return finish("error_during_execution", `Stopped by a hook: ${endRun}`);
       if (control?.type === "complete" && !stopBlocked) {
@@ -848,26 +733,6 @@ export class Task {
     }
   }
 }
-
-/** Edits name their paths; a command, or an edit that names none, may have touched anything. */
-function editedPaths(tools: ReadonlyMap<string, AnyTool>, calls: readonly ExecutedCall[], cwd: string): string[] | undefined {
-  const paths: string[] = [];
-  for (const done of calls) {
-    const tool = tools.get(done.call.name);
-    if (tool?.kind !== "edit") return undefined;
-    try {
-      const edits = (tool.access?.(done.call.input) ?? []).flatMap((a) => (a.type === "edit" && typeof a.path === "string" ? [a.path] : []));
-      if (edits.length === 0) return undefined;
-      for (const edit of edits) paths.push(resolveWorkspacePath(cwd, edit).absolute);
-    } catch {
-      return undefined; // input the tool could not read: look at everything
-    }
-  }
-  return paths;
-}
-
-/** What a checkpoint looks at: `paths` only (else everything); `step`: none is added when nothing changed; `mayDefer`: a baseline put off in a huge workspace. */
-type CheckpointScope = { paths?: string[]; step?: boolean; mayDefer?: boolean };
 
 function accessedPaths(tool: AnyTool | undefined, input: Record<string, unknown>): string[] {
   try {
