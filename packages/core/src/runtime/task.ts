@@ -6,7 +6,6 @@ import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js
 import { compactionSystemPrompt } from "../context/compact.js";
 import { fitContext } from "../context/fit-context.js";
 import { estimateMessagesTokens } from "../context/token-count.js";
-import { permissionMode, type HookNotice, type HookSession } from "../hooks/index.js";
 import { mcpTools, nativeMcpTools } from "../tools/mcp/mcp-tools.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type ImagePart, type Message, type Model, type Usage } from "../model/types.js";
@@ -36,6 +35,7 @@ import { describeJournalFailure, guardJournal, type JournalFailure } from "./gua
 import type { PendingResult } from "../storage/task-journal.js";
 import { repairInterrupted } from "./resume.js";
 import { StepCheckpoints, touchedBy } from "./step-checkpoints.js";
+import { TaskHooks } from "./task-hooks.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { runTurn } from "./turn.js";
@@ -75,6 +75,7 @@ export class Task {
   /** Notices from opening the task, not yet in the event stream. */
   private openingNotices: string[];
   private readonly stepCheckpoints: StepCheckpoints;
+  private readonly hooks: TaskHooks;
   private readonly scratchDir: string;
   private terminal: Terminal;
   /** The journal could not be written (a full disk): the run stops cleanly and says where. */
@@ -96,6 +97,14 @@ export class Task {
     this.messages = journal.messages ? structuredClone(journal.messages) : [];
     this.pendingResults = journal.pendingResults;
     this.openingNotices = [...(options.notices ?? [])];
+    this.hooks = new TaskHooks(options.hooks?.runner, {
+      sessionId: this.sessionId,
+      cwd: this.cwd,
+      yolo: options.policy?.yolo === true,
+      transcriptPath: options.hooks?.transcriptPath,
+      mode: () => this.mode,
+      resumed: Boolean(journal.messages?.length),
+    });
     this.policyState = { rules: [...(options.policy?.rules ?? [])] };
     if (journal.prior) {
       this.turns = journal.prior.turns;
@@ -220,44 +229,6 @@ export class Task {
   /** Tools the model has called: rarely used ones are offered in full from then on (brief-tools.ts). */
   private readonly toolsCalled = new Set<string>();
 
-  /** SessionStart hooks ran for this Task object. */
-  private sessionStarted = false;
-
-  private hookSession(): HookSession {
-    return {
-      sessionId: this.sessionId,
-      cwd: this.cwd,
-      permissionMode: permissionMode({ mode: this.mode, yolo: this.options.policy.yolo === true }),
-      ...(this.options.hooks.transcriptPath ? { transcriptPath: this.options.hooks.transcriptPath } : {}),
-    };
-  }
-
-  private emitNotices(emit: (event: AgentEvent) => void, notices: readonly HookNotice[]): void {
-    for (const n of notices) emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
-  }
-
-  /** SessionStart (once) and UserPromptSubmit hooks: context to add, or the reason the prompt is blocked. */
-  private async promptHooks(text: string, emit: (event: AgentEvent) => void): Promise<{ blocked?: string; context: string[] }> {
-    const runner = this.options.hooks.runner;
-    const context: string[] = [];
-    if (!runner) return { context };
-    if (!this.sessionStarted) {
-      this.sessionStarted = true;
-      if (runner.has("SessionStart", this.options.journal.messages?.length ? "resume" : "startup")) {
-        const start = await runner.sessionStart({ ...this.hookSession(), source: this.options.journal.messages?.length ? "resume" : "startup" }, this.controller.signal);
-        this.emitNotices(emit, start.notices);
-        if (start.additionalContext) context.push(start.additionalContext);
-      }
-    }
-    if (runner.has("UserPromptSubmit")) {
-      const submit = await runner.userPromptSubmit({ ...this.hookSession(), prompt: text }, this.controller.signal);
-      this.emitNotices(emit, submit.notices);
-      if (submit.block || submit.endRun) return { blocked: submit.reason ?? submit.endRun ?? "blocked", context };
-      if (submit.additionalContext) context.push(submit.additionalContext);
-    }
-    return { context };
-  }
-
   /** The provider's own count after the last reply, and how many messages the conversation had then. */
   private reported: { tokens: number; messages: number } | undefined;
 
@@ -327,20 +298,14 @@ export class Task {
 
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
   private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
-    const runner = this.options.hooks.runner;
+    const trigger = force === "compact" ? "manual" : "auto";
+    const beforeCompact = this.hooks.beforeCompact(trigger, emit, this.controller.signal);
     const reported = this.reported && this.reported.messages <= this.messages.length ? this.reported : undefined;
     // The provider's count of the last request, plus an estimate of what was added since.
     const reportedTokens = reported ? reported.tokens + estimateMessagesTokens(this.messages.slice(reported.messages)) : undefined;
     const fitted = await fitContext({
       ...(reportedTokens !== undefined ? { reportedTokens } : {}),
-      ...(runner?.has("PreCompact", force === "compact" ? "manual" : "auto")
-        ? {
-            beforeCompact: async () => {
-              const outcome = await runner.preCompact({ ...this.hookSession(), trigger: force === "compact" ? "manual" : "auto" }, this.controller.signal);
-              this.emitNotices(emit, outcome.notices);
-            },
-          }
-        : {}),
+      ...(beforeCompact ? { beforeCompact } : {}),
       messages: this.messages,
       fixedText: request.fixedText,
       model: request.model,
@@ -354,16 +319,13 @@ export class Task {
     this.reported = undefined; // the conversation changed shape; recount from scratch
     this.messages = fitted.messages;
     this.options.journal.store?.replaceMessages(this.messages);
-    const trigger = force === "compact" ? "manual" : "auto";
     emit({ type: "system", subtype: "compact_boundary", compact_metadata: { trigger, pre_tokens: fitted.tokensBefore, post_tokens: fitted.tokensAfter, actions: fitted.actions.map((a) => a.kind) } });
   }
 
   /** SessionEnd hooks: the host calls this when the person's session with the task ends. */
   async endSession(reason: string): Promise<void> {
-    const runner = this.options.hooks.runner;
-    if (!runner?.has("SessionEnd")) return;
-    const outcome = await runner.sessionEnd({ ...this.hookSession(), reason }, this.controller.signal);
-    for (const n of outcome.notices) for (const listener of this.listeners) listener({ type: "system", subtype: "notice", level: n.level, message: n.message });
+    const notices = await this.hooks.sessionEnd(reason, this.controller.signal);
+    for (const n of notices) for (const listener of this.listeners) listener({ type: "system", subtype: "notice", level: n.level, message: n.message });
   }
 
   /** /newtask: what a fresh task needs to carry this work on, written by the model. */
@@ -444,7 +406,7 @@ export class Task {
       sandbox: this.sandboxSummary(),
       history: this.callHistory,
       hookRunner: options.hooks.runner,
-      hookSession: this.hookSession(),
+      hookSession: this.hooks.session(),
       host: options.host ?? {},
       hooks: options.hooks.loop ?? {},
       signal: this.controller.signal,
@@ -560,7 +522,7 @@ export class Task {
     } else if (command?.kind === "text") {
       text = command.text;
     }
-    const prompt = await this.promptHooks(text, emit);
+    const prompt = await this.hooks.onPrompt(text, emit, this.controller.signal);
     if (prompt.blocked) return finish("error_during_execution", `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`);
     const hookContext = prompt.context.length > 0 ? `\n\n[Context from hooks]\n${prompt.context.join("\n")}` : "";
     if (attached.length > 0 && !options.model.main.info.supportsImages) return finish("error_during_execution", imagesRefused(options.model.main.id));
@@ -688,12 +650,10 @@ export class Task {
         stopBlocked = "the task_progress checklist has open items";
         notes.push(openItems);
       }
-      if (control?.type === "complete" && !endRun && !stopBlocked && options.hooks.runner?.has("Stop")) {
-        const stop = await options.hooks.runner.stop({ ...this.hookSession(), continuations: stopContinuations }, this.controller.signal);
-        this.emitNotices(emit, stop.notices);
-        if (stop.block) {
+      if (control?.type === "complete" && !endRun && !stopBlocked) {
+        stopBlocked = await this.hooks.stopBlocked(stopContinuations, emit, this.controller.signal);
+        if (stopBlocked) {
           stopContinuations++;
-          stopBlocked = stop.reason ?? "a Stop hook wants more work";
           notes.push(`[A Stop hook does not let you finish yet: ${stopBlocked}. Keep working, then call attempt_completion again.]`);
         }
       }
