@@ -4,8 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
 import { compactionSystemPrompt } from "../context/compact.js";
-import { fitContext } from "../context/fit-context.js";
-import { estimateMessagesTokens } from "../context/token-count.js";
 import { mcpTools, nativeMcpTools } from "../tools/mcp/mcp-tools.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type ImagePart, type Message, type Model, type Usage } from "../model/types.js";
@@ -27,6 +25,7 @@ import { offeredTools } from "../tools/brief-tools.js";
 import { listFilesTool } from "../tools/list-files.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
+import { ContextFit } from "./context-fit.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
 import type { AgentEvent, ResultSubtype, SandboxJson } from "../events/index.js";
@@ -76,6 +75,7 @@ export class Task {
   private openingNotices: string[];
   private readonly stepCheckpoints: StepCheckpoints;
   private readonly hooks: TaskHooks;
+  private readonly context: ContextFit;
   private readonly scratchDir: string;
   private terminal: Terminal;
   /** The journal could not be written (a full disk): the run stops cleanly and says where. */
@@ -105,6 +105,7 @@ export class Task {
       mode: () => this.mode,
       resumed: Boolean(journal.messages?.length),
     });
+    this.context = new ContextFit({ compactionModel: options.model.compaction, strategy: options.limits?.compaction ?? "auto" });
     this.policyState = { rules: [...(options.policy?.rules ?? [])] };
     if (journal.prior) {
       this.turns = journal.prior.turns;
@@ -229,12 +230,6 @@ export class Task {
   /** Tools the model has called: rarely used ones are offered in full from then on (brief-tools.ts). */
   private readonly toolsCalled = new Set<string>();
 
-  /** The provider's own count after the last reply, and how many messages the conversation had then. */
-  private reported: { tokens: number; messages: number } | undefined;
-
-  /** Tokens the last request held (system prompt, tools and messages), for the environment line. */
-  private contextTokens = 0;
-
   /** Paths mentioned or touched so far, for rules that apply only to some files. */
   private readonly activePaths = new Set<string>();
 
@@ -298,28 +293,12 @@ export class Task {
 
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
   private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
-    const trigger = force === "compact" ? "manual" : "auto";
-    const beforeCompact = this.hooks.beforeCompact(trigger, emit, this.controller.signal);
-    const reported = this.reported && this.reported.messages <= this.messages.length ? this.reported : undefined;
-    // The provider's count of the last request, plus an estimate of what was added since.
-    const reportedTokens = reported ? reported.tokens + estimateMessagesTokens(this.messages.slice(reported.messages)) : undefined;
-    const fitted = await fitContext({
-      ...(reportedTokens !== undefined ? { reportedTokens } : {}),
-      ...(beforeCompact ? { beforeCompact } : {}),
-      messages: this.messages,
-      fixedText: request.fixedText,
-      model: request.model,
-      ...(this.options.model.compaction ? { compactionModel: this.options.model.compaction } : {}),
-      strategy: this.options.limits.compaction ?? "auto",
-      signal: this.controller.signal,
-      ...(force ? { force } : {}),
-    });
-    this.contextTokens = fitted.tokensAfter;
-    if (fitted.actions.length === 0) return;
-    this.reported = undefined; // the conversation changed shape; recount from scratch
+    const beforeCompact = this.hooks.beforeCompact(force === "compact" ? "manual" : "auto", emit, this.controller.signal);
+    const fitted = await this.context.fit(this.messages, request, { ...(force ? { force } : {}), ...(beforeCompact ? { beforeCompact } : {}), signal: this.controller.signal });
+    if (!fitted) return;
     this.messages = fitted.messages;
     this.options.journal.store?.replaceMessages(this.messages);
-    emit({ type: "system", subtype: "compact_boundary", compact_metadata: { trigger, pre_tokens: fitted.tokensBefore, post_tokens: fitted.tokensAfter, actions: fitted.actions.map((a) => a.kind) } });
+    emit(fitted.boundary);
   }
 
   /** SessionEnd hooks: the host calls this when the person's session with the task ends. */
@@ -438,7 +417,7 @@ export class Task {
       if (outside) notes.push(outside);
     }
     if (this.options.workspace.environmentDetails !== false) {
-      notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.contextTokens, contextWindow: model.info.contextWindow }));
+      notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.context.contextTokens, contextWindow: model.info.contextWindow }));
     }
     const background = this.terminal.updates();
     if (background) notes.push(background);
@@ -592,8 +571,7 @@ export class Task {
       }
       model = outcome.model;
       this.messages.push(outcome.assistant); // runTurn has journaled it
-      const u = outcome.usage;
-      this.reported = { tokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens, messages: this.messages.length };
+      this.context.noteReply(outcome.usage, this.messages.length);
       emit({
         type: "assistant",
         session_id: this.sessionId,
