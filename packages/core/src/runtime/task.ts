@@ -11,10 +11,8 @@ import type { ApprovalSettings } from "../policy/approval.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from "../policy/loop-detection.js";
-import { resolveWorkspacePath } from "../policy/workspace.js";
-import { environmentLine, initialEnvironment } from "../prompt/environment.js";
+import { environmentLine } from "../prompt/environment.js";
 import { imagesRefused } from "../prompt/image-attachment.js";
-import { expandMentions, lastCommandOutput } from "../prompt/mentions/index.js";
 import { loadRules } from "../prompt/rules/index.js";
 import { parseSlashCommand } from "../prompt/slash-commands.js";
 import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
@@ -22,7 +20,6 @@ import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
 import { offeredTools } from "../tools/brief-tools.js";
-import { listFilesTool } from "../tools/list-files.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import { ContextFit } from "./context-fit.js";
@@ -38,6 +35,7 @@ import { TaskHooks } from "./task-hooks.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { runTurn } from "./turn.js";
+import { userText } from "./user-text.js";
 
 export type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 
@@ -247,48 +245,6 @@ export class Task {
       ...(this.options.workspace.sandbox?.sandbox && !this.options.tools.commands ? { sandbox: this.options.workspace.sandbox.sandbox.promptLine() } : {}),
       ...(this.focus.settings.enabled ? { taskProgress: true } : {}),
     });
-  }
-
-  /** The person's words, with @-mentions expanded when enabled. */
-  private async userText(text: string, emit: (event: AgentEvent) => void): Promise<{ text: string; images: ImagePart[] }> {
-    const first = this.messages.length === 0 && this.options.workspace.environmentDetails !== false;
-    const expanded = this.options.tools.mentions ? await this.expandMentions(text, emit) : { text, images: [] };
-    if (!first) return expanded;
-    return { ...expanded, text: `${expanded.text}\n\n${initialEnvironment({ cwd: this.cwd, now: new Date(), mode: this.mode, listing: await this.firstLook() })}` };
-  }
-
-  /** The top of the workspace listing, as list_files shows it (ignore-aware, capped). */
-  private async firstLook(): Promise<string> {
-    const listed = await listFilesTool.execute(
-      { path: ".", recursive: true },
-      {
-        cwd: this.cwd,
-        signal: this.controller.signal,
-        resolvePath: (p) => resolveWorkspacePath(this.cwd, p).absolute,
-        emitOutput: () => {},
-        ignore: this.ignore,
-        scratchDir: this.scratchDir,
-        modelSupportsImages: false,
-        terminal: this.terminal,
-      },
-    );
-    const text = typeof listed.content === "string" ? listed.content : "";
-    const lines = text.split("\n");
-    return lines.length > 120 ? `${lines.slice(0, 120).join("\n")}\n[... more entries; use list_files]` : text;
-  }
-
-  private async expandMentions(text: string, emit: (event: AgentEvent) => void): Promise<{ text: string; images: ImagePart[] }> {
-    const expanded = await expandMentions(text, {
-      cwd: this.cwd,
-      ignore: this.ignore,
-      signal: this.controller.signal,
-      modelSupportsImages: this.options.model.main.info.supportsImages,
-      latestTerminalOutput: () => lastCommandOutput(this.messages),
-      ...(this.options.tools.problemsCommand ? { problemsCommand: this.options.tools.problemsCommand } : {}),
-    });
-    for (const path of expanded.mentioned) this.activePaths.add(path);
-    for (const note of expanded.notes) emit({ type: "system", subtype: "notice", level: "warning", message: note });
-    return { text: expanded.text, images: expanded.images };
   }
 
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
@@ -505,7 +461,21 @@ export class Task {
     if (prompt.blocked) return finish("error_during_execution", `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`);
     const hookContext = prompt.context.length > 0 ? `\n\n[Context from hooks]\n${prompt.context.join("\n")}` : "";
     if (attached.length > 0 && !options.model.main.info.supportsImages) return finish("error_during_execution", imagesRefused(options.model.main.id));
-    const user = await this.userText(text, emit);
+    const user = await userText(text, {
+      cwd: this.cwd,
+      mode: this.mode,
+      messages: this.messages,
+      signal: this.controller.signal,
+      ignore: this.ignore,
+      scratchDir: this.scratchDir,
+      terminal: this.terminal,
+      environmentDetails: options.workspace.environmentDetails !== false,
+      mentions: options.tools.mentions === true,
+      modelSupportsImages: options.model.main.info.supportsImages,
+      problemsCommand: options.tools.problemsCommand,
+      activePaths: this.activePaths,
+      emit,
+    });
     this.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
     if (turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
     let stopContinuations = 0;
