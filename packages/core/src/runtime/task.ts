@@ -4,7 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
 import { compactionSystemPrompt } from "../context/compact.js";
-import { mcpTools, nativeMcpTools } from "../tools/mcp/mcp-tools.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import { addUsage, emptyUsage, type ImagePart, type Message, type Model, type Usage } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
@@ -19,7 +18,6 @@ import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
-import { offeredTools } from "../tools/brief-tools.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import { ContextFit } from "./context-fit.js";
@@ -34,6 +32,7 @@ import { StepCheckpoints, touchedBy } from "./step-checkpoints.js";
 import { TaskHooks } from "./task-hooks.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
+import { TaskTools } from "./task-tools.js";
 import { runTurn } from "./turn.js";
 import { userText } from "./user-text.js";
 
@@ -57,7 +56,7 @@ export class Task {
   private mode: Mode;
   private messages: Message[];
   private readonly options: GroupedOptions;
-  private readonly tools: Map<string, AnyTool>;
+  private readonly tools: TaskTools;
   private readonly listeners = new Set<(event: AgentEvent) => void>();
   private controller = new AbortController();
   private running = false;
@@ -110,9 +109,7 @@ export class Task {
       this.usage = { ...journal.prior.usage };
       this.costUsd = journal.prior.costUsd;
     }
-    const mcp = options.tools.mcp;
-    const tools = [...options.tools.list, ...(mcp && mcp.servers().some((s) => s.state.status !== "disabled") ? mcpTools(mcp) : [])];
-    this.tools = new Map(tools.map((t) => [t.name, t]));
+    this.tools = new TaskTools(options.tools.list, options.tools.mcp);
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.tools.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
     this.terminal = this.newTerminal();
@@ -222,18 +219,9 @@ export class Task {
     }
   }
 
-  /** MCP servers whose tool schemas the model has asked for. */
-  private readonly mcpLoaded = new Set<string>();
-
-  /** Tools the model has called: rarely used ones are offered in full from then on (brief-tools.ts). */
-  private readonly toolsCalled = new Set<string>();
-
-  /** Paths mentioned or touched so far, for rules that apply only to some files. */
-  private readonly activePaths = new Set<string>();
-
   private systemPrompt(protocol: ProtocolName, tools: AnyTool[]): string {
     if (this.options.model.systemPrompt) return this.options.model.systemPrompt;
-    const rules = this.options.workspace.home ? loadRules({ cwd: this.cwd, home: this.options.workspace.home, activePaths: [...this.activePaths] }).text : undefined;
+    const rules = this.options.workspace.home ? loadRules({ cwd: this.cwd, home: this.options.workspace.home, activePaths: [...this.tools.activePaths] }).text : undefined;
     return buildSystemPrompt({
       cwd: this.cwd,
       mode: this.mode,
@@ -293,7 +281,7 @@ export class Task {
   /** /compact: summarise the conversation now, whatever its size. */
   async compact(): Promise<void> {
     const protocol = protocolFor(this.options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
-    const tools = [...this.tools.values()].filter((t) => t.modes.includes(this.mode));
+    const tools = this.tools.inMode(this.mode);
     const system = this.systemPrompt(protocol.name, tools);
     const events: AgentEvent[] = [];
     await this.fit((e) => events.push(e), { fixedText: system, model: this.options.model.main }, "compact");
@@ -325,7 +313,7 @@ export class Task {
   private callEnv(model: Model, approval: ApprovalSettings, emit: (event: AgentEvent) => void): CallEnv {
     const options = this.options;
     return {
-      tools: this.tools,
+      tools: this.tools.byName,
       mode: this.mode,
       cwd: this.cwd,
       ignore: this.ignore,
@@ -349,20 +337,6 @@ export class Task {
       subagents: options.tools.subagents,
       handoffs: options.limits.handoffs,
     };
-  }
-
-  /** Remembers what a step's calls touched (for path rules and MCP schemas); returns its denials. */
-  private noteExecuted(executed: readonly ExecutedCall[]): TaskResult["permission_denials"] {
-    const denials: TaskResult["permission_denials"] = [];
-    for (const done of executed) {
-      this.toolsCalled.add(done.call.name);
-      for (const path of accessedPaths(this.tools.get(done.call.name), done.call.input)) this.activePaths.add(path);
-      if (done.call.name === "use_mcp_tool" && done.verdict === "ok" && !done.call.input.tool_name && typeof done.call.input.server_name === "string") {
-        this.mcpLoaded.add(done.call.input.server_name);
-      }
-      if (done.verdict === "denied") denials.push({ tool_name: done.call.name, tool_use_id: done.call.id, tool_input: done.call.input });
-    }
-    return denials;
   }
 
   /** What the model learns with a step's results besides them: outside changes, time/mode/context, background output. */
@@ -390,13 +364,7 @@ export class Task {
     let apiMs = 0;
     const denials: TaskResult["permission_denials"] = [];
     const approval: ApprovalSettings = { yolo: options.policy.yolo === true, autoApprove: new Set(options.policy.autoApprove ?? []) };
-    const offered = () => {
-      // Native protocol: tools of MCP servers whose schemas the model has loaded become tools of their own.
-      if (protocol.name === "native" && options.tools.mcp) {
-        for (const tool of nativeMcpTools(options.tools.mcp, [...this.mcpLoaded])) if (!this.tools.has(tool.name)) this.tools.set(tool.name, tool);
-      }
-      return offeredTools([...this.tools.values()].filter((t) => t.modes.includes(this.mode)), this.toolsCalled);
-    };
+    const offered = () => this.tools.offered(this.mode, protocol.name);
     const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.model.retry };
 
     emit({
@@ -443,7 +411,7 @@ export class Task {
 
     if (this.pendingResults) {
       // A task cut by a crash: give its last calls their results before anything new.
-      const repaired = repairInterrupted(this.messages, this.pendingResults, protocol, [...this.tools.values()]);
+      const repaired = repairInterrupted(this.messages, this.pendingResults, protocol, [...this.tools.byName.values()]);
       for (const message of repaired.slice(this.messages.length)) this.record(message);
       this.pendingResults = undefined;
     }
@@ -473,7 +441,7 @@ export class Task {
       mentions: options.tools.mentions === true,
       modelSupportsImages: options.model.main.info.supportsImages,
       problemsCommand: options.tools.problemsCommand,
-      activePaths: this.activePaths,
+      activePaths: this.tools.activePaths,
       emit,
     });
     this.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
@@ -557,7 +525,7 @@ export class Task {
         },
       });
 
-      denials.push(...this.noteExecuted(outcome.executed));
+      denials.push(...this.tools.noteStep(outcome.executed));
       this.addSpent(outcome.executed);
       const progress = this.focus.update(outcome.executed.map((e) => e.call.taskProgress));
       if (progress) emit({ type: "task_progress", items: progress });
@@ -575,7 +543,7 @@ export class Task {
         continue;
       }
 
-      const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.get(e.call.name)?.kind === "edit" || this.tools.get(e.call.name)?.kind === "command"));
+      const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.byName.get(e.call.name)?.kind === "edit" || this.tools.byName.get(e.call.name)?.kind === "command"));
       const notes = [...outcome.notes, ...(await this.environmentNotes(changing.length > 0, model, emit))];
       const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.limits.loopDetection });
       if (loop.level === "warn") {
@@ -607,7 +575,7 @@ export class Task {
       }
       this.record(protocol.resultsMessage(outcome.executed, notes));
       this.journalState("running");
-      if (changing.length > 0) this.stepCheckpoints.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...touchedBy(this.tools, changing, this.cwd) });
+      if (changing.length > 0) this.stepCheckpoints.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...touchedBy(this.tools.byName, changing, this.cwd) });
 
       if (endRun) return finish("error_during_execution", `Stopped by a hook: ${endRun}`);
       if (control?.type === "complete" && !stopBlocked) {
@@ -639,14 +607,6 @@ export class Task {
       }
       transition = "next_turn";
     }
-  }
-}
-
-function accessedPaths(tool: AnyTool | undefined, input: Record<string, unknown>): string[] {
-  try {
-    return (tool?.access?.(input) ?? []).flatMap((a) => (a.type !== "none" && typeof a.path === "string" ? [a.path] : []));
-  } catch {
-    return []; // input the tool could not read: it touched nothing
   }
 }
 
