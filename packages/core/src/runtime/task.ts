@@ -5,7 +5,7 @@ import path from "node:path";
 import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
 import { compactionSystemPrompt } from "../context/compact.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
-import { addUsage, emptyUsage, type ImagePart, type Message, type Model, type Usage } from "../model/types.js";
+import type { ImagePart, Message, Model } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
@@ -33,6 +33,7 @@ import { TaskHooks } from "./task-hooks.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { TaskTools } from "./task-tools.js";
+import { TaskSpend } from "./task-spend.js";
 import { runTurn } from "./turn.js";
 import { userText } from "./user-text.js";
 
@@ -61,8 +62,7 @@ export class Task {
   private controller = new AbortController();
   private running = false;
   private turns = 0;
-  private usage: Usage = emptyUsage();
-  private costUsd: number | null = null;
+  private readonly spend: TaskSpend;
   private readonly ignore: IgnoreRules;
   private readonly callHistory: CallRecord[] = [];
   /** The "always allow" rules in force; the person's "always allow" adds to them. */
@@ -103,12 +103,9 @@ export class Task {
       resumed: Boolean(journal.messages?.length),
     });
     this.context = new ContextFit({ compactionModel: options.model.compaction, strategy: options.limits?.compaction ?? "auto" });
+    this.spend = new TaskSpend(journal.prior);
     this.policyState = { rules: [...(options.policy?.rules ?? [])] };
-    if (journal.prior) {
-      this.turns = journal.prior.turns;
-      this.usage = { ...journal.prior.usage };
-      this.costUsd = journal.prior.costUsd;
-    }
+    this.turns = journal.prior?.turns ?? 0;
     this.tools = new TaskTools(options.tools.list, options.tools.mcp);
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.tools.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
@@ -168,11 +165,11 @@ export class Task {
 
   /** What the task has cost so far (USD; 0 while unknown), for a budget its sub-agents share. */
   costSoFar(): number {
-    return this.costUsd ?? 0;
+    return this.spend.costUsd ?? 0;
   }
 
   snapshot(): TaskSnapshot {
-    return { sessionId: this.sessionId, mode: this.mode, messages: structuredClone(this.messages), turns: this.turns, usage: { ...this.usage }, costUsd: this.costUsd };
+    return { sessionId: this.sessionId, mode: this.mode, messages: structuredClone(this.messages), turns: this.turns, usage: { ...this.spend.usage }, costUsd: this.spend.costUsd };
   }
 
   restore(messages: Message[]): void {
@@ -268,16 +265,6 @@ export class Task {
     return confirm(context, this.controller.signal);
   }
 
-  /** Model use a step's calls caused outside this task's requests (sub-agents) counts as the task's own. */
-  private addSpent(executed: readonly ExecutedCall[]): void {
-    for (const done of executed) {
-      const spent = done.result.spent;
-      if (!spent) continue;
-      this.usage = addUsage(this.usage, spent.usage);
-      if (spent.costUsd !== null) this.costUsd = (this.costUsd ?? 0) + spent.costUsd;
-    }
-  }
-
   /** /compact: summarise the conversation now, whatever its size. */
   async compact(): Promise<void> {
     const protocol = protocolFor(this.options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
@@ -302,8 +289,8 @@ export class Task {
       mode: this.mode,
       status,
       turns: this.turns,
-      usage: usageJson(this.usage),
-      totalCostUsd: this.costUsd,
+      usage: usageJson(this.spend.usage),
+      totalCostUsd: this.spend.costUsd,
       ...(this.focus.current ? { taskProgress: this.focus.current.map((i) => ({ ...i })) } : {}),
       ...(result === undefined ? {} : { result }),
     });
@@ -398,8 +385,8 @@ export class Task {
         num_turns: this.turns - turnsAtStart,
         duration_ms: Date.now() - started,
         duration_api_ms: apiMs,
-        total_cost_usd: this.costUsd,
-        usage: usageJson(this.usage),
+        total_cost_usd: this.spend.costUsd,
+        usage: usageJson(this.spend.usage),
         session_id: this.sessionId,
         permission_denials: denials,
         ...extra,
@@ -453,8 +440,8 @@ export class Task {
     let model = options.model.main;
     const maxMistakes = options.limits.maxMistakes ?? 3;
     for (let transition: Transition = "start"; ; ) {
-      if (options.limits.maxBudgetUsd !== undefined && this.costUsd !== null && this.costUsd >= options.limits.maxBudgetUsd) {
-        return finish("error_max_budget_usd", `Stopped: the task has cost $${this.costUsd.toFixed(4)}, reaching the budget of $${options.limits.maxBudgetUsd} (--max-budget-usd).`);
+      if (options.limits.maxBudgetUsd !== undefined && this.spend.costUsd !== null && this.spend.costUsd >= options.limits.maxBudgetUsd) {
+        return finish("error_max_budget_usd", `Stopped: the task has cost $${this.spend.costUsd.toFixed(4)}, reaching the budget of $${options.limits.maxBudgetUsd} (--max-budget-usd).`);
       }
       if (turnLimitReached(this.turns - turnsAtStart, options.limits.maxTurns)) {
         return finish("error_max_turns", `Stopped after ${options.limits.maxTurns} turns without completing the task (--max-turns).`);
@@ -487,11 +474,10 @@ export class Task {
         emit,
         journal: options.journal.store,
         beforeWrite: () => this.stepCheckpoints.readyForWrites(emit),
-        costSoFar: this.costUsd,
+        costSoFar: this.spend.costUsd,
         toolExecution: options.tools.execution ?? "parallel",
       });
-      this.usage = addUsage(this.usage, outcome.usage);
-      if (outcome.cost !== null) this.costUsd = (this.costUsd ?? 0) + outcome.cost;
+      this.spend.add(outcome.usage, outcome.cost);
       apiMs += outcome.apiMs;
 
       if (outcome.kind === "aborted") return finish("error_aborted", "The task was stopped.");
@@ -526,7 +512,7 @@ export class Task {
       });
 
       denials.push(...this.tools.noteStep(outcome.executed));
-      this.addSpent(outcome.executed);
+      this.spend.addSpent(outcome.executed);
       const progress = this.focus.update(outcome.executed.map((e) => e.call.taskProgress));
       if (progress) emit({ type: "task_progress", items: progress });
 
