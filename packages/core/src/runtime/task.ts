@@ -3,7 +3,6 @@ import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
-import { compactionSystemPrompt } from "../context/compact.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import type { ImagePart, Message, Model } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
@@ -20,6 +19,7 @@ import type { ProtocolName } from "../protocol/types.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
+import { confirmHandoff, writeHandoff } from "./handoff.js";
 import { ContextFit } from "./context-fit.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
@@ -35,17 +35,13 @@ import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-o
 import { TaskTools } from "./task-tools.js";
 import { TaskSpend } from "./task-spend.js";
 import { runTurn } from "./turn.js";
+import { usageJson } from "./usage-json.js";
 import { userText } from "./user-text.js";
 
 export type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 
 /** TaskOptions with the optional groups filled in, so reads need no `?.` on the group. */
 type GroupedOptions = Required<Omit<TaskOptions, "host" | "notices">> & Pick<TaskOptions, "host">;
-
-const handoffRequest =
-  "The user wants to continue this work in a fresh task with an empty conversation. Write everything that task needs, as its opening message: the goal, what is done, the decisions and why, the files involved (exact paths), the state of the work, and the next steps. Write it as instructions to the agent that will pick it up.";
-
-import { usageJson } from "./usage-json.js";
 
 /**
  * A coding task: a conversation with a model that acts through tools until it calls
@@ -248,23 +244,6 @@ export class Task {
     for (const n of notices) for (const listener of this.listeners) listener({ type: "system", subtype: "notice", level: n.level, message: n.message });
   }
 
-  /** /newtask: what a fresh task needs to carry this work on, written by the model. */
-  private async handoff(instructions: string, model: Model): Promise<string> {
-    const request = `${handoffRequest}${instructions ? `\n\nThe user adds: ${instructions}` : ""}`;
-    let text = "";
-    for await (const event of model.stream({ system: compactionSystemPrompt, messages: [...this.messages, { role: "user", content: [{ type: "text", text: request }] }] }, this.controller.signal)) {
-      if (event.type === "text-delta") text += event.text;
-    }
-    return text.trim();
-  }
-
-  /** new_task: the person confirms (or edits) the hand-off where a host can ask; otherwise it goes ahead. */
-  private async confirmHandoff(context: string): Promise<{ approved: true; context: string } | { approved: false; feedback?: string }> {
-    const confirm = this.options.host?.confirmNewTask;
-    if (!confirm) return { approved: true, context };
-    return confirm(context, this.controller.signal);
-  }
-
   /** /compact: summarise the conversation now, whatever its size. */
   async compact(): Promise<void> {
     const protocol = protocolFor(this.options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
@@ -407,7 +386,7 @@ export class Task {
       await this.fit(emit, { fixedText: this.systemPrompt(protocol.name, offered()), model: options.model.main }, "compact");
       text = command.rest || "[The conversation was compacted at the user's request. Continue the task from the summary.]";
     } else if (command?.kind === "newtask") {
-      const handoff = await this.handoff(command.rest, options.model.main);
+      const handoff = await writeHandoff(this.messages, command.rest, options.model.main, this.controller.signal);
       return finish("success", handoff, { new_task: handoff });
     } else if (command?.kind === "text") {
       text = command.text;
@@ -543,7 +522,7 @@ export class Task {
         if (plan?.approved) notes.push("[The user approved your plan. You are now in ACT mode: carry the plan out with the tools, and finish with attempt_completion.]");
         else if (plan?.feedback) notes.push(`[The user reviewed your plan and said: ${plan.feedback}]`);
       }
-      const handoff = control?.type === "new_task" ? await this.confirmHandoff(control.context) : undefined;
+      const handoff = control?.type === "new_task" ? await confirmHandoff(options.host, control.context, this.controller.signal) : undefined;
       if (handoff && !handoff.approved) notes.push(`[The user did not start the new task${handoff.feedback ? ` and said: ${handoff.feedback}` : ""}. Continue the work in this task.]`);
       const endRun = outcome.executed.find((e) => e.endRun)?.endRun;
       let stopBlocked: string | undefined;
