@@ -34,7 +34,8 @@ import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached }
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { TaskTools } from "./task-tools.js";
 import { TaskSpend } from "./task-spend.js";
-import { runTurn } from "./turn.js";
+import { RunRecord, statusOf } from "./run-record.js";
+import { assistantEvent, runTurn } from "./turn.js";
 import { usageJson } from "./usage-json.js";
 import { userText } from "./user-text.js";
 
@@ -325,10 +326,7 @@ export class Task {
     const options = this.options;
     const protocol = protocolFor(options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
     this.focus.newRun();
-    const started = Date.now();
-    const turnsAtStart = this.turns;
-    let apiMs = 0;
-    const denials: TaskResult["permission_denials"] = [];
+    const run = new RunRecord(this.turns);
     const approval: ApprovalSettings = { yolo: options.policy.yolo === true, autoApprove: new Set(options.policy.autoApprove ?? []) };
     const offered = () => this.tools.offered(this.mode, protocol.name);
     const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.model.retry };
@@ -357,19 +355,7 @@ export class Task {
       if (subtype === "success") this.stepCheckpoints.checkpointEnd(emit);
       await this.stepCheckpoints.settled();
       this.options.workspace.checkpoints?.packInBackground();
-      const outcome: TaskResult = {
-        subtype,
-        is_error: subtype !== "success" && subtype !== "needs_input",
-        result,
-        num_turns: this.turns - turnsAtStart,
-        duration_ms: Date.now() - started,
-        duration_api_ms: apiMs,
-        total_cost_usd: this.spend.costUsd,
-        usage: usageJson(this.spend.usage),
-        session_id: this.sessionId,
-        permission_denials: denials,
-        ...extra,
-      };
+      const outcome = run.result(subtype, result, extra, { turns: this.turns, costUsd: this.spend.costUsd, usage: this.spend.usage, sessionId: this.sessionId });
       this.journalState(statusOf(subtype), result);
       emit({ type: "result", ...outcome });
       return outcome;
@@ -411,7 +397,7 @@ export class Task {
       emit,
     });
     this.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
-    if (turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
+    if (run.turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
     let stopContinuations = 0;
     this.journalState("running");
     let mistakes = 0;
@@ -422,7 +408,7 @@ export class Task {
       if (options.limits.maxBudgetUsd !== undefined && this.spend.costUsd !== null && this.spend.costUsd >= options.limits.maxBudgetUsd) {
         return finish("error_max_budget_usd", `Stopped: the task has cost $${this.spend.costUsd.toFixed(4)}, reaching the budget of $${options.limits.maxBudgetUsd} (--max-budget-usd).`);
       }
-      if (turnLimitReached(this.turns - turnsAtStart, options.limits.maxTurns)) {
+      if (turnLimitReached(this.turns - run.turnsAtStart, options.limits.maxTurns)) {
         return finish("error_max_turns", `Stopped after ${options.limits.maxTurns} turns without completing the task (--max-turns).`);
       }
       this.turns++;
@@ -457,7 +443,7 @@ export class Task {
         toolExecution: options.tools.execution ?? "parallel",
       });
       this.spend.add(outcome.usage, outcome.cost);
-      apiMs += outcome.apiMs;
+      run.apiMs += outcome.apiMs;
 
       if (outcome.kind === "aborted") return finish("error_aborted", "The task was stopped.");
       if (outcome.kind === "failed" && outcome.error.kind === "context_window" && !compactRetried && options.limits.compaction !== "off") {
@@ -475,22 +461,9 @@ export class Task {
       model = outcome.model;
       this.messages.push(outcome.assistant); // runTurn has journaled it
       this.context.noteReply(outcome.usage, this.messages.length);
-      emit({
-        type: "assistant",
-        session_id: this.sessionId,
-        message: {
-          id: `${this.sessionId}_${this.turns}`,
-          role: "assistant",
-          model: model.id,
-          content: outcome.assistant.content.map((p) =>
-            p.type === "text" ? { type: "text", text: p.text } : p.type === "reasoning" ? { type: "thinking", thinking: p.text } : { type: "tool_use", id: p.id, name: p.name, input: p.input },
-          ),
-          stop_reason: outcome.finishReason,
-          usage: usageJson(outcome.usage),
-        },
-      });
+      emit(assistantEvent(this.sessionId, this.turns, outcome));
 
-      denials.push(...this.tools.noteStep(outcome.executed));
+      run.denials.push(...this.tools.noteStep(outcome.executed));
       this.spend.addSpent(outcome.executed);
       const progress = this.focus.update(outcome.executed.map((e) => e.call.taskProgress));
       if (progress) emit({ type: "task_progress", items: progress });
@@ -573,13 +546,6 @@ export class Task {
       transition = "next_turn";
     }
   }
-}
-
-function statusOf(subtype: ResultSubtype): TaskState["status"] {
-  if (subtype === "success") return "completed";
-  if (subtype === "needs_input") return "needs_input";
-  if (subtype === "error_aborted") return "aborted";
-  return "failed";
 }
 
 function firstLine(result: { content: unknown }): string {

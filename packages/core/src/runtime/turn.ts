@@ -266,3 +266,21 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   await allDone();
   return { kind: "replied", model, assistant, executed, finishReason, usage, cost, apiMs, notes };
 }
+
+/** A reply as hosts see it: the assistant event (Claude Code's stream-json shape), its id naming the session's turn. */
+export function assistantEvent(sessionId: string, turn: number, reply: Extract<TurnOutcome, { kind: "replied" }>): AgentEvent {
+  return {
+    type: "assistant",
+    session_id: sessionId,
+    message: {
+      id: `${sessionId}_${turn}`,
+      role: "assistant",
+      model: reply.model.id,
+      content: reply.assistant.content.map((p) =>
+        p.type === "text" ? { type: "text", text: p.text } : p.type === "reasoning" ? { type: "thinking", thinking: p.text } : { type: "tool_use", id: p.id, name: p.name, input: p.input },
+      ),
+      stop_reason: reply.finishReason,
+      usage: usageJson(reply.usage),
+    },
+  };
+}
