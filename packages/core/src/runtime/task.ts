@@ -19,7 +19,7 @@ import type { ProtocolName } from "../protocol/types.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
-import { confirmHandoff, writeHandoff } from "./handoff.js";
+import { writeHandoff } from "./handoff.js";
 import { ContextFit } from "./context-fit.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
@@ -29,6 +29,7 @@ import { describeJournalFailure, guardJournal, type JournalFailure } from "./gua
 import type { PendingResult } from "../storage/task-journal.js";
 import { repairInterrupted } from "./resume.js";
 import { StepCheckpoints, touchedBy } from "./step-checkpoints.js";
+import { answerControls } from "./step-controls.js";
 import { TaskHooks } from "./task-hooks.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
@@ -488,29 +489,10 @@ export class Task {
         notes.push(loopWarning(loop));
         emit({ type: "system", subtype: "notice", level: "warning", message: loop.reason });
       }
-      const control = outcome.executed.map((e) => e.result.control).find((c) => c !== undefined);
-      let plan: { approved: boolean; feedback?: string } | undefined;
-      if (control?.type === "plan") {
-        plan = approval.yolo ? { approved: true } : await options.host?.reviewPlan?.(control.plan, this.controller.signal);
-        if (plan?.approved) notes.push("[The user approved your plan. You are now in ACT mode: carry the plan out with the tools, and finish with attempt_completion.]");
-        else if (plan?.feedback) notes.push(`[The user reviewed your plan and said: ${plan.feedback}]`);
-      }
-      const handoff = control?.type === "new_task" ? await confirmHandoff(options.host, control.context, this.controller.signal) : undefined;
-      if (handoff && !handoff.approved) notes.push(`[The user did not start the new task${handoff.feedback ? ` and said: ${handoff.feedback}` : ""}. Continue the work in this task.]`);
-      const endRun = outcome.executed.find((e) => e.endRun)?.endRun;
-      let stopBlocked: string | undefined;
-      const openItems = control?.type === "complete" && !endRun ? this.focus.completionCheck() : undefined;
-      if (openItems) {
-        stopBlocked = "the task_progress checklist has open items";
-        notes.push(openItems);
-      }
-      if (control?.type === "complete" && !endRun && !stopBlocked) {
-        stopBlocked = await this.hooks.stopBlocked(stopContinuations, emit, this.controller.signal);
-        if (stopBlocked) {
-          stopContinuations++;
-          notes.push(`[A Stop hook does not let you finish yet: ${stopBlocked}. Keep working, then call attempt_completion again.]`);
-        }
-      }
+      const answers = await answerControls(outcome.executed, { yolo: approval.yolo, host: options.host, focus: this.focus, hooks: this.hooks, stopContinuations, signal: this.controller.signal, emit });
+      if (answers.stopHookBlocked) stopContinuations++;
+      notes.push(...answers.notes);
+      const { control, plan, handoff, endRun, stopBlocked } = answers;
       this.record(protocol.resultsMessage(outcome.executed, notes));
       this.journalState("running");
       if (changing.length > 0) this.stepCheckpoints.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...touchedBy(this.tools.byName, changing, this.cwd) });
