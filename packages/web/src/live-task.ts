@@ -1,6 +1,7 @@
 import type { AgentEvent, ApprovalRequest, ApprovalResponse, Host, TaskResult } from "@cairn/core";
 import type { WebSession } from "./task-opener.js";
 import type { WebEvent } from "./web-event.js";
+import type { Mode } from "@cairn/core";
 
 type Publish = (event: AgentEvent | WebEvent) => void;
 
@@ -74,7 +75,7 @@ export class LiveTask {
   }
 
   /** Act or Plan for the next run; refused while one runs (the mode of a running turn does not change under it). */
-  setMode(mode: "act" | "plan"): Answer {
+  setMode(mode: Mode): Answer {
     if (!this.session) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
     if (this.run) return { ok: false, status: 409, message: "The task is working; switch modes when it has finished or is stopped." };
     this.session.task.setMode(mode);

@@ -4,6 +4,7 @@ import { EventLog } from "./event-log.js";
 import { restoreCheckpoint, type RestoreDone, type RestoreWhat } from "./checkpoint-timeline.js";
 import { LiveTask } from "./live-task.js";
 import { OpenError, openNewTask, openStoredTask } from "./task-opener.js";
+import type { Mode } from "@cairn/core";
 
 export type Opened = { ok: true; id: string } | { ok: false; status: 400 | 404 | 409; message: string };
 
@@ -24,7 +25,7 @@ export class TaskHub {
   }
 
   /** A new task whose first run starts at once with `text`. */
-  async start(text: string, mode: "act" | "plan" | undefined): Promise<Opened> {
+  async start(text: string, mode: Mode | undefined): Promise<Opened> {
     const live = this.liveTask();
     try {
       const session = await openNewTask(this.args, text, live.host, mode ?? this.args.mode ?? "act", this.env);

@@ -1,9 +1,11 @@
+import type { Mode } from "@cairn/core";
+
 /**
  * What the web host adds to a task's AgentEvents on its stream: facts about the task in this
  * server (opened, a message the person sent, running or idle) that no AgentEvent carries.
  */
 export type WebEvent =
-  | { type: "web_task"; title: string; cwd: string; model: string; provider: string; context_window: number | null; mode: "act" | "plan"; resumed: boolean }
+  | { type: "web_task"; title: string; cwd: string; model: string; provider: string; context_window: number | null; mode: Mode; resumed: boolean }
   | { type: "web_user_message"; text: string }
   | { type: "web_run"; running: boolean }
   | { type: "web_answered"; tool_use_id: string; answer: string }
@@ -12,7 +14,7 @@ export type WebEvent =
   | { type: "web_prompt"; kind: "plan" | "continue"; text: string }
   | { type: "web_prompt_answered"; approved: boolean; feedback?: string }
   /** The person switched the task between Act and Plan (between runs). */
-  | { type: "web_mode"; mode: "act" | "plan" }
+  | { type: "web_mode"; mode: Mode }
   /** The task was deleted from the store: pages drop it. */
   | { type: "web_deleted" }
   /** Files, the conversation or both went back to a checkpoint; `summary` says what happened, in a line. */

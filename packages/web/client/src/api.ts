@@ -1,4 +1,5 @@
 import type { AgentEvent } from "./tool-calls.ts";
+import type { Mode } from "./tool-calls.ts";
 
 /** Calls to the server. The access token travels in an HttpOnly cookie the page cannot read. */
 async function post(path: string, body: unknown): Promise<{ ok: true; data: Record<string, unknown> } | { ok: false; error: string }> {
@@ -26,13 +27,13 @@ async function get<T>(path: string): Promise<{ ok: true; data: T } | { ok: false
 export type CheckpointEntry = { number: number; hash: string; label: string; created_at: string; message_index: number };
 
 export const api = {
-  start: (text: string, mode: "act" | "plan") => post("/api/tasks", { text, mode }),
+  start: (text: string, mode: Mode) => post("/api/tasks", { text, mode }),
   send: (id: string, text: string) => post(`/api/tasks/${encodeURIComponent(id)}/messages`, { text }),
   approve: (id: string, tool_use_id: string, approved: boolean, feedback?: string, remember?: "task" | "workspace" | "user") =>
     post(`/api/tasks/${encodeURIComponent(id)}/approvals`, { tool_use_id, approved, ...(feedback ? { feedback } : {}), ...(remember ? { remember } : {}) }),
   answer: (id: string, answer: string) => post(`/api/tasks/${encodeURIComponent(id)}/answer`, { answer }),
   prompt: (id: string, approved: boolean, feedback?: string) => post(`/api/tasks/${encodeURIComponent(id)}/prompt`, { approved, ...(feedback ? { feedback } : {}) }),
-  mode: (id: string, mode: "act" | "plan") => post(`/api/tasks/${encodeURIComponent(id)}/mode`, { mode }),
+  mode: (id: string, mode: Mode) => post(`/api/tasks/${encodeURIComponent(id)}/mode`, { mode }),
   stop: (id: string) => post(`/api/tasks/${encodeURIComponent(id)}/stop`, {}),
   restore: (id: string, checkpoint: number, what: "files" | "conversation" | "both") => post(`/api/tasks/${encodeURIComponent(id)}/checkpoints/restore`, { checkpoint, what }),
   checkpoints: (id: string) => get<{ checkpoints: CheckpointEntry[] }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints`),

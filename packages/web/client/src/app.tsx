@@ -7,6 +7,7 @@ import { HistoryList } from "./history-list.tsx";
 import { TaskInput } from "./task-input.tsx";
 import { applyEntry, type TaskState } from "./task-state.ts";
 import { ItemView, TaskView } from "./task-view.tsx";
+import type { Mode } from "./tool-calls.ts";
 
 type Theme = "light" | "dark" | "system";
 
@@ -21,7 +22,7 @@ function useTheme(): [Theme, (t: Theme) => void] {
 }
 
 function NewTask({ onStarted }: { onStarted(id: string): void }) {
-  const [mode, setMode] = useState<"act" | "plan">("act");
+  const [mode, setMode] = useState<Mode>("act");
   return (
     <section className="new-task" aria-label="New task">
       <h2>What should Cairn do?</h2>

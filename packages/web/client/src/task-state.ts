@@ -1,5 +1,6 @@
 import type { WebEvent } from "../../src/web-event.ts";
 import { applyToolCallEvent, type AgentEvent, type ToolCallRecord } from "./tool-calls.ts";
+import type { Mode } from "./tool-calls.ts";
 
 export type StreamEntry = { task_id: string; event: AgentEvent | WebEvent };
 
@@ -20,7 +21,7 @@ export type TaskState = {
   model: string;
   provider: string;
   contextWindow: number | null;
-  mode: "act" | "plan";
+  mode: Mode;
   running: boolean;
   items: Item[];
   tools: Map<string, ToolCallRecord>;

@@ -5,6 +5,7 @@ import { StatusBar } from "./status-bar.tsx";
 import type { Item, TaskState } from "./task-state.ts";
 import { TaskInput } from "./task-input.tsx";
 import { ToolCard } from "./tool-card.tsx";
+import type { Mode } from "./tool-calls.ts";
 
 const resultText: Record<string, string> = {
   success: "Task completed.",
@@ -191,7 +192,7 @@ function announcement(task: TaskState): string {
 
 function ModeSwitch({ task }: { task: TaskState }) {
   const [error, setError] = useState<string>();
-  const pick = async (mode: "act" | "plan") => {
+  const pick = async (mode: Mode) => {
     const done = await api.mode(task.id, mode);
     setError(done.ok ? undefined : done.error);
   };
