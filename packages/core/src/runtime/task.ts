@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
 import type { ImagePart, Message, Model } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
@@ -16,14 +15,13 @@ import { parseSlashCommand } from "../prompt/slash-commands.js";
 import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor } from "../protocol/index.js";
 import type { ProtocolName } from "../protocol/types.js";
-import { taskEnvName, Terminal } from "../terminal/index.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import { writeHandoff } from "./handoff.js";
 import { ContextFit } from "./context-fit.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
-import type { AgentEvent, ResultSubtype, SandboxJson } from "../events/index.js";
+import type { AgentEvent, ResultSubtype } from "../events/index.js";
 import type { TaskState } from "../storage/task-journal.js";
 import { describeJournalFailure, guardJournal, type JournalFailure } from "./guarded-journal.js";
 import type { PendingResult } from "../storage/task-journal.js";
@@ -35,6 +33,7 @@ import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached }
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { TaskTools } from "./task-tools.js";
 import { TaskSpend } from "./task-spend.js";
+import { RunProcesses } from "./run-processes.js";
 import { RunRecord, statusOf } from "./run-record.js";
 import { assistantEvent, runTurn } from "./turn.js";
 import { usageJson } from "./usage-json.js";
@@ -72,7 +71,7 @@ export class Task {
   private readonly hooks: TaskHooks;
   private readonly context: ContextFit;
   private readonly scratchDir: string;
-  private terminal: Terminal;
+  private readonly processes: RunProcesses;
   /** The journal could not be written (a full disk): the run stops cleanly and says where. */
   private journalFailure: JournalFailure | undefined;
 
@@ -107,7 +106,13 @@ export class Task {
     this.tools = new TaskTools(options.tools.list, options.tools.mcp);
     this.ignore = new IgnoreRules(this.cwd);
     this.scratchDir = options.tools.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
-    this.terminal = this.newTerminal();
+    this.processes = new RunProcesses({
+      scratchDir: this.scratchDir,
+      sessionId: this.sessionId,
+      sandbox: options.workspace.sandbox,
+      commands: options.tools.commands,
+      browser: options.tools.browser,
+    });
     const focusSettings = { ...defaultFocusChainSettings, ...options.tools.focusChain };
     const priorProgress = journal.prior?.taskProgress;
     this.focus = priorProgress ? new FocusChain(focusSettings, priorProgress) : FocusChain.fromMessages(focusSettings, this.messages);
@@ -119,25 +124,6 @@ export class Task {
   private stopForJournal(failure: JournalFailure): void {
     this.journalFailure = failure;
     this.controller.abort();
-  }
-
-  /** The browser session of a run, with the configured viewport and Chromium (it is closed when the run ends). */
-  private installBrowser(): void {
-    if (!this.options.tools.browser) return;
-    const { viewport, chromiumPath } = this.options.tools.browser;
-    useBrowser(this.scratchDir, new BrowserSession({ ...(viewport ? { viewport } : {}), ...(chromiumPath ? { chromiumPath } : {}) }));
-  }
-
-  private newTerminal(): Terminal {
-    const sandbox = this.options.workspace.sandbox?.sandbox;
-    const executor = this.options.tools.commands;
-    return new Terminal({ scratchDir: this.scratchDir, env: { [taskEnvName]: this.sessionId }, ...(sandbox ? { sandbox } : {}), ...(executor ? { executor } : {}) });
-  }
-
-  /** The sandbox commands run in, as hosts show it: none here when the host's executor runs them. */
-  private sandboxSummary(): SandboxJson {
-    if (this.options.tools.commands) return { mode: "off", reason: "commands run on the host's executor" };
-    return this.options.workspace.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" };
   }
 
   /** Starts the task with the person's request. */
@@ -185,8 +171,7 @@ export class Task {
     if (this.running) throw new Error("This task is already running; wait for it to finish or abort it.");
     this.running = true;
     if (this.controller.signal.aborted) this.controller = new AbortController();
-    if (this.terminal.isDisposed) this.terminal = this.newTerminal();
-    this.installBrowser();
+    this.processes.begin();
     const channel = new Channel<AgentEvent>();
     const emit = (event: AgentEvent) => {
       this.options.journal.store?.event(event);
@@ -207,9 +192,7 @@ export class Task {
         this.controller.abort();
         await driving.catch(() => undefined);
       }
-      // Background commands end with the run (a resumed task starts them again if it needs them).
-      await this.terminal.dispose();
-      await closeBrowserFor(this.scratchDir);
+      await this.processes.end();
       this.running = false;
     }
   }
@@ -289,12 +272,12 @@ export class Task {
       home: options.workspace.home,
       modelSupportsImages: model.info.supportsImages,
       files: options.tools.files,
-      terminal: this.terminal,
+      terminal: this.processes.terminal,
       commandPermissions: options.policy.commandPermissions,
       approvalRequiredCommands: options.policy.approvalRequiredCommands ?? [],
       approval,
       policyState: this.policyState,
-      sandbox: this.sandboxSummary(),
+      sandbox: this.processes.sandboxSummary(),
       history: this.callHistory,
       hookRunner: options.hooks.runner,
       hookSession: this.hooks.session(),
@@ -317,7 +300,7 @@ export class Task {
     if (this.options.workspace.environmentDetails !== false) {
       notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.context.contextTokens, contextWindow: model.info.contextWindow }));
     }
-    const background = this.terminal.updates();
+    const background = this.processes.terminal.updates();
     if (background) notes.push(background);
     notes.push(...this.focus.notes());
     return notes;
@@ -344,7 +327,7 @@ export class Task {
       tools: offered().map((t) => t.name),
       permissionMode: approval.yolo ? "yolo" : "default",
       auto_approve: [...approval.autoApprove],
-      sandbox: this.sandboxSummary(),
+      sandbox: this.processes.sandboxSummary(),
     });
     for (const message of this.openingNotices.splice(0)) emit({ type: "system", subtype: "notice", level: "warning", message });
 
@@ -389,7 +372,7 @@ export class Task {
       signal: this.controller.signal,
       ignore: this.ignore,
       scratchDir: this.scratchDir,
-      terminal: this.terminal,
+      terminal: this.processes.terminal,
       environmentDetails: options.workspace.environmentDetails !== false,
       mentions: options.tools.mentions === true,
       modelSupportsImages: options.model.main.info.supportsImages,

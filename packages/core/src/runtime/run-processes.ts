@@ -1,0 +1,57 @@
+import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
+import type { SandboxJson } from "../events/index.js";
+import type { TaskSandbox } from "../sandbox/index.js";
+import { taskEnvName, Terminal } from "../terminal/index.js";
+import type { ToolOptions } from "./task-options.js";
+
+/**
+ * The processes a task's runs own: the terminal its commands run in (with the background commands
+ * it started) and the browser session. A run starts them and its end stops them, so none outlives
+ * the run that started it (a resumed task starts them again if it needs them).
+ */
+export class RunProcesses {
+  private current: Terminal;
+
+  constructor(
+    private readonly setup: {
+      scratchDir: string;
+      sessionId: string;
+      sandbox: TaskSandbox | undefined;
+      /** The host's own command executor (a remote workspace). */
+      commands: ToolOptions["commands"];
+      browser: ToolOptions["browser"];
+    },
+  ) {
+    this.current = this.newTerminal();
+  }
+
+  get terminal(): Terminal {
+    return this.current;
+  }
+
+  /** A run starts: a fresh terminal if the last run's was stopped, and the browser session with the configured viewport and Chromium. */
+  begin(): void {
+    if (this.current.isDisposed) this.current = this.newTerminal();
+    if (!this.setup.browser) return;
+    const { viewport, chromiumPath } = this.setup.browser;
+    useBrowser(this.setup.scratchDir, new BrowserSession({ ...(viewport ? { viewport } : {}), ...(chromiumPath ? { chromiumPath } : {}) }));
+  }
+
+  /** The run ended: background commands and the browser stop with it. */
+  async end(): Promise<void> {
+    await this.current.dispose();
+    await closeBrowserFor(this.setup.scratchDir);
+  }
+
+  /** The sandbox commands run in, as hosts show it: none here when the host's executor runs them. */
+  sandboxSummary(): SandboxJson {
+    if (this.setup.commands) return { mode: "off", reason: "commands run on the host's executor" };
+    return this.setup.sandbox?.summary ?? { mode: "off", reason: "the host gave no sandbox" };
+  }
+
+  private newTerminal(): Terminal {
+    const sandbox = this.setup.sandbox?.sandbox;
+    const executor = this.setup.commands;
+    return new Terminal({ scratchDir: this.setup.scratchDir, env: { [taskEnvName]: this.setup.sessionId }, ...(sandbox ? { sandbox } : {}), ...(executor ? { executor } : {}) });
+  }
+}
