@@ -203,7 +203,7 @@ async function tokenCost(ui: Ui, throttled: boolean): Promise<{ msPerToken: numb
       renderMs += renderTime;
     },
   });
-  const presenter = new ui.EventPresenter(view, ws.dir);
+  const presenter = new ui.EventPresenter(view);
   const words = ["the ", "parser ", "streams ", "tokens ", "into ", "the ", "live ", "region, ", "which ", "stays ", "small.\n"];
   await new Promise((resolve) => setTimeout(resolve, 50));
   renders = 0;

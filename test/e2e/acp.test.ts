@@ -9,6 +9,7 @@ import {
   type ClientCapabilities,
   type ClientContext,
   type RequestPermissionRequest,
+  type PromptResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
@@ -111,7 +112,10 @@ class Editor {
     return this.updates
       .map((n) => n.update)
       .filter((u) => u.sessionUpdate === kind)
-      .map((u) => ("content" in u && !Array.isArray(u.content) && u.content.type === "text" ? u.content.text : ""))
+      .map((u) => {
+        const content = "content" in u && !Array.isArray(u.content) ? (u.content as { type?: string; text?: string } | null | undefined) : undefined;
+        return content?.type === "text" ? (content.text ?? "") : "";
+      })
       .join("");
   }
 }
@@ -542,7 +546,7 @@ describe("cairn acp: new_task hands the editor's thread over to a fresh task", (
       return { sessionId, stop };
     });
     const { sessionId, stop } = first.value;
-    expect(stop.stopReason, first.stderr).toBe("end_turn");
+    expect((stop as PromptResponse).stopReason, first.stderr).toBe("end_turn");
     expect(readFileSync(path.join(fx.workspace.dir, "done.txt"), "utf8")).toBe("finished\n");
 
     // The person was asked once, on the new_task call's card, with the context and the two choices.
@@ -579,7 +583,7 @@ describe("cairn acp: new_task hands the editor's thread over to a fresh task", (
       const stop = await ctx.request("session/prompt", { sessionId, prompt: prompt("AFTER-LOAD: anything left?") });
       return { replayed, stop };
     });
-    expect(second.value.stop.stopReason, second.stderr).toBe("end_turn");
+    expect((second.value.stop as PromptResponse).stopReason, second.stderr).toBe("end_turn");
     const replay = second.editor.updates.slice(0, second.value.replayed).map((n) => n.update);
     const said = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => (u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? u.content.text : ""));
     expect(said).toEqual(["ORIGINAL-REQUEST: tidy the notes", expect.stringContaining(context)]);
@@ -602,7 +606,7 @@ describe("cairn acp: new_task hands the editor's thread over to a fresh task", (
       const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
       return await ctx.request("session/prompt", { sessionId, prompt: prompt("ORIGINAL-REQUEST: tidy") });
     });
-    expect(stop.stopReason).toBe("end_turn");
+    expect((stop as PromptResponse).stopReason).toBe("end_turn");
     expect(editor.permissions).toHaveLength(1);
     expect(editor.text()).toContain("stayed and finished");
     expect(requestsOf("HANDOFF-CONTEXT")).toHaveLength(0);
@@ -622,7 +626,7 @@ describe("cairn acp: new_task hands the editor's thread over to a fresh task", (
       await ctx.request("session/set_mode", { sessionId, modeId: "plan" });
       return await ctx.request("session/prompt", { sessionId, prompt: prompt("PLAN-ORIGINAL: look around") });
     });
-    expect(stop.stopReason).toBe("end_turn");
+    expect((stop as PromptResponse).stopReason).toBe("end_turn");
     const tools = (r: (typeof fx.server.requests)[number]) => ((r.body as { tools?: Array<{ name: string }> }).tools ?? []).map((t) => t.name);
     expect(requestsOf("PLAN-HANDOFF")).toHaveLength(1);
     expect(tools(requestsOf("PLAN-HANDOFF")[0]!)).toContain("plan_mode_respond");
@@ -641,7 +645,7 @@ describe("cairn acp: new_task hands the editor's thread over to a fresh task", (
       const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
       return await ctx.request("session/prompt", { sessionId, prompt: prompt("FIRST-TASK: start") });
     });
-    expect(stop.stopReason).toBe("end_turn");
+    expect((stop as PromptResponse).stopReason).toBe("end_turn");
     expect(editor.permissions).toHaveLength(1);
     expect(requestsOf("HOP-TWO")).toHaveLength(0);
     expect(JSON.stringify(requestsOf("HOP-ONE").at(-1)!.body.messages)).toContain("maxHandoffs");

@@ -19,7 +19,7 @@ afterEach(async () => {
   await rm(ws, { recursive: true, force: true });
 });
 
-function read(input: { path: string; start_line?: number; end_line?: number }) {
+function read(input: { path: string; start_line?: number; end_line?: number; line_numbers?: boolean }) {
   return readFileTool.execute(readFileTool.parameters.parse(input), ctx);
 }
 
