@@ -8,19 +8,16 @@ import type { ApprovalSettings } from "../policy/approval.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from "../policy/loop-detection.js";
-import { environmentLine } from "../prompt/environment.js";
 import { imagesRefused } from "../prompt/image-attachment.js";
-import { loadRules } from "../prompt/rules/index.js";
 import { parseSlashCommand } from "../prompt/slash-commands.js";
-import { buildSystemPrompt, noToolNudge } from "../prompt/system-prompt.js";
+import { noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor } from "../protocol/index.js";
-import type { ProtocolName } from "../protocol/types.js";
-import type { AnyTool, Mode } from "../tools/tool.js";
+import type { Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import { writeHandoff } from "./handoff.js";
 import { ContextFit } from "./context-fit.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
-import type { CallEnv, ExecutedCall } from "./execute-call.js";
+import type { CallEnv } from "./execute-call.js";
 import type { AgentEvent, ResultSubtype } from "../events/index.js";
 import type { TaskState } from "../storage/task-journal.js";
 import { describeJournalFailure, guardJournal, type JournalFailure } from "./guarded-journal.js";
@@ -32,6 +29,7 @@ import { TaskHooks } from "./task-hooks.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
 import { TaskTools } from "./task-tools.js";
+import { TaskPrompt } from "./task-prompt.js";
 import { TaskSpend } from "./task-spend.js";
 import { RunProcesses } from "./run-processes.js";
 import { RunRecord, statusOf } from "./run-record.js";
@@ -70,6 +68,9 @@ export class Task {
   private readonly stepCheckpoints: StepCheckpoints;
   private readonly hooks: TaskHooks;
   private readonly context: ContextFit;
+  private readonly prompt: TaskPrompt;
+  /** The model's checklist of the task (task_progress). */
+  private readonly focus: FocusChain;
   private readonly scratchDir: string;
   private readonly processes: RunProcesses;
   /** The journal could not be written (a full disk): the run stops cleanly and says where. */
@@ -116,10 +117,18 @@ export class Task {
     const focusSettings = { ...defaultFocusChainSettings, ...options.tools.focusChain };
     const priorProgress = journal.prior?.taskProgress;
     this.focus = priorProgress ? new FocusChain(focusSettings, priorProgress) : FocusChain.fromMessages(focusSettings, this.messages);
+    this.prompt = new TaskPrompt({
+      cwd: this.cwd,
+      home: options.workspace.home,
+      replacement: options.model.systemPrompt,
+      customInstructions: options.model.customInstructions,
+      mcp: options.tools.mcp,
+      sandbox: options.tools.commands ? undefined : options.workspace.sandbox?.sandbox,
+      taskProgress: this.focus.settings.enabled,
+      environmentDetails: options.workspace.environmentDetails !== false,
+      activePaths: this.tools.activePaths,
+    });
   }
-
-  /** The model's checklist of the task (task_progress). */
-  private readonly focus: FocusChain;
 
   private stopForJournal(failure: JournalFailure): void {
     this.journalFailure = failure;
@@ -197,22 +206,6 @@ export class Task {
     }
   }
 
-  private systemPrompt(protocol: ProtocolName, tools: AnyTool[]): string {
-    if (this.options.model.systemPrompt) return this.options.model.systemPrompt;
-    const rules = this.options.workspace.home ? loadRules({ cwd: this.cwd, home: this.options.workspace.home, activePaths: [...this.tools.activePaths] }).text : undefined;
-    return buildSystemPrompt({
-      cwd: this.cwd,
-      mode: this.mode,
-      protocol,
-      tools,
-      ...(this.options.model.customInstructions ? { customInstructions: this.options.model.customInstructions } : {}),
-      ...(rules ? { rules } : {}),
-      ...(this.options.tools.mcp ? { mcp: this.options.tools.mcp.promptSection() } : {}),
-      ...(this.options.workspace.sandbox?.sandbox && !this.options.tools.commands ? { sandbox: this.options.workspace.sandbox.sandbox.promptLine() } : {}),
-      ...(this.focus.settings.enabled ? { taskProgress: true } : {}),
-    });
-  }
-
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
   private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
     const beforeCompact = this.hooks.beforeCompact(force === "compact" ? "manual" : "auto", emit, this.controller.signal);
@@ -233,7 +226,7 @@ export class Task {
   async compact(): Promise<void> {
     const protocol = protocolFor(this.options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
     const tools = this.tools.inMode(this.mode);
-    const system = this.systemPrompt(protocol.name, tools);
+    const system = this.prompt.system(protocol.name, tools, this.mode);
     const events: AgentEvent[] = [];
     await this.fit((e) => events.push(e), { fixedText: system, model: this.options.model.main }, "compact");
     for (const event of events) for (const listener of this.listeners) listener(event);
@@ -290,22 +283,6 @@ export class Task {
     };
   }
 
-  /** What the model learns with a step's results besides them: outside changes, time/mode/context, background output. */
-  private async environmentNotes(changedFiles: boolean, model: Model, emit: (event: AgentEvent) => void): Promise<string[]> {
-    const notes: string[] = [];
-    if (!changedFiles) {
-      const outside = await this.stepCheckpoints.changesOutsideTheAgent(emit);
-      if (outside) notes.push(outside);
-    }
-    if (this.options.workspace.environmentDetails !== false) {
-      notes.push(environmentLine({ now: new Date(), mode: this.mode, contextTokens: this.context.contextTokens, contextWindow: model.info.contextWindow }));
-    }
-    const background = this.processes.terminal.updates();
-    if (background) notes.push(background);
-    notes.push(...this.focus.notes());
-    return notes;
-  }
-
   private async drive(text: string, emit: (event: AgentEvent) => void, attached: readonly ImagePart[]): Promise<TaskResult> {
     const options = this.options;
     const protocol = protocolFor(options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
@@ -353,7 +330,7 @@ export class Task {
     }
     const command = parseSlashCommand(text, { cwd: this.cwd, ...(options.workspace.home ? { home: options.workspace.home } : {}) });
     if (command?.kind === "compact") {
-      await this.fit(emit, { fixedText: this.systemPrompt(protocol.name, offered()), model: options.model.main }, "compact");
+      await this.fit(emit, { fixedText: this.prompt.system(protocol.name, offered(), this.mode), model: options.model.main }, "compact");
       text = command.rest || "[The conversation was compacted at the user's request. Continue the task from the summary.]";
     } else if (command?.kind === "newtask") {
       const handoff = await writeHandoff(this.messages, command.rest, options.model.main, this.controller.signal);
@@ -398,7 +375,7 @@ export class Task {
       this.turns++;
       emit({ type: "turn_start", turn: this.turns, reason: transition });
       const tools = offered();
-      const system = this.systemPrompt(protocol.name, tools);
+      const system = this.prompt.system(protocol.name, tools, this.mode);
       const fixedText = `${system}${JSON.stringify(protocol.requestTools(tools) ?? [])}`;
       try {
         await this.fit(emit, { fixedText, model }, compactRetried ? "truncate" : undefined);
@@ -466,7 +443,9 @@ export class Task {
       }
 
       const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.byName.get(e.call.name)?.kind === "edit" || this.tools.byName.get(e.call.name)?.kind === "command"));
-      const notes = [...outcome.notes, ...(await this.environmentNotes(changing.length > 0, model, emit))];
+      const outside = changing.length > 0 ? undefined : await this.stepCheckpoints.changesOutsideTheAgent(emit);
+      const now = { mode: this.mode, contextTokens: this.context.contextTokens, contextWindow: model.info.contextWindow, terminal: this.processes.terminal, focus: this.focus };
+      const notes = [...outcome.notes, ...this.prompt.stepNotes(outside, now)];
       const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.limits.loopDetection });
       if (loop.level === "warn") {
         notes.push(loopWarning(loop));

@@ -1,0 +1,65 @@
+import type { McpHub } from "../mcp/index.js";
+import { environmentLine } from "../prompt/environment.js";
+import { loadRules } from "../prompt/rules/index.js";
+import { buildSystemPrompt } from "../prompt/system-prompt.js";
+import type { ProtocolName } from "../protocol/types.js";
+import type { CommandSandbox } from "../sandbox/index.js";
+import type { Terminal } from "../terminal/index.js";
+import type { AnyTool, Mode } from "../tools/tool.js";
+import type { FocusChain } from "./focus-chain.js";
+
+/**
+ * What the model reads besides the conversation, as this task assembles it from prompt/: the
+ * system prompt of each turn (rules of the paths in play, MCP servers, the sandbox, the checklist)
+ * and the notes that go with a step's results (time, mode, context, background output, the
+ * checklist). The loop says when; this says what.
+ */
+export class TaskPrompt {
+  constructor(
+    private readonly parts: {
+      cwd: string;
+      /** CAIRN_HOME: with it, rules and memory files go into the system prompt. */
+      home: string | undefined;
+      /** Replaces the built system prompt entirely. */
+      replacement: string | undefined;
+      customInstructions: string | undefined;
+      mcp: McpHub | undefined;
+      /** The sandbox local commands run in (none when the host runs them). */
+      sandbox: CommandSandbox | undefined;
+      taskProgress: boolean;
+      environmentDetails: boolean;
+      /** Paths mentioned or touched so far, for rules that apply only to some files. */
+      activePaths: ReadonlySet<string>;
+    },
+  ) {}
+
+  system(protocol: ProtocolName, tools: AnyTool[], mode: Mode): string {
+    const p = this.parts;
+    if (p.replacement) return p.replacement;
+    const rules = p.home ? loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths] }).text : undefined;
+    return buildSystemPrompt({
+      cwd: p.cwd,
+      mode,
+      protocol,
+      tools,
+      ...(p.customInstructions ? { customInstructions: p.customInstructions } : {}),
+      ...(rules ? { rules } : {}),
+      ...(p.mcp ? { mcp: p.mcp.promptSection() } : {}),
+      ...(p.sandbox ? { sandbox: p.sandbox.promptLine() } : {}),
+      ...(p.taskProgress ? { taskProgress: true } : {}),
+    });
+  }
+
+  /** What the model learns with a step's results besides them: `outside` changes, time/mode/context, background output, the checklist. */
+  stepNotes(outside: string | undefined, now: { mode: Mode; contextTokens: number; contextWindow: number; terminal: Terminal; focus: FocusChain }): string[] {
+    const notes: string[] = [];
+    if (outside) notes.push(outside);
+    if (this.parts.environmentDetails) {
+      notes.push(environmentLine({ now: new Date(), mode: now.mode, contextTokens: now.contextTokens, contextWindow: now.contextWindow }));
+    }
+    const background = now.terminal.updates();
+    if (background) notes.push(background);
+    notes.push(...now.focus.notes());
+    return notes;
+  }
+}
