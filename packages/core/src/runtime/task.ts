@@ -11,13 +11,13 @@ import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from 
 import { imagesRefused } from "../prompt/image-attachment.js";
 import { parseSlashCommand } from "../prompt/slash-commands.js";
 import { noToolNudge } from "../prompt/system-prompt.js";
-import { protocolFor } from "../protocol/index.js";
-import type { Mode } from "../tools/tool.js";
+import { protocolFor, type ToolProtocol } from "../protocol/index.js";
+import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import { writeHandoff } from "./handoff.js";
 import { ContextFit } from "./context-fit.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
-import type { CallEnv } from "./execute-call.js";
+import type { CallEnv, ExecutedCall } from "./execute-call.js";
 import type { AgentEvent, ResultSubtype } from "../events/index.js";
 import type { TaskState } from "../storage/task-journal.js";
 import { describeJournalFailure, guardJournal, type JournalFailure } from "./guarded-journal.js";
@@ -287,10 +287,18 @@ export class Task {
     const options = this.options;
     const protocol = protocolFor(options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
     this.focus.newRun();
-    const run = new RunRecord(this.turns);
-    const approval: ApprovalSettings = { yolo: options.policy.yolo === true, autoApprove: new Set(options.policy.autoApprove ?? []) };
-    const offered = () => this.tools.offered(this.mode, protocol.name);
-    const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.model.retry };
+    const run: Run = {
+      emit,
+      protocol,
+      record: new RunRecord(this.turns),
+      approval: { yolo: options.policy.yolo === true, autoApprove: new Set(options.policy.autoApprove ?? []) },
+      offered: () => this.tools.offered(this.mode, protocol.name),
+      retry: { ...defaultRetryPolicy, ...options.model.retry },
+      model: options.model.main,
+      mistakes: 0,
+      stopContinuations: 0,
+      compactRetried: false,
+    };
 
     emit({
       type: "system",
@@ -301,27 +309,26 @@ export class Task {
       provider: options.model.main.provider,
       protocol: protocol.name,
       mode: this.mode,
-      tools: offered().map((t) => t.name),
-      permissionMode: approval.yolo ? "yolo" : "default",
-      auto_approve: [...approval.autoApprove],
+      tools: run.offered().map((t) => t.name),
+      permissionMode: run.approval.yolo ? "yolo" : "default",
+      auto_approve: [...run.approval.autoApprove],
       sandbox: this.processes.sandboxSummary(),
     });
     for (const message of this.openingNotices.splice(0)) emit({ type: "system", subtype: "notice", level: "warning", message });
 
-    const finish = async (subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): Promise<TaskResult> => {
-      if (this.journalFailure) {
-        subtype = "error_during_execution";
-        result = `${describeJournalFailure(this.journalFailure)}. Everything written before it is kept: fix that (free some space), then resume the task (cairn resume ${this.sessionId}).`;
-      }
-      if (subtype === "success") this.stepCheckpoints.checkpointEnd(emit);
-      await this.stepCheckpoints.settled();
-      this.options.workspace.checkpoints?.packInBackground();
-      const outcome = run.result(subtype, result, extra, { turns: this.turns, costUsd: this.spend.costUsd, usage: this.spend.usage, sessionId: this.sessionId });
-      this.journalState(statusOf(subtype), result);
-      emit({ type: "result", ...outcome });
-      return outcome;
-    };
+    const ended = await this.openRun(text, attached, run);
+    if (ended) return ended;
+    for (let transition: Transition = "start"; ; ) {
+      const next = await this.turn(transition, run);
+      if (typeof next !== "string") return next;
+      transition = next;
+    }
+  }
 
+  /** Before the first turn: a crashed step's results, a slash command, the prompt hooks, the person's message. The result when the run ends here. */
+  private async openRun(text: string, attached: readonly ImagePart[], run: Run): Promise<TaskResult | undefined> {
+    const { options } = this;
+    const { emit, protocol } = run;
     if (this.pendingResults) {
       // A task cut by a crash: give its last calls their results before anything new.
       const repaired = repairInterrupted(this.messages, this.pendingResults, protocol, [...this.tools.byName.values()]);
@@ -330,18 +337,18 @@ export class Task {
     }
     const command = parseSlashCommand(text, { cwd: this.cwd, ...(options.workspace.home ? { home: options.workspace.home } : {}) });
     if (command?.kind === "compact") {
-      await this.fit(emit, { fixedText: this.prompt.system(protocol.name, offered(), this.mode), model: options.model.main }, "compact");
+      await this.fit(emit, { fixedText: this.prompt.system(protocol.name, run.offered(), this.mode), model: options.model.main }, "compact");
       text = command.rest || "[The conversation was compacted at the user's request. Continue the task from the summary.]";
     } else if (command?.kind === "newtask") {
       const handoff = await writeHandoff(this.messages, command.rest, options.model.main, this.controller.signal);
-      return finish("success", handoff, { new_task: handoff });
+      return this.finish(run, "success", handoff, { new_task: handoff });
     } else if (command?.kind === "text") {
       text = command.text;
     }
     const prompt = await this.hooks.onPrompt(text, emit, this.controller.signal);
-    if (prompt.blocked) return finish("error_during_execution", `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`);
+    if (prompt.blocked) return this.finish(run, "error_during_execution", `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`);
     const hookContext = prompt.context.length > 0 ? `\n\n[Context from hooks]\n${prompt.context.join("\n")}` : "";
-    if (attached.length > 0 && !options.model.main.info.supportsImages) return finish("error_during_execution", imagesRefused(options.model.main.id));
+    if (attached.length > 0 && !options.model.main.info.supportsImages) return this.finish(run, "error_during_execution", imagesRefused(options.model.main.id));
     const user = await userText(text, {
       cwd: this.cwd,
       mode: this.mode,
@@ -358,139 +365,182 @@ export class Task {
       emit,
     });
     this.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
-    if (run.turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
-    let stopContinuations = 0;
+    if (run.record.turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
     this.journalState("running");
-    let mistakes = 0;
-    let compactRetried = false;
-    let model = options.model.main;
-    const maxMistakes = options.limits.maxMistakes ?? 3;
-    for (let transition: Transition = "start"; ; ) {
-      if (options.limits.maxBudgetUsd !== undefined && this.spend.costUsd !== null && this.spend.costUsd >= options.limits.maxBudgetUsd) {
-        return finish("error_max_budget_usd", `Stopped: the task has cost $${this.spend.costUsd.toFixed(4)}, reaching the budget of $${options.limits.maxBudgetUsd} (--max-budget-usd).`);
-      }
-      if (turnLimitReached(this.turns - run.turnsAtStart, options.limits.maxTurns)) {
-        return finish("error_max_turns", `Stopped after ${options.limits.maxTurns} turns without completing the task (--max-turns).`);
-      }
-      this.turns++;
-      emit({ type: "turn_start", turn: this.turns, reason: transition });
-      const tools = offered();
-      const system = this.prompt.system(protocol.name, tools, this.mode);
-      const fixedText = `${system}${JSON.stringify(protocol.requestTools(tools) ?? [])}`;
-      try {
-        await this.fit(emit, { fixedText, model }, compactRetried ? "truncate" : undefined);
-      } catch (error) {
-        // Stopped while a summary was being written: the conversation is unchanged, end like any abort.
-        if (this.controller.signal.aborted) return finish("error_aborted", "The task was stopped.");
-        throw error;
-      }
-      this.stepCheckpoints.stepStarts();
-      const outcome = await runTurn({
-        model,
-        fallbackModel: model === options.model.fallback ? undefined : options.model.fallback,
-        protocol,
-        tools,
-        system,
-        messages: this.messages,
-        retry,
-        maxContinuations: options.limits.maxContinuations ?? 3,
-        hooks: options.hooks.loop ?? {},
-        callEnv: this.callEnv(model, approval, emit),
-        signal: this.controller.signal,
-        emit,
-        journal: options.journal.store,
-        beforeWrite: () => this.stepCheckpoints.readyForWrites(emit),
-        costSoFar: this.spend.costUsd,
-        toolExecution: options.tools.execution ?? "parallel",
-      });
-      this.spend.add(outcome.usage, outcome.cost);
-      run.apiMs += outcome.apiMs;
+    return undefined;
+  }
 
-      if (outcome.kind === "aborted") return finish("error_aborted", "The task was stopped.");
-      if (outcome.kind === "failed" && outcome.error.kind === "context_window" && !compactRetried && options.limits.compaction !== "off") {
-        // The provider counted more than we did: shrink once more and retry the same turn.
-        compactRetried = true;
-        this.turns--;
-        transition = "compact_retry";
-        continue;
-      }
-      compactRetried = false;
-      if (outcome.kind === "failed") {
-        emit({ type: "error", kind: outcome.error.kind, message: outcome.error.message });
-        return finish("error_during_execution", `The model request failed: ${outcome.error.message}`);
-      }
-      model = outcome.model;
-      this.messages.push(outcome.assistant); // runTurn has journaled it
-      this.context.noteReply(outcome.usage, this.messages.length);
-      emit(assistantEvent(this.sessionId, this.turns, outcome));
-
-      run.denials.push(...this.tools.noteStep(outcome.executed));
-      this.spend.addSpent(outcome.executed);
-      const progress = this.focus.update(outcome.executed.map((e) => e.call.taskProgress));
-      if (progress) emit({ type: "task_progress", items: progress });
-
-      if (outcome.executed.length === 0) {
-        mistakes++;
-        if (mistakeLimitReached(mistakes, maxMistakes)) {
-          const reason = noToolReason(mistakes, protocol.name, this.messages);
-          if (!(await options.host?.confirmContinue?.(reason, this.controller.signal))) return finish("error_mistake_limit", `Stopped: ${reason}.`);
-          mistakes = 0;
-        }
-        this.appendUser(noToolNudge(protocol.name));
-        this.journalState("running");
-        transition = "no_tool_nudge";
-        continue;
-      }
-
-      const changing = outcome.executed.filter((e) => e.verdict !== "denied" && (this.tools.byName.get(e.call.name)?.kind === "edit" || this.tools.byName.get(e.call.name)?.kind === "command"));
-      const outside = changing.length > 0 ? undefined : await this.stepCheckpoints.changesOutsideTheAgent(emit);
-      const now = { mode: this.mode, contextTokens: this.context.contextTokens, contextWindow: model.info.contextWindow, terminal: this.processes.terminal, focus: this.focus };
-      const notes = [...outcome.notes, ...this.prompt.stepNotes(outside, now)];
-      const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.limits.loopDetection });
-      if (loop.level === "warn") {
-        notes.push(loopWarning(loop));
-        emit({ type: "system", subtype: "notice", level: "warning", message: loop.reason });
-      }
-      const answers = await answerControls(outcome.executed, { yolo: approval.yolo, host: options.host, focus: this.focus, hooks: this.hooks, stopContinuations, signal: this.controller.signal, emit });
-      if (answers.stopHookBlocked) stopContinuations++;
-      notes.push(...answers.notes);
-      const { control, plan, handoff, endRun, stopBlocked } = answers;
-      this.record(protocol.resultsMessage(outcome.executed, notes));
-      this.journalState("running");
-      if (changing.length > 0) this.stepCheckpoints.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...touchedBy(this.tools.byName, changing, this.cwd) });
-
-      if (endRun) return finish("error_during_execution", `Stopped by a hook: ${endRun}`);
-      if (control?.type === "complete" && !stopBlocked) {
-        return finish("success", control.result, control.command ? { command: control.command } : {});
-      }
-      if (control?.type === "ask") {
-        return finish("needs_input", control.question, { question: { text: control.question, options: control.options } });
-      }
-      if (handoff?.approved) return finish("success", handoff.context, { new_task: handoff.context });
-      if (control?.type === "plan") {
-        if (!plan) return finish("needs_input", control.plan, { plan: control.plan });
-        if (plan.approved) {
-          this.mode = "act";
-          emit({ type: "system", subtype: "mode", mode: "act", reason: approval.yolo ? "yolo: plans are approved automatically" : "the user approved the plan" });
-        }
-      }
-      if (loop.level === "stop") {
-        const goOn = await options.host?.confirmContinue?.(loop.reason, this.controller.signal);
-        if (!goOn) return finish("error_loop_detected", `Stopped: ${loop.reason}`);
-        this.callHistory.length = 0;
-      }
-      mistakes = nextMistakeCount(mistakes, outcome.executed.map((e) => e.verdict));
-      if (mistakeLimitReached(mistakes, maxMistakes)) {
-        const last = outcome.executed[outcome.executed.length - 1]!;
-        const reason = `${mistakes} consecutive mistakes; the last: ${last.call.name}: ${firstLine(last.result)}`;
-        // A person at the keyboard may give the model another chance; nobody means stop.
-        if (!(await options.host?.confirmContinue?.(reason, this.controller.signal))) return finish("error_mistake_limit", `Stopped after ${reason}`);
-        mistakes = 0;
-      }
-      transition = "next_turn";
+  /** One turn: the limits, the conversation fitted to the window, the model's reply and its calls. Why the loop goes round again, or the run's result. */
+  private async turn(transition: Transition, run: Run): Promise<Transition | TaskResult> {
+    const { options } = this;
+    const { emit, protocol } = run;
+    const spent = this.spend.costUsd;
+    if (options.limits.maxBudgetUsd !== undefined && spent !== null && spent >= options.limits.maxBudgetUsd) {
+      return this.finish(run, "error_max_budget_usd", `Stopped: the task has cost $${spent.toFixed(4)}, reaching the budget of $${options.limits.maxBudgetUsd} (--max-budget-usd).`);
     }
+    if (turnLimitReached(this.turns - run.record.turnsAtStart, options.limits.maxTurns)) {
+      return this.finish(run, "error_max_turns", `Stopped after ${options.limits.maxTurns} turns without completing the task (--max-turns).`);
+    }
+    this.turns++;
+    emit({ type: "turn_start", turn: this.turns, reason: transition });
+    const tools = run.offered();
+    const system = this.prompt.system(protocol.name, tools, this.mode);
+    const fixedText = `${system}${JSON.stringify(protocol.requestTools(tools) ?? [])}`;
+    try {
+      await this.fit(emit, { fixedText, model: run.model }, run.compactRetried ? "truncate" : undefined);
+    } catch (error) {
+      // Stopped while a summary was being written: the conversation is unchanged, end like any abort.
+      if (this.controller.signal.aborted) return this.finish(run, "error_aborted", "The task was stopped.");
+      throw error;
+    }
+    this.stepCheckpoints.stepStarts();
+    const model = run.model;
+    const outcome = await runTurn({
+      model,
+      fallbackModel: model === options.model.fallback ? undefined : options.model.fallback,
+      protocol,
+      tools,
+      system,
+      messages: this.messages,
+      retry: run.retry,
+      maxContinuations: options.limits.maxContinuations ?? 3,
+      hooks: options.hooks.loop ?? {},
+      callEnv: this.callEnv(model, run.approval, emit),
+      signal: this.controller.signal,
+      emit,
+      journal: options.journal.store,
+      beforeWrite: () => this.stepCheckpoints.readyForWrites(emit),
+      costSoFar: this.spend.costUsd,
+      toolExecution: options.tools.execution ?? "parallel",
+    });
+    this.spend.add(outcome.usage, outcome.cost);
+    run.record.apiMs += outcome.apiMs;
+
+    if (outcome.kind === "aborted") return this.finish(run, "error_aborted", "The task was stopped.");
+    if (outcome.kind === "failed" && outcome.error.kind === "context_window" && !run.compactRetried && options.limits.compaction !== "off") {
+      // The provider counted more than we did: shrink once more and retry the same turn.
+      run.compactRetried = true;
+      this.turns--;
+      return "compact_retry";
+    }
+    run.compactRetried = false;
+    if (outcome.kind === "failed") {
+      emit({ type: "error", kind: outcome.error.kind, message: outcome.error.message });
+      return this.finish(run, "error_during_execution", `The model request failed: ${outcome.error.message}`);
+    }
+    run.model = outcome.model;
+    this.messages.push(outcome.assistant); // runTurn has journaled it
+    this.context.noteReply(outcome.usage, this.messages.length);
+    emit(assistantEvent(this.sessionId, this.turns, outcome));
+
+    run.record.denials.push(...this.tools.noteStep(outcome.executed));
+    this.spend.addSpent(outcome.executed);
+    const progress = this.focus.update(outcome.executed.map((e) => e.call.taskProgress));
+    if (progress) emit({ type: "task_progress", items: progress });
+
+    if (outcome.executed.length === 0) {
+      run.mistakes++;
+      if (mistakeLimitReached(run.mistakes, this.maxMistakes())) {
+        const reason = noToolReason(run.mistakes, protocol.name, this.messages);
+        if (!(await options.host?.confirmContinue?.(reason, this.controller.signal))) return this.finish(run, "error_mistake_limit", `Stopped: ${reason}.`);
+        run.mistakes = 0;
+      }
+      this.appendUser(noToolNudge(protocol.name));
+      this.journalState("running");
+      return "no_tool_nudge";
+    }
+    return this.afterStep(outcome.executed, outcome.notes, run);
+  }
+
+  /** A step's calls ran: what the model learns with their results, the step's checkpoint, and whether the run goes on. */
+  private async afterStep(executed: ExecutedCall[], turnNotes: readonly string[], run: Run): Promise<Transition | TaskResult> {
+    const { options } = this;
+    const { emit, approval } = run;
+    const changing = executed.filter((e) => e.verdict !== "denied" && (this.tools.byName.get(e.call.name)?.kind === "edit" || this.tools.byName.get(e.call.name)?.kind === "command"));
+    const outside = changing.length > 0 ? undefined : await this.stepCheckpoints.changesOutsideTheAgent(emit);
+    const now = { mode: this.mode, contextTokens: this.context.contextTokens, contextWindow: run.model.info.contextWindow, terminal: this.processes.terminal, focus: this.focus };
+    const notes = [...turnNotes, ...this.prompt.stepNotes(outside, now)];
+    const loop = checkForLoop(this.callHistory, { ...defaultLoopSettings, ...options.limits.loopDetection });
+    if (loop.level === "warn") {
+      notes.push(loopWarning(loop));
+      emit({ type: "system", subtype: "notice", level: "warning", message: loop.reason });
+    }
+    const answers = await answerControls(executed, { yolo: approval.yolo, host: options.host, focus: this.focus, hooks: this.hooks, stopContinuations: run.stopContinuations, signal: this.controller.signal, emit });
+    if (answers.stopHookBlocked) run.stopContinuations++;
+    notes.push(...answers.notes);
+    const { control, plan, handoff, endRun, stopBlocked } = answers;
+    this.record(run.protocol.resultsMessage(executed, notes));
+    this.journalState("running");
+    if (changing.length > 0) this.stepCheckpoints.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...touchedBy(this.tools.byName, changing, this.cwd) });
+
+    if (endRun) return this.finish(run, "error_during_execution", `Stopped by a hook: ${endRun}`);
+    if (control?.type === "complete" && !stopBlocked) {
+      return this.finish(run, "success", control.result, control.command ? { command: control.command } : {});
+    }
+    if (control?.type === "ask") {
+      return this.finish(run, "needs_input", control.question, { question: { text: control.question, options: control.options } });
+    }
+    if (handoff?.approved) return this.finish(run, "success", handoff.context, { new_task: handoff.context });
+    if (control?.type === "plan") {
+      if (!plan) return this.finish(run, "needs_input", control.plan, { plan: control.plan });
+      if (plan.approved) {
+        this.mode = "act";
+        emit({ type: "system", subtype: "mode", mode: "act", reason: approval.yolo ? "yolo: plans are approved automatically" : "the user approved the plan" });
+      }
+    }
+    if (loop.level === "stop") {
+      const goOn = await options.host?.confirmContinue?.(loop.reason, this.controller.signal);
+      if (!goOn) return this.finish(run, "error_loop_detected", `Stopped: ${loop.reason}`);
+      this.callHistory.length = 0;
+    }
+    run.mistakes = nextMistakeCount(run.mistakes, executed.map((e) => e.verdict));
+    if (mistakeLimitReached(run.mistakes, this.maxMistakes())) {
+      const last = executed[executed.length - 1]!;
+      const reason = `${run.mistakes} consecutive mistakes; the last: ${last.call.name}: ${firstLine(last.result)}`;
+      // A person at the keyboard may give the model another chance; nobody means stop.
+      if (!(await options.host?.confirmContinue?.(reason, this.controller.signal))) return this.finish(run, "error_mistake_limit", `Stopped after ${reason}`);
+      run.mistakes = 0;
+    }
+    return "next_turn";
+  }
+
+  private maxMistakes(): number {
+    return this.options.limits.maxMistakes ?? 3;
+  }
+
+  /** The run ends: its last checkpoints written, its result journaled and emitted. A journal that could not be written overrides the result. */
+  private async finish(run: Run, subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): Promise<TaskResult> {
+    if (this.journalFailure) {
+      subtype = "error_during_execution";
+      result = `${describeJournalFailure(this.journalFailure)}. Everything written before it is kept: fix that (free some space), then resume the task (cairn resume ${this.sessionId}).`;
+    }
+    if (subtype === "success") this.stepCheckpoints.checkpointEnd(run.emit);
+    await this.stepCheckpoints.settled();
+    this.options.workspace.checkpoints?.packInBackground();
+    const outcome = run.record.result(subtype, result, extra, { turns: this.turns, costUsd: this.spend.costUsd, usage: this.spend.usage, sessionId: this.sessionId });
+    this.journalState(statusOf(subtype), result);
+    run.emit({ type: "result", ...outcome });
+    return outcome;
   }
 }
+
+/** What one run (run or continue) carries from phase to phase; the last four change as it goes. */
+type Run = {
+  emit: (event: AgentEvent) => void;
+  protocol: ToolProtocol;
+  record: RunRecord;
+  approval: ApprovalSettings;
+  /** The tools a turn offers (they change with the mode and what the model has used). */
+  offered: () => AnyTool[];
+  retry: RetryPolicy;
+  /** The model answering: the fallback after a switch. */
+  model: Model;
+  mistakes: number;
+  /** Times Stop hooks have kept the model working this run. */
+  stopContinuations: number;
+  /** The current turn is a retry after the provider said the request did not fit. */
+  compactRetried: boolean;
+};
 
 function firstLine(result: { content: unknown }): string {
   const text = typeof result.content === "string" ? result.content : "";
