@@ -14,6 +14,7 @@ import { noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor, type ToolProtocol } from "../protocol/index.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
+import { Conversation } from "./conversation.js";
 import { writeHandoff } from "./handoff.js";
 import { ContextFit } from "./context-fit.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
@@ -50,7 +51,7 @@ export class Task {
   readonly sessionId: string;
   readonly cwd: string;
   private mode: Mode;
-  private messages: Message[];
+  private readonly conversation: Conversation;
   private readonly options: GroupedOptions;
   private readonly tools: TaskTools;
   private readonly listeners = new Set<(event: AgentEvent) => void>();
@@ -86,10 +87,10 @@ export class Task {
       journal: journal.store ? { ...journal, store: guardJournal(journal.store, (failure) => this.stopForJournal(failure)) } : journal,
     };
     this.sessionId = journal.sessionId ?? randomUUID();
-    this.stepCheckpoints = new StepCheckpoints(options.workspace.checkpoints, this.options.journal.store, () => this.messages.length);
+    this.stepCheckpoints = new StepCheckpoints(options.workspace.checkpoints, this.options.journal.store, () => this.conversation.length);
     this.cwd = realpathSync.native(options.workspace.cwd);
     this.mode = options.policy?.mode ?? "act";
-    this.messages = journal.messages ? structuredClone(journal.messages) : [];
+    this.conversation = new Conversation(this.options.journal.store, journal.messages);
     this.pendingResults = journal.pendingResults;
     this.openingNotices = [...(options.notices ?? [])];
     this.hooks = new TaskHooks(options.hooks?.runner, {
@@ -116,7 +117,7 @@ export class Task {
     });
     const focusSettings = { ...defaultFocusChainSettings, ...options.tools.focusChain };
     const priorProgress = journal.prior?.taskProgress;
-    this.focus = priorProgress ? new FocusChain(focusSettings, priorProgress) : FocusChain.fromMessages(focusSettings, this.messages);
+    this.focus = priorProgress ? new FocusChain(focusSettings, priorProgress) : FocusChain.fromMessages(focusSettings, this.conversation.messages);
     this.prompt = new TaskPrompt({
       cwd: this.cwd,
       home: options.workspace.home,
@@ -162,13 +163,12 @@ export class Task {
   }
 
   snapshot(): TaskSnapshot {
-    return { sessionId: this.sessionId, mode: this.mode, messages: structuredClone(this.messages), turns: this.turns, usage: { ...this.spend.usage }, costUsd: this.spend.costUsd };
+    return { sessionId: this.sessionId, mode: this.mode, messages: structuredClone(this.conversation.messages), turns: this.turns, usage: { ...this.spend.usage }, costUsd: this.spend.costUsd };
   }
 
   restore(messages: Message[]): void {
     if (this.running) throw new Error("Cannot restore messages while the task is running; abort it first.");
-    this.messages = structuredClone(messages);
-    this.options.journal.store?.replaceMessages(this.messages);
+    this.conversation.replace(structuredClone(messages));
   }
 
   setMode(mode: Mode): void {
@@ -209,10 +209,9 @@ export class Task {
   /** Shrinks the conversation when it no longer fits the model's window (see context/). */
   private async fit(emit: (event: AgentEvent) => void, request: { fixedText: string; model: Model }, force?: "truncate" | "compact"): Promise<void> {
     const beforeCompact = this.hooks.beforeCompact(force === "compact" ? "manual" : "auto", emit, this.controller.signal);
-    const fitted = await this.context.fit(this.messages, request, { ...(force ? { force } : {}), ...(beforeCompact ? { beforeCompact } : {}), signal: this.controller.signal });
+    const fitted = await this.context.fit(this.conversation.messages, request, { ...(force ? { force } : {}), ...(beforeCompact ? { beforeCompact } : {}), signal: this.controller.signal });
     if (!fitted) return;
-    this.messages = fitted.messages;
-    this.options.journal.store?.replaceMessages(this.messages);
+    this.conversation.replace(fitted.messages);
     emit(fitted.boundary);
   }
 
@@ -230,15 +229,6 @@ export class Task {
     const events: AgentEvent[] = [];
     await this.fit((e) => events.push(e), { fixedText: system, model: this.options.model.main }, "compact");
     for (const event of events) for (const listener of this.listeners) listener(event);
-  }
-
-  private record(message: Message): void {
-    this.messages.push(message);
-    this.options.journal.store?.message(message);
-  }
-
-  private appendUser(text: string, images: readonly ImagePart[] = []): void {
-    this.record({ role: "user", content: [{ type: "text", text }, ...images] });
   }
 
   private journalState(status: TaskState["status"], result?: string): void {
@@ -331,8 +321,8 @@ export class Task {
     const { emit, protocol } = run;
     if (this.pendingResults) {
       // A task cut by a crash: give its last calls their results before anything new.
-      const repaired = repairInterrupted(this.messages, this.pendingResults, protocol, [...this.tools.byName.values()]);
-      for (const message of repaired.slice(this.messages.length)) this.record(message);
+      const repaired = repairInterrupted(this.conversation.messages, this.pendingResults, protocol, [...this.tools.byName.values()]);
+      for (const message of repaired.slice(this.conversation.length)) this.conversation.record(message);
       this.pendingResults = undefined;
     }
     const command = parseSlashCommand(text, { cwd: this.cwd, ...(options.workspace.home ? { home: options.workspace.home } : {}) });
@@ -340,7 +330,7 @@ export class Task {
       await this.fit(emit, { fixedText: this.prompt.system(protocol.name, run.offered(), this.mode), model: options.model.main }, "compact");
       text = command.rest || "[The conversation was compacted at the user's request. Continue the task from the summary.]";
     } else if (command?.kind === "newtask") {
-      const handoff = await writeHandoff(this.messages, command.rest, options.model.main, this.controller.signal);
+      const handoff = await writeHandoff(this.conversation.messages, command.rest, options.model.main, this.controller.signal);
       return this.finish(run, "success", handoff, { new_task: handoff });
     } else if (command?.kind === "text") {
       text = command.text;
@@ -352,7 +342,7 @@ export class Task {
     const user = await userText(text, {
       cwd: this.cwd,
       mode: this.mode,
-      messages: this.messages,
+      messages: this.conversation.messages,
       signal: this.controller.signal,
       ignore: this.ignore,
       scratchDir: this.scratchDir,
@@ -364,7 +354,7 @@ export class Task {
       activePaths: this.tools.activePaths,
       emit,
     });
-    this.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
+    this.conversation.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
     if (run.record.turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
     this.journalState("running");
     return undefined;
@@ -401,7 +391,7 @@ export class Task {
       protocol,
       tools,
       system,
-      messages: this.messages,
+      messages: this.conversation.messages,
       retry: run.retry,
       maxContinuations: options.limits.maxContinuations ?? 3,
       hooks: options.hooks.loop ?? {},
@@ -429,8 +419,8 @@ export class Task {
       return this.finish(run, "error_during_execution", `The model request failed: ${outcome.error.message}`);
     }
     run.model = outcome.model;
-    this.messages.push(outcome.assistant); // runTurn has journaled it
-    this.context.noteReply(outcome.usage, this.messages.length);
+    this.conversation.addJournaled(outcome.assistant); // runTurn has journaled it
+    this.context.noteReply(outcome.usage, this.conversation.length);
     emit(assistantEvent(this.sessionId, this.turns, outcome));
 
     run.record.denials.push(...this.tools.noteStep(outcome.executed));
@@ -441,11 +431,11 @@ export class Task {
     if (outcome.executed.length === 0) {
       run.mistakes++;
       if (mistakeLimitReached(run.mistakes, this.maxMistakes())) {
-        const reason = noToolReason(run.mistakes, protocol.name, this.messages);
+        const reason = noToolReason(run.mistakes, protocol.name, this.conversation.messages);
         if (!(await options.host?.confirmContinue?.(reason, this.controller.signal))) return this.finish(run, "error_mistake_limit", `Stopped: ${reason}.`);
         run.mistakes = 0;
       }
-      this.appendUser(noToolNudge(protocol.name));
+      this.conversation.appendUser(noToolNudge(protocol.name));
       this.journalState("running");
       return "no_tool_nudge";
     }
@@ -469,7 +459,7 @@ export class Task {
     if (answers.stopHookBlocked) run.stopContinuations++;
     notes.push(...answers.notes);
     const { control, plan, handoff, endRun, stopBlocked } = answers;
-    this.record(run.protocol.resultsMessage(executed, notes));
+    this.conversation.record(run.protocol.resultsMessage(executed, notes));
     this.journalState("running");
     if (changing.length > 0) this.stepCheckpoints.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...touchedBy(this.tools.byName, changing, this.cwd) });
 
