@@ -1,13 +1,17 @@
-import type { ResultSubtype } from "../events/index.js";
-import type { Usage } from "../model/types.js";
+import type { AgentEvent, ResultSubtype } from "../events/index.js";
+import type { RetryPolicy } from "../model/retry.js";
+import type { Model, Usage } from "../model/types.js";
+import type { ApprovalSettings } from "../policy/approval.js";
+import type { ToolProtocol } from "../protocol/index.js";
+import type { AnyTool } from "../tools/tool.js";
 import type { TaskState } from "../storage/task-journal.js";
 import type { TaskResult } from "./task-options.js";
 import { usageJson } from "./usage-json.js";
 
 /**
- * One run of a task (run or continue) as its result reports it: the turns it took, its time and
- * the model's share of it, and the calls the person denied. The task's totals (usage, cost) span
- * every run and come from TaskSpend.
+ * One run of a task (run or continue): what its phases share (Run) and what its result reports
+ * (RunRecord: the turns it took, its time and the model's share of it, the calls the person
+ * denied). The task's totals (usage, cost) span every run and come from TaskSpend.
  */
 export class RunRecord {
   private readonly started = Date.now();
@@ -41,3 +45,21 @@ export function statusOf(subtype: ResultSubtype): TaskState["status"] {
   if (subtype === "error_aborted") return "aborted";
   return "failed";
 }
+
+/** What one run (run or continue) carries from phase to phase; the last four change as it goes. */
+export type Run = {
+  emit: (event: AgentEvent) => void;
+  protocol: ToolProtocol;
+  record: RunRecord;
+  approval: ApprovalSettings;
+  /** The tools a turn offers (they change with the mode and what the model has used). */
+  offered: () => AnyTool[];
+  retry: RetryPolicy;
+  /** The model answering: the fallback after a switch. */
+  model: Model;
+  mistakes: number;
+  /** Times Stop hooks have kept the model working this run. */
+  stopContinuations: number;
+  /** The current turn is a retry after the provider said the request did not fit. */
+  compactRetried: boolean;
+};

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.js";
+import { defaultRetryPolicy } from "../model/retry.js";
 import type { ImagePart, Message, Model } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
 import type { ActiveRule } from "../policy/decide-call.js";
@@ -11,8 +11,8 @@ import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from 
 import { imagesRefused } from "../prompt/image-attachment.js";
 import { parseSlashCommand } from "../prompt/slash-commands.js";
 import { noToolNudge } from "../prompt/system-prompt.js";
-import { protocolFor, type ToolProtocol } from "../protocol/index.js";
-import type { AnyTool, Mode } from "../tools/tool.js";
+import { protocolFor } from "../protocol/index.js";
+import type { Mode } from "../tools/tool.js";
 import { Channel } from "./channel.js";
 import { Conversation } from "./conversation.js";
 import { writeHandoff } from "./handoff.js";
@@ -33,7 +33,7 @@ import { TaskTools } from "./task-tools.js";
 import { TaskPrompt } from "./task-prompt.js";
 import { TaskSpend } from "./task-spend.js";
 import { RunProcesses } from "./run-processes.js";
-import { RunRecord, statusOf } from "./run-record.js";
+import { RunRecord, statusOf, type Run } from "./run-record.js";
 import { assistantEvent, runTurn } from "./turn.js";
 import { usageJson } from "./usage-json.js";
 import { userText } from "./user-text.js";
@@ -513,24 +513,6 @@ export class Task {
     return outcome;
   }
 }
-
-/** What one run (run or continue) carries from phase to phase; the last four change as it goes. */
-type Run = {
-  emit: (event: AgentEvent) => void;
-  protocol: ToolProtocol;
-  record: RunRecord;
-  approval: ApprovalSettings;
-  /** The tools a turn offers (they change with the mode and what the model has used). */
-  offered: () => AnyTool[];
-  retry: RetryPolicy;
-  /** The model answering: the fallback after a switch. */
-  model: Model;
-  mistakes: number;
-  /** Times Stop hooks have kept the model working this run. */
-  stopContinuations: number;
-  /** The current turn is a retry after the provider said the request did not fit. */
-  compactRetried: boolean;
-};
 
 function firstLine(result: { content: unknown }): string {
   const text = typeof result.content === "string" ? result.content : "";
