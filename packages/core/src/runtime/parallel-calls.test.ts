@@ -105,3 +105,46 @@ it("a read the person denies stops the reads after it in the reply; those before
   const endOf = (id: string) => events.find((e) => e.type === "tool_call_update" && e.tool_use_id === id && !["awaiting_approval", "running"].includes(e.status));
   expect(ids.map((id) => (endOf(id) as { status: string }).status)).toEqual(["completed", "denied", "cancelled"]);
 });
+
+it("a call's end is announced only once its result is in the journal, in the reply's order, even when a later read ends first", async () => {
+  const ended: string[] = [];
+  source = createServer((req, res) => {
+    // The first page takes a while; the second answers at once, so the second call ends first.
+    setTimeout(() => res.writeHead(200, { "content-type": "text/plain" }).end(`page ${req.url}`, () => void ended.push(req.url ?? "")), req.url === "/slow" ? 300 : 0);
+  });
+  await new Promise<void>((resolve) => source!.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(source.address() as AddressInfo).port}`;
+  server = await startScriptedModelServer({
+    turns: [
+      { content: [`${url}/slow`, `${url}/fast`].map((u) => ({ type: "tool_use" as const, name: "web_fetch", input: { url: u } })) },
+      { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "done" } }] },
+    ],
+  });
+  const journaled: string[] = [];
+  const seenAtEnd: Array<{ id: string; journaled: string[] }> = [];
+  const task = new Task({
+    model: { main: createModel({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.url }) },
+    tools: { list: allTools },
+    workspace: { cwd: ws, environmentDetails: false },
+    policy: { yolo: true },
+    journal: {
+      store: {
+        message: () => {},
+        callResult: (call) => void journaled.push(call.id),
+        replaceMessages: () => {},
+        event: () => {},
+        state: () => {},
+      },
+    },
+  });
+  for await (const e of task.run("Fetch both")) {
+    if (e.type === "tool_call_update" && e.name === "web_fetch" && ["completed", "failed", "denied", "cancelled"].includes(e.status)) {
+      seenAtEnd.push({ id: e.tool_use_id, journaled: [...journaled] });
+    }
+  }
+  expect(ended).toEqual(["/fast", "/slow"]);
+  expect(seenAtEnd).toHaveLength(2);
+  // Each end came after its own result was written down, and the journal keeps the reply's order.
+  for (const end of seenAtEnd) expect(end.journaled).toContain(end.id);
+  expect(seenAtEnd.map((e) => e.id)).toEqual(journaled.slice(0, 2));
+});

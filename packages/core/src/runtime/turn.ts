@@ -66,6 +66,7 @@ const changesNothing = (tool: AnyTool | undefined, input: Record<string, unknown
 
 /** Statuses of a call's life after which it has passed its checks and approval. */
 const clearedStatus = new Set(["running", "completed", "failed", "denied", "cancelled"]);
+const endStatus = new Set(["completed", "failed", "denied", "cancelled"]);
 
 const addCost = (a: number | null, b: number | null) => (a === null || b === null ? (a ?? b) : a + b);
 
@@ -97,11 +98,20 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   // The loop detector's record of calls, kept in the reply's order whatever order the calls finish in.
   const history = input.callEnv.history;
   const ownHistory = new Map<ParsedCall, { base: number; records: CallEnv["history"] }>();
+  // A call's end (completed, failed, denied, cancelled) is announced only once its result is in the
+  // journal, which keeps the reply's order: a host that saw "completed" and a kill -9 right after
+  // must not disagree about what ran. A read that ends before the calls ahead of it waits for them.
+  const heldEnds = new Map<ParsedCall, AgentEvent>();
+  const isEnd = (event: AgentEvent, call: ParsedCall) => event.type === "tool_call_update" && event.tool_use_id === call.id && endStatus.has(event.status);
+  const holdingEnd = (call: ParsedCall, emit: (event: AgentEvent) => void) => (event: AgentEvent) => {
+    if (isEnd(event, call)) heldEnds.set(call, event);
+    else emit(event);
+  };
   const scheduler = new CallScheduler<ParsedCall, ExecutedCall>({
     execution: input.toolExecution ?? "parallel",
     concurrent: (call) => changesNothing(input.callEnv.tools.get(call.name), call.input),
     run: async (call, { cleared }) => {
-      if (halt !== undefined) return skippedResult(input.callEnv, call, halt);
+      if (halt !== undefined) return skippedResult({ ...input.callEnv, emit: holdingEnd(call, input.callEnv.emit) }, call, halt);
       if (mayWrite(tools.find((t) => t.name === call.name), call.input)) await input.beforeWrite();
       const records = [...history];
       ownHistory.set(call, { base: records.length, records });
@@ -114,7 +124,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
             if (event.status === "denied") halt ??= `${call.name} before it in this message was denied; this call did not run.`;
             cleared();
           }
-          input.callEnv.emit(event);
+          holdingEnd(call, input.callEnv.emit)(event);
         },
       };
       const done = await executeCall(call, env);
@@ -127,6 +137,9 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       if (own) history.push(...own.records.slice(own.base));
       executed.push(done);
       input.journal?.callResult(done.call, done.result);
+      const end = heldEnds.get(call);
+      heldEnds.delete(call);
+      if (end) input.callEnv.emit(end);
     },
   });
   const dispatch = (call: ParsedCall) => {

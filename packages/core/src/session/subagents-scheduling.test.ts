@@ -67,22 +67,27 @@ async function run(agent: string | undefined, subTurns: ScriptedTurn[]) {
   const gen = task.run("PARENT-TASK: go");
   for (let next = await gen.next(); !next.done; next = await gen.next()) events.push(next.value);
   const ends = events.flatMap((e) => (e.type === "tool_call_update" && (e.status === "completed" || e.status === "failed") ? [{ name: e.name, status: e.status, content: String(e.content ?? "") }] : []));
-  return { ends };
+  // Where each call started running and ended: ends are announced in the reply's order (each once
+  // it is in the journal), so overlap shows as a call starting before the one ahead of it ended.
+  const at = (name: string, status: string) => events.findIndex((e) => e.type === "tool_call_update" && e.name === name && e.status === status);
+  return { ends, at };
 }
 
 describe("use_subagents beside the reads of its reply", () => {
   it("a definition whose sub-agents may edit runs alone: the read after it sees the file they wrote", async () => {
-    const { ends } = await run("writer", [call("write_to_file", { path: "out.txt", content: "WRITTEN BY SUB-AGENT\n" }, { delayMs: 300 }), call("attempt_completion", { result: "wrote out.txt" })]);
+    const { ends, at } = await run("writer", [call("write_to_file", { path: "out.txt", content: "WRITTEN BY SUB-AGENT\n" }, { delayMs: 300 }), call("attempt_completion", { result: "wrote out.txt" })]);
     expect(ends.map((e) => e.name)).toEqual(["use_subagents", "read_file", "attempt_completion"]);
+    expect(at("read_file", "running")).toBeGreaterThan(at("use_subagents", "completed"));
     expect(ends.find((e) => e.name === "read_file")).toMatchObject({ status: "completed", content: expect.stringContaining("WRITTEN BY SUB-AGENT") });
     expect(readFileSync(path.join(ws, "out.txt"), "utf8")).toBe("WRITTEN BY SUB-AGENT\n");
   });
 
-  it("read-only sub-agents (the default, or a definition of read tools) run beside the read, which ends first", async () => {
+  it("read-only sub-agents (the default, or a definition of read tools) run beside the read, which starts before they end", async () => {
     for (const agent of [undefined, "scout"]) {
       writeFileSync(path.join(ws, "out.txt"), "ALREADY THERE\n");
-      const { ends } = await run(agent, [call("read_file", { path: "notes.txt" }, { delayMs: 300 }), call("attempt_completion", { result: "NOTES read" })]);
-      expect(ends.map((e) => e.name), String(agent)).toEqual(["read_file", "use_subagents", "attempt_completion"]);
+      const { ends, at } = await run(agent, [call("read_file", { path: "notes.txt" }, { delayMs: 300 }), call("attempt_completion", { result: "NOTES read" })]);
+      expect(ends.map((e) => e.name), String(agent)).toEqual(["use_subagents", "read_file", "attempt_completion"]);
+      expect(at("read_file", "running"), String(agent)).toBeLessThan(at("use_subagents", "completed"));
       expect(ends.find((e) => e.name === "use_subagents")!.content).toContain("NOTES read");
       await server?.close();
       server = undefined;
