@@ -76,6 +76,20 @@ describe("hooks (Claude Code's contract) through cairn run", () => {
     expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("run the tests first");
   });
 
+  it("a SessionEnd hook's message reaches --json and the task's journal, after the result, like every other event", async () => {
+    const stdinCopy = path.join(fx.home.dir, "session-end.json");
+    hook("SessionEnd", undefined, `cat > ${stdinCopy}; echo '{"systemMessage":"SESSION-END-NOTE: logs archived"}'`);
+    fx.server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "ok" })] });
+    const result = await run("go");
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(stdinCopy, "utf8"))).toMatchObject({ hook_event_name: "SessionEnd" });
+    const types = result.events.map((e) => (e.type === "system" ? `system/${String(e.subtype)}` : e.type));
+    const note = result.events.findIndex((e) => e.type === "system" && e.subtype === "notice" && String(e.message).includes("SESSION-END-NOTE: logs archived"));
+    expect(note, types.join(" ")).toBeGreaterThan(types.indexOf("result"));
+    const taskDir = path.join(fx.home.dir, "tasks", result.events.find((e) => e.type === "result")!.session_id as string);
+    expect(readFileSync(path.join(taskDir, "events.jsonl"), "utf8")).toContain("SESSION-END-NOTE: logs archived");
+  });
+
   it("a broken hook configuration is reported and does not stop the run", async () => {
     writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ hooks: { PreToolUse: "not a list" } }));
     fx.server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "ok" })] });

@@ -52,7 +52,8 @@ export async function driveHeadless(
       next = await run.next();
     }
     const result = next.value;
-    await task.endSession("other");
+    // SessionEnd hooks run after the run; their notices go out like the run's own events.
+    for (const event of await task.endSession("other")) emit(event);
     if (!json) {
       if (result.new_task) {
         io.stderr("Handing over to a fresh task with this context:\n");

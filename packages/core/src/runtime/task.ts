@@ -183,9 +183,7 @@ export class Task {
     this.processes.begin();
     const channel = new Channel<AgentEvent>();
     const emit = (event: AgentEvent) => {
-      this.options.journal.store?.event(event);
-      this.options.hooks.loop?.onEvent?.(event);
-      for (const listener of this.listeners) listener(event);
+      this.publish(event);
       channel.push(event);
     };
     let finished = false;
@@ -215,20 +213,47 @@ export class Task {
     emit(fitted.boundary);
   }
 
-  /** SessionEnd hooks: the host calls this when the person's session with the task ends. */
-  async endSession(reason: string): Promise<void> {
+  /**
+   * SessionEnd hooks: the host calls this when the person's session with the task ends. Their
+   * notices are published like a run's events and returned, for a host that has no subscriber.
+   */
+  async endSession(reason: string): Promise<AgentEvent[]> {
+    const { events, emit } = this.betweenRuns();
     const notices = await this.hooks.sessionEnd(reason, this.controller.signal);
-    for (const n of notices) for (const listener of this.listeners) listener({ type: "system", subtype: "notice", level: n.level, message: n.message });
+    for (const n of notices) emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
+    return events;
   }
 
-  /** /compact: summarise the conversation now, whatever its size. */
-  async compact(): Promise<void> {
+  /** /compact: summarise the conversation now, whatever its size. Its events are returned, as endSession's. */
+  async compact(): Promise<AgentEvent[]> {
+    const { events, emit } = this.betweenRuns();
     const protocol = protocolFor(this.options.model.protocol ?? "native", { taskProgress: this.focus.settings.enabled });
     const tools = this.tools.inMode(this.mode);
     const system = this.prompt.system(protocol.name, tools, this.mode);
+    await this.fit(emit, { fixedText: system, model: this.options.model.main }, "compact");
+    return events;
+  }
+
+  /** Where every event goes, in a run or between runs: the journal, the loop's onEvent hook, subscribers. */
+  private publish(event: AgentEvent): void {
+    this.options.journal.store?.event(event);
+    this.options.hooks.loop?.onEvent?.(event);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /**
+   * Events of work done between runs (SessionEnd hooks, /compact): published like a run's, and
+   * also handed back, so a host that reads runs through their generator (--json) gets them too.
+   */
+  private betweenRuns(): { events: AgentEvent[]; emit: (event: AgentEvent) => void } {
     const events: AgentEvent[] = [];
-    await this.fit((e) => events.push(e), { fixedText: system, model: this.options.model.main }, "compact");
-    for (const event of events) for (const listener of this.listeners) listener(event);
+    return {
+      events,
+      emit: (event) => {
+        this.publish(event);
+        events.push(event);
+      },
+    };
   }
 
   private journalState(status: TaskState["status"], result?: string): void {
