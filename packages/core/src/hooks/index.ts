@@ -66,6 +66,12 @@
  *
  * Several hooks of one event: a deny from any wins (then ask, then allow); contexts and reasons
  * are joined in order, global hooks first. Text a hook adds is capped at 10,000 characters.
+ *
+ * ## In the loop
+ *
+ * The loop knows one hook interface, `Hooks` (loop-hooks.ts). `shellHooks(runner, session)` is these
+ * commands as Hooks; `composeHooks(list)` runs a program's hooks (createAgent's) and them as one,
+ * program first, so the loop calls nothing else.
  */
 export { compileMatcher, hookSettingsFiles, hooksDigest, loadHookConfig, parseHooks, projectSettingsFile, readHooksFile, type ConfiguredHook, type HookConfig } from "./config.js";
 export {
@@ -89,3 +95,6 @@ export { MAX_HOOK_TEXT, type HookNotice } from "./hook-output.js";
 export { HookRunner, type BlockOutcome, type ContextOutcome, type HookOutcome, type HookRunnerOptions, type PreToolUseOutcome } from "./hook-runner.js";
 export { loadHooks, type LoadedHooks } from "./load-hooks.js";
 export { runHook, type HookRun } from "./run-hook.js";
+export type { AfterToolVerdict, BeforeToolVerdict, HookContext, Hooks } from "./loop-hooks.js";
+export { asAfterVerdict, composeHooks } from "./compose-hooks.js";
+export { shellHooks } from "./shell-hooks.js";

@@ -1,7 +1,7 @@
 import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
 import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ShellParser } from "../policy/command/index.js";
 import type { Terminal } from "../terminal/index.js";
-import type { HookNotice, HookRunner, HookSession } from "../hooks/index.js";
+import { asAfterVerdict, type HookNotice } from "../hooks/index.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
@@ -41,12 +41,10 @@ export type CallEnv = {
   commandPermissions: CommandPermissions | undefined;
   /** Extra glob patterns of commands that always need approval (settings.json). */
   approvalRequiredCommands: readonly string[];
-  /** Hook commands configured in settings (Claude Code's contract), and the session they describe. */
-  hookRunner: HookRunner | undefined;
-  hookSession: HookSession;
   /** Every call the task has made, for loop detection; executeCall appends to it. */
   history: CallRecord[];
   host: Host;
+  /** Every hook of the task as one (programmatic first, then the shell hooks of settings; see hooks/). */
   hooks: Hooks;
   signal: AbortSignal;
   emit(event: AgentEvent): void;
@@ -136,39 +134,24 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   const blocked = denyIgnored(env, tool, call, input);
   if (blocked) return blocked;
 
-  const hookVerdict = await env.hooks.beforeTool?.({ ...call, input });
-  if (hookVerdict && "deny" in hookVerdict) return deny(env, call, `Blocked by a hook: ${hookVerdict.deny}`, "hook", hookVerdict.deny);
-  if (hookVerdict && "input" in hookVerdict) {
-    const revalidated = validateInput(tool, hookVerdict.input);
+  const hookContext: string[] = [];
+  const pre = await env.hooks.beforeTool?.({ ...call, input }, { signal: env.signal });
+  emitNotices(env, pre?.notices);
+  if (pre?.deny !== undefined) {
+    const executed = deny(env, { ...call, input }, pre.message ?? `Blocked by a hook: ${pre.deny}`, "hook", pre.deny);
+    return pre.endRun !== undefined ? { ...executed, endRun: pre.endRun } : executed;
+  }
+  if (pre?.input) {
+    const revalidated = validateInput(tool, pre.input);
     if (!revalidated.ok) return fail(env, call, revalidated.message);
     input = revalidated.input;
+    // A hook's rewrite is checked like the model's own input.
     const rewritten = denyIgnored(env, tool, call, input);
     if (rewritten) return rewritten;
   }
-
-  let hookDecision: "allow" | "ask" | undefined;
-  const hookContext: string[] = [];
-  let endRun: string | undefined;
-  if (env.hookRunner?.has("PreToolUse", call.name)) {
-    const pre = await env.hookRunner.preToolUse({ ...env.hookSession, toolName: call.name, toolInput: input, toolUseId: call.id }, env.signal);
-    emitNotices(env, pre.notices);
-    if (pre.decision === "deny") {
-      const reason = pre.reason ?? "denied by a PreToolUse hook";
-      const executed = deny(env, { ...call, input }, `Blocked by a PreToolUse hook: ${reason}`, "hook", reason);
-      return pre.endRun ? { ...executed, endRun: pre.endRun } : executed;
-    }
-    if (pre.updatedInput) {
-      const revalidated = validateInput(tool, pre.updatedInput);
-      if (!revalidated.ok) return fail(env, call, revalidated.message);
-      input = revalidated.input;
-      // A hook's rewrite is checked like the model's own input.
-      const rewritten = denyIgnored(env, tool, call, input);
-      if (rewritten) return rewritten;
-    }
-    if (pre.decision === "allow" || pre.decision === "ask") hookDecision = pre.decision;
-    if (pre.additionalContext) hookContext.push(pre.additionalContext);
-    endRun = pre.endRun;
-  }
+  const hookDecision = pre?.decision;
+  if (pre?.context) hookContext.push(pre.context);
+  let endRun = pre?.endRun;
 
   let commandRisk: CommandRisk | undefined;
   let shell: ShellParser | undefined;
@@ -208,17 +191,11 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     subagents: subagentsFor(env, call.id),
     handoffs: env.handoffs,
   });
-  result = (await env.hooks.afterTool?.({ ...call, input }, result)) ?? result;
-  if (env.hookRunner?.has("PostToolUse", call.name)) {
-    const post = await env.hookRunner.postToolUse(
-      { ...env.hookSession, toolName: call.name, toolInput: input, toolUseId: call.id, toolResponse: { content: toolResultText(result), isError: result.isError === true } },
-      env.signal,
-    );
-    emitNotices(env, post.notices);
-    if (post.additionalContext) hookContext.push(post.additionalContext);
-    if (post.block) hookContext.push(`[PostToolUse hook: ${post.reason ?? "blocked"}]`);
-    endRun ??= post.endRun;
-  }
+  const post = asAfterVerdict(await env.hooks.afterTool?.({ ...call, input }, result, { signal: env.signal }));
+  emitNotices(env, post?.notices);
+  if (post?.result) result = post.result;
+  if (post?.context) hookContext.push(post.context);
+  endRun ??= post?.endRun;
   if (hookContext.length > 0) result = withText(result, hookContext.join("\n"));
 
   if (result.control?.type === "ask") {
@@ -240,14 +217,15 @@ function withText(result: ToolResult, text: string): ToolResult {
   return { ...result, content: [...result.content, { type: "text", text }] };
 }
 
-function emitNotices(env: CallEnv, notices: readonly HookNotice[]): void {
-  for (const n of notices) env.emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
+function emitNotices(env: CallEnv, notices: readonly HookNotice[] | undefined): void {
+  for (const n of notices ?? []) env.emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
 }
 
 /** Tells Notification hooks the person is needed; the returned promise ends when they have run. */
 function notify(env: CallEnv, message: string, notificationType: string): Promise<void> {
-  if (!env.hookRunner?.has("Notification")) return Promise.resolve();
-  return env.hookRunner.notification({ ...env.hookSession, message, notificationType }, env.signal).then((outcome) => emitNotices(env, outcome.notices));
+  const hook = env.hooks.notification;
+  if (!hook) return Promise.resolve();
+  return Promise.resolve(hook.call(env.hooks, message, notificationType, { signal: env.signal })).then((outcome) => emitNotices(env, outcome?.notices));
 }
 
 /** The denial of a call that touches a path the ignore files block, or undefined. */

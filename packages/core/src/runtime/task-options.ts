@@ -107,9 +107,9 @@ export type LimitOptions = {
 };
 
 export type HookOptions = {
-  /** The loop's own hook interface (SDK hosts). */
+  /** The program's hooks (SDK hosts); they run before the shell hooks. */
   loop?: Hooks;
-  /** Hook commands from settings (Claude Code's contract; see hooks/). */
+  /** Hook commands from settings (Claude Code's contract), adapted to Hooks by shellHooks (see hooks/). */
   runner?: HookRunner;
   /** The conversation file hooks are told about (transcript_path). */
   transcriptPath?: string;

@@ -26,6 +26,7 @@ import type { PendingResult } from "../storage/task-journal.js";
 import { repairInterrupted } from "./resume.js";
 import { StepCheckpoints, touchedBy } from "./step-checkpoints.js";
 import { answerControls } from "./step-controls.js";
+import { composeHooks, permissionMode, shellHooks } from "../hooks/index.js";
 import { TaskHooks } from "./task-hooks.js";
 import { mistakeLimitReached, nextMistakeCount, noToolReason, turnLimitReached } from "./stop-conditions.js";
 import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-options.js";
@@ -93,14 +94,16 @@ export class Task {
     this.conversation = new Conversation(this.options.journal.store, journal.messages);
     this.pendingResults = journal.pendingResults;
     this.openingNotices = [...(options.notices ?? [])];
-    this.hooks = new TaskHooks(options.hooks?.runner, {
+    // One Hooks for the loop: the program's own first, then the shell hooks of settings, as they always ran.
+    const runner = options.hooks?.runner;
+    const transcriptPath = options.hooks?.transcriptPath;
+    const session = () => ({
       sessionId: this.sessionId,
       cwd: this.cwd,
-      yolo: options.policy?.yolo === true,
-      transcriptPath: options.hooks?.transcriptPath,
-      mode: () => this.mode,
-      resumed: Boolean(journal.messages?.length),
+      permissionMode: permissionMode({ mode: this.mode, yolo: options.policy?.yolo === true }),
+      ...(transcriptPath ? { transcriptPath } : {}),
     });
+    this.hooks = new TaskHooks(composeHooks([options.hooks?.loop, runner ? shellHooks(runner, session) : undefined]), Boolean(journal.messages?.length));
     this.context = new ContextFit({ compactionModel: options.model.compaction, strategy: options.limits?.compaction ?? "auto" });
     this.spend = new TaskSpend(journal.prior);
     this.policyState = { rules: [...(options.policy?.rules ?? [])] };
@@ -237,7 +240,7 @@ export class Task {
   /** Where every event goes, in a run or between runs: the journal, the loop's onEvent hook, subscribers. */
   private publish(event: AgentEvent): void {
     this.options.journal.store?.event(event);
-    this.options.hooks.loop?.onEvent?.(event);
+    this.hooks.hooks.onEvent?.(event);
     for (const listener of this.listeners) listener(event);
   }
 
@@ -287,10 +290,8 @@ export class Task {
       policyState: this.policyState,
       sandbox: this.processes.sandboxSummary(),
       history: this.callHistory,
-      hookRunner: options.hooks.runner,
-      hookSession: this.hooks.session(),
       host: options.host ?? {},
-      hooks: options.hooks.loop ?? {},
+      hooks: this.hooks.hooks,
       signal: this.controller.signal,
       emit,
       subagents: options.tools.subagents,
@@ -419,7 +420,7 @@ export class Task {
       messages: this.conversation.messages,
       retry: run.retry,
       maxContinuations: options.limits.maxContinuations ?? 3,
-      hooks: options.hooks.loop ?? {},
+      hooks: this.hooks.hooks,
       callEnv: this.callEnv(model, run.approval, emit),
       signal: this.controller.signal,
       emit,
