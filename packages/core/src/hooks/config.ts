@@ -1,6 +1,7 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { realOrResolved } from "../disk/real-path.js";
 import type { UntrustedConfig } from "../trust/untrusted.js";
 import { configDigest, type ConfigDigest } from "../trust/digest.js";
 import { isTrusted, trustRecord, workspaceKey } from "../trust/trust-store.js";
@@ -79,7 +80,7 @@ export function loadHookConfig(options: { home: string; cwd: string }): HookConf
   const seen = new Set<string>();
   for (const [index, file] of hookSettingsFiles(options).entries()) {
     const isProject = index === 1;
-    const identity = realPath(file);
+    const identity = realOrResolved(file);
     if (seen.has(identity)) continue; // CAIRN_HOME may be the workspace's .cairn folder
     seen.add(identity);
     const text = readSettingsText(file);
@@ -193,12 +194,4 @@ function describeIssue(issue: z.core.$ZodIssue | undefined, prefix: PropertyKey[
   const parts = [...prefix, ...issue.path].map(String);
   const where = parts.length > 0 ? parts.join(".") : "(top level)";
   return `"${where}" ${issue.message.toLowerCase()}`;
-}
-
-function realPath(file: string): string {
-  try {
-    return realpathSync.native(file);
-  } catch {
-    return path.resolve(file);
-  }
 }

@@ -1,5 +1,6 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { realOrResolved } from "../disk/real-path.js";
 import { hooksDigest, parseHooks, projectSettingsFile } from "../hooks/config.js";
 import { projectConfigFile, serverEntries } from "../mcp/config.js";
 import { projectAgentsConfig } from "../prompt/agent-definitions.js";
@@ -35,7 +36,7 @@ export function projectConfig(options: { home: string; cwd: string }): ProjectCo
   const files: ProjectConfigFile[] = [];
   const settings = projectSettingsFile(workspace);
   // CAIRN_HOME may be this workspace's .cairn folder: then that file is the person's own settings.
-  const text = realOrSelf(settings) === realOrSelf(path.join(options.home, "settings.json")) ? undefined : readOrUndefined(settings);
+  const text = realOrResolved(settings) === realOrResolved(path.join(options.home, "settings.json")) ? undefined : readOrUndefined(settings);
   if (text !== undefined) {
     const { hooks } = parseHooks(settings, text);
     const values = settingValues(text);
@@ -96,13 +97,5 @@ function readOrUndefined(file: string): string | undefined {
     return readFileSync(file, "utf8");
   } catch {
     return undefined;
-  }
-}
-
-function realOrSelf(file: string): string {
-  try {
-    return realpathSync.native(file);
-  } catch {
-    return path.resolve(file);
   }
 }

@@ -1,7 +1,8 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { hooksDigest, parseHooks, projectSettingsFile } from "../hooks/config.js";
 import { ConfigFileError, parseJsonConfig } from "../disk/config-file.js";
+import { realOrResolved } from "../disk/real-path.js";
 import { describeIssue, settingsSchema, type Settings } from "../storage/settings.js";
 import { isTrusted, trustRecord, workspaceKey } from "../trust/trust-store.js";
 import { untrustedNotice } from "../trust/untrusted.js";
@@ -16,7 +17,7 @@ import { SessionError } from "./session-error.js";
 export function loadWorkspaceSettings(home: string, cwd: string): { settings: Partial<Settings>; notice?: string } {
   const file = projectSettingsFile(cwd);
   // CAIRN_HOME may be this workspace's .cairn folder: then the file is the person's own settings.
-  if (realOrSelf(file) === realOrSelf(path.join(home, "settings.json"))) return { settings: {} };
+  if (realOrResolved(file) === realOrResolved(path.join(home, "settings.json"))) return { settings: {} };
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -41,12 +42,4 @@ export function loadWorkspaceSettings(home: string, cwd: string): { settings: Pa
   const parsed = settingsSchema.safeParse(rest);
   if (!parsed.success) throw new SessionError(`${file}: ${describeIssue(parsed.error.issues[0]!, settingsSchema)}. Fix the file or move it aside.`);
   return { settings: parsed.data };
-}
-
-function realOrSelf(file: string): string {
-  try {
-    return realpathSync.native(file);
-  } catch {
-    return path.resolve(file);
-  }
 }

@@ -1,10 +1,12 @@
-import { mkdirSync, realpathSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { parsePermissionRule, type RuleScope } from "../policy/permission-rules.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { writeFileAtomicSync } from "../disk/atomic-write.js";
 import { ConfigFileError, readJsonConfig } from "../disk/config-file.js";
+// The workspace as the key of its rules: its real path, as trust records name it, so a link to it names the same rules.
+import { workspaceKey } from "../trust/trust-store.js";
 
 /**
  * CAIRN_HOME/permissions.json: the "always allow" rules the person saved, for every workspace
@@ -31,15 +33,6 @@ export type SavedRule = { scope: Exclude<RuleScope, "task">; text: string };
 
 export function permissionsFile(home: string): string {
   return path.join(home, "permissions.json");
-}
-
-/** The workspace as the key of its rules: its real path, so a link to it names the same rules. */
-export function workspaceKey(cwd: string): string {
-  try {
-    return realpathSync(cwd);
-  } catch {
-    return path.resolve(cwd);
-  }
 }
 
 function readFile(home: string): PermissionsFile {

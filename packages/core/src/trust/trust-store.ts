@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomicSync } from "../disk/atomic-write.js";
+import { realOrResolved } from "../disk/real-path.js";
 
 /**
  * The person's trust in a workspace's config, in CAIRN_HOME/trust.json: one record per file, keyed
@@ -26,11 +27,7 @@ export const trustFile = (home: string): string => path.join(home, "trust.json")
 
 /** The workspace as trust records name it: its real path (a symlinked checkout is the same workspace). */
 export function workspaceKey(cwd: string): string {
-  try {
-    return realpathSync.native(cwd);
-  } catch {
-    return path.resolve(cwd);
-  }
+  return realOrResolved(cwd);
 }
 
 /** Every record. A missing, unreadable or malformed file means none: the safe reading. */
