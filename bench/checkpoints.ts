@@ -13,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Checkpoints } from "../packages/core/src/checkpoints/index.js";
 import type { BenchRow } from "./run.js";
+import { median } from "./stats.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CACHE = path.join(ROOT, ".bench-tmp", "checkpoints-100k");
@@ -71,11 +72,6 @@ async function diskUsage(folder: string): Promise<number> {
   await walk(folder);
   return total;
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
 async function timed(job: () => unknown): Promise<number> {
   const start = performance.now();

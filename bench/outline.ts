@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { languagesForFile, loadLanguage, outlineFile } from "../packages/core/src/tools/code-outline/index.js";
 import type { BenchRow } from "./run.js";
+import { median } from "./stats.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const ROOTS = ["zod", "@ai-sdk", "vitest"].map((name) => path.join(repo, "node_modules", name));
@@ -88,11 +89,6 @@ async function coldStartMs(): Promise<number> {
     cwd: repo,
   });
   return Number(stdout.trim());
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 export async function run(): Promise<BenchRow[]> {

@@ -31,13 +31,14 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, sta
 import { open } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { AgentEvent } from "../packages/core/src/events/index.js";
 import { createModel } from "../packages/core/src/model/providers.js";
 import { Task } from "../packages/core/src/runtime/task.js";
 import type { ToolExecution } from "../packages/core/src/storage/settings.js";
 import { allTools } from "../packages/core/src/tools/registry.js";
 import { startScriptedModelServer } from "../test/support/scripted-model-server.js";
+import { drainRun } from "./drain-run.js";
 import type { BenchRow } from "./run.js";
+import { median } from "./stats.js";
 
 const FILES = 6;
 const FILE_BYTES = 16 * 1024 * 1024;
@@ -95,33 +96,20 @@ async function oneReply(execution: ToolExecution): Promise<number> {
     let first: number | undefined;
     let last = 0;
     let ended = 0;
-    const run = task.run("Read the six logs.");
-    for (;;) {
-      const next = await run.next();
-      if (next.done) {
-        if (next.value.subtype !== "success") throw new Error(`bench task ended with ${next.value.subtype}: ${next.value.result}`);
-        break;
-      }
-      const event: AgentEvent = next.value;
+    await drainRun(task.run("Read the six logs."), (event) => {
       if (event.type === "tool_call" && event.name === "read_file") first ??= performance.now();
       if (event.type === "tool_call_update" && event.name === "read_file" && event.status !== "running" && event.status !== "awaiting_approval") {
         if (event.status !== "completed") throw new Error(`read_file ended ${event.status}: ${event.content}`);
         ended++;
         last = performance.now();
       }
-    }
+    });
     if (ended !== FILES || first === undefined) throw new Error(`expected ${FILES} reads, saw ${ended}`);
     return last - first;
   } finally {
     await server.close();
     rmSync(home, { recursive: true, force: true });
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 type Times = { best: number; median: number };

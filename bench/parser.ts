@@ -4,6 +4,7 @@
  */
 import { XmlStreamParser, type XmlParseEvent, type XmlToolSpec } from "../packages/core/src/protocol/xml/stream-parser.js";
 import type { BenchRow } from "./run.js";
+import { median } from "./stats.js";
 import { rng } from "./rng.js";
 
 const TOOLS: XmlToolSpec[] = [
@@ -111,11 +112,6 @@ function time(fn: () => unknown): number {
   const started = performance.now();
   fn();
   return performance.now() - started;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /** What a consumer keeps: all text, and every call with its final params. */

@@ -13,6 +13,7 @@ import { ripgrepBinary } from "../packages/core/src/tools/search/ripgrep.js";
 import { ripgrepArgs } from "../packages/core/src/tools/search/search-args.js";
 import { testContext } from "../packages/core/src/tools/test-context.js";
 import type { BenchRow } from "./run.js";
+import { median } from "./stats.js";
 import { rng } from "./rng.js";
 
 const FILES = 50_000;
@@ -127,11 +128,6 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await fn();
   return performance.now() - started;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 const fmtMs = (ms: number): string => (ms >= 100 ? Math.round(ms).toLocaleString("en-US") : ms.toFixed(1));

@@ -18,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startScriptedModelServer } from "../test/support/scripted-model-server.js";
 import type { BenchRow } from "./run.js";
+import { median } from "./stats.js";
 
 const RUNS = 9;
 const TASK_RUNS = 5;
@@ -51,12 +52,6 @@ export function measured(args: string[], options: { cwd?: string; env?: NodeJS.P
       }
     });
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function medians(samples: Measure[]): Measure {

@@ -23,12 +23,13 @@ import { fileURLToPath } from "node:url";
 import { Checkpoints } from "../packages/core/src/checkpoints/index.js";
 import { createModel } from "../packages/core/src/model/providers.js";
 import { Task } from "../packages/core/src/runtime/task.js";
-import type { AgentEvent } from "../packages/core/src/events/index.js";
 import { TaskStore } from "../packages/core/src/storage/task-store.js";
 import { allTools } from "../packages/core/src/tools/registry.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../test/support/scripted-model-server.js";
 import { ensureWorkspace, WORKSPACE as BIG_WORKSPACE } from "./checkpoints.js";
+import { drainRun } from "./drain-run.js";
 import type { BenchRow } from "./run.js";
+import { median } from "./stats.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cairnBin = path.join(ROOT, "packages/cli/bin/cairn.js");
@@ -45,12 +46,6 @@ const log = (text: string): void => {
 };
 
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length === 0 ? Number.NaN : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 /** utime, stime, cutime and cstime of a process (fields 14-17 of /proc/<pid>/stat), in ms (100 clock ticks per second). */
 function procTimes(pid: number | "self"): { own: number; children: number } {
@@ -117,16 +112,9 @@ export async function runTask(workspace: string, home: string, checkpoints: bool
       policy: { autoApprove: ["read", "edit"] },
     });
     const marks: { wall: number; cpu: number }[] = [];
-    const run = task.run("Make small edits, one per turn.");
-    for (;;) {
-      const next = await run.next();
-      if (next.done) {
-        if (next.value.subtype !== "success") throw new Error(`bench task ended with ${next.value.subtype}: ${next.value.result}`);
-        break;
-      }
-      const event: AgentEvent = next.value;
+    await drainRun(task.run("Make small edits, one per turn."), (event) => {
       if (event.type === "turn_start") marks.push({ wall: performance.now(), cpu: cpuMs() });
-    }
+    });
     // Turns 2..TURNS: the first pays one-time costs, the last is the completion.
     const walls: number[] = [];
     const cpus: number[] = [];
