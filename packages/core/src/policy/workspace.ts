@@ -21,11 +21,16 @@ const MAX_SYMLINK_HOPS = 40;
  * ones and not-yet-existing files below a symlinked folder) are all caught.
  */
 export function resolveWorkspacePath(cwd: string, input: string): WorkspacePath {
-  const absolute = path.resolve(cwd, expandHome(input));
+  const absolute = workspaceAbsolute(cwd, input);
   const root = realPath(cwd);
   const real = realPath(absolute);
   if (root === undefined || real === undefined) return { absolute, external: true };
   return { absolute, external: !isInside(root, real) };
+}
+
+/** The path a tool will use for `input` (resolveWorkspacePath's `absolute`), without judging where it really is: no file system access. */
+export function workspaceAbsolute(cwd: string, input: string): string {
+  return path.resolve(cwd, expandHome(input));
 }
 
 /**

@@ -5,7 +5,7 @@ import { asAfterVerdict, type HookNotice } from "../hooks/index.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
-import { resolveWorkspacePath } from "../policy/workspace.js";
+import { workspaceAbsolute } from "../policy/workspace.js";
 import { toolResultText } from "../protocol/result-text.js";
 import { gitTracksIgnored } from "./tracked-ignored.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
@@ -113,7 +113,7 @@ function deny(env: CallEnv, call: ParsedCall, content: string, by: Decision["by"
 export async function executeCall(call: ParsedCall, env: CallEnv): Promise<ExecutedCall> {
   const tool = env.tools.get(call.name);
   const summary = summarize(tool, call);
-  const locations = accessesOf(tool, call.input).map((a) => resolveWorkspacePath(env.cwd, a.path).absolute);
+  const locations = accessesOf(tool, call.input).map((a) => workspaceAbsolute(env.cwd, a.path));
   env.emit({ type: "tool_call", tool_use_id: call.id, name: call.name, kind: tool?.kind ?? "unknown", input: call.input, summary, status: "pending", locations });
 
   if (!tool) {
@@ -185,7 +185,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     modelSupportsImages: env.modelSupportsImages,
     files: env.files,
     terminal: env.terminal,
-    resolvePath: (path) => resolveWorkspacePath(env.cwd, path).absolute,
+    resolvePath: (path) => workspaceAbsolute(env.cwd, path),
     outsideApproved: reach === "read-external" || reach === "edit-external",
     emitOutput: (text) => env.emit({ type: "tool_output", tool_use_id: call.id, text }),
     subagents: subagentsFor(env, call.id),
@@ -239,7 +239,7 @@ function denyIgnored(env: CallEnv, tool: AnyTool, call: ParsedCall, input: Recor
 /** The first path of the call that the workspace's ignore files block, if any. */
 function blockedPath(env: CallEnv, tool: AnyTool, input: Record<string, unknown>): string | undefined {
   for (const access of accessesOf(tool, input)) {
-    if (env.ignore.ignores(resolveWorkspacePath(env.cwd, access.path).absolute)) return access.path;
+    if (env.ignore.ignores(workspaceAbsolute(env.cwd, access.path))) return access.path;
   }
   return undefined;
 }

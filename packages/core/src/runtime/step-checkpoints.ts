@@ -1,6 +1,6 @@
 import type { Checkpoints } from "../checkpoints/index.js";
 import type { AgentEvent } from "../events/index.js";
-import { resolveWorkspacePath } from "../policy/workspace.js";
+import { workspaceAbsolute } from "../policy/workspace.js";
 import type { TaskJournal } from "../storage/task-journal.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { ExecutedCall } from "./execute-call.js";
@@ -163,7 +163,7 @@ function editedPaths(tools: ReadonlyMap<string, AnyTool>, calls: readonly Execut
     try {
       const edits = (tool.access?.(done.call.input) ?? []).flatMap((a) => (a.type === "edit" && typeof a.path === "string" ? [a.path] : []));
       if (edits.length === 0) return undefined;
-      for (const edit of edits) paths.push(resolveWorkspacePath(cwd, edit).absolute);
+      for (const edit of edits) paths.push(workspaceAbsolute(cwd, edit));
     } catch {
       return undefined; // input the tool could not read: look at everything
     }

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../events/index.js";
 import type { ImagePart, Message } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
-import { resolveWorkspacePath } from "../policy/workspace.js";
+import { workspaceAbsolute } from "../policy/workspace.js";
 import { initialEnvironment } from "../prompt/environment.js";
 import { expandMentions, lastCommandOutput } from "../prompt/mentions/index.js";
 import type { Terminal } from "../terminal/index.js";
@@ -47,7 +47,7 @@ async function firstLook(ctx: UserTextContext): Promise<string> {
     {
       cwd: ctx.cwd,
       signal: ctx.signal,
-      resolvePath: (p) => resolveWorkspacePath(ctx.cwd, p).absolute,
+      resolvePath: (p) => workspaceAbsolute(ctx.cwd, p),
       emitOutput: () => {},
       ignore: ctx.ignore,
       scratchDir: ctx.scratchDir,
