@@ -16,7 +16,8 @@ export function accessesOf(tool: AnyTool | undefined, input: Record<string, unkn
   }
 }
 
-function pathFact(where: Where, access: Exclude<ToolAccess, { type: "none" }>): PathFact {
+/** `root`: the workspace's real path, resolved once per call rather than once per path. */
+function pathFact(where: Where, root: string, access: Exclude<ToolAccess, { type: "none" }>): PathFact {
   // The path as the tool will use it (`~` expanded), then judged on what it really is.
   const resolved = resolveWorkspacePath(where.cwd, access.path);
   const fact: PathFact = { access: access.type, path: access.path, absolute: resolved.absolute, external: resolved.external };
@@ -24,7 +25,6 @@ function pathFact(where: Where, access: Exclude<ToolAccess, { type: "none" }>): 
     if (!resolveWorkspacePath(where.scratchDir, resolved.absolute).external) fact.inReadRoot = true;
   } else {
     const real = realPath(resolved.absolute);
-    const root = realPath(where.cwd) ?? where.cwd;
     if (real !== undefined) fact.relative = path.relative(root, real).split(path.sep).join("/");
   }
   if (access.type === "edit") {
@@ -32,6 +32,12 @@ function pathFact(where: Where, access: Exclude<ToolAccess, { type: "none" }>): 
     if (hit) fact.protected = hit;
   }
   return fact;
+}
+
+function pathFacts(where: Where, accesses: Array<Exclude<ToolAccess, { type: "none" }>>): PathFact[] {
+  if (accesses.length === 0) return [];
+  const root = realPath(where.cwd) ?? where.cwd;
+  return accesses.map((access) => pathFact(where, root, access));
 }
 
 /** What policy needs to decide on one call, read from the tool and the file system now. */
@@ -51,7 +57,7 @@ export function gatherFacts(
     tool: tool.name,
     kind: tool.kind,
     input,
-    paths: accessesOf(tool, input).map((access) => pathFact(where, access)),
+    paths: pathFacts(where, accessesOf(tool, input)),
     autoApproved,
   };
   if (tool.kind === "command" && typeof input.command === "string" && extra.commandRisk && extra.shell) {
