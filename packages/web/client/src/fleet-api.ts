@@ -1,27 +1,7 @@
-/** The fleet's part of the server's API, as the page reads it (shapes of cairn fleet's JobView and the branch diff). */
-export type FleetJob = {
-  id: string;
-  state: string;
-  repo: string;
-  ref: string | null;
-  task: string;
-  batch: string | null;
-  attempts: number;
-  worker: string | null;
-  failed_reason: string | null;
-  result: null | {
-    outcome: string;
-    answer: string;
-    branch: string | null;
-    pushed_to: string | null;
-    files_changed: string[];
-    tokens: { input: number; output: number };
-    cost_usd: number | null;
-    worker: string;
-    attempt: number;
-    duration_ms: number;
-  };
-};
+/** The fleet's part of the server's API, as the page reads it: cairn fleet's JobView, and the branch diff. */
+import type { JobView } from "../../../cli/src/fleet/job-view.ts";
+
+export type FleetJob = JobView;
 
 export type FleetFileChange = { path: string; status: "added" | "modified" | "deleted"; old_text: string | null; new_text: string | null; note?: string };
 export type FleetDiff = { branch: string; base: string; head: string; files: FleetFileChange[]; more_files: number };
