@@ -2,6 +2,7 @@ import type { AgentEvent } from "../events/index.js";
 import { addUsage, emptyUsage, type Usage } from "../model/types.js";
 import type { AgentDefinition } from "../prompt/agent-definitions.js";
 import type { Task } from "../runtime/task.js";
+import { firstLine } from "../tools/first-line.js";
 import { allTools } from "../tools/registry.js";
 import type { SubagentOutcome, SubagentReport, SubagentRunner } from "../tools/subagent-capability.js";
 import type { AnyTool } from "../tools/tool.js";
@@ -128,9 +129,4 @@ export function readOnlySubagents(definition: Pick<AgentDefinition, "tools"> | u
 
 function usageOf(json: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }): Usage {
   return addUsage(emptyUsage(), { inputTokens: json.input_tokens, outputTokens: json.output_tokens, cacheReadTokens: json.cache_read_input_tokens, cacheWriteTokens: json.cache_creation_input_tokens });
-}
-
-function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? "";
-  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { firstLine } from "./first-line.js";
 import { defineTool } from "./tool.js";
 
 const parameters = z.object({
@@ -33,8 +34,3 @@ export const askFollowupQuestionTool = defineTool({
     return { content: "", control: { type: "ask", question: input.question, options: input.options ?? [] } };
   },
 });
-
-function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? "";
-  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
-}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { firstLine } from "./first-line.js";
 import { defineTool } from "./tool.js";
 
 const parameters = z.object({
@@ -35,8 +36,3 @@ export const newTaskTool = defineTool({
     return { content: "Handing over to a new task with this context.", control: { type: "new_task", context: input.context } };
   },
 });
-
-function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? "";
-  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
-}

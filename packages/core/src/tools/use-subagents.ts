@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { addUsage, emptyUsage } from "../model/types.js";
 import type { SubagentReport } from "./subagent-capability.js";
+import { firstLine } from "./first-line.js";
 import { defineTool, type AnyTool } from "./tool.js";
 
 /** The most sub-agents one call may start. */
@@ -31,19 +32,19 @@ Example:
 
 /** use_subagents, offering the agent definitions of this session (name and one line each). */
 export function useSubagentsTool(agents: readonly AgentListing[]): AnyTool {
-  const listed = agents.length === 0 ? "" : `\n\nAgent definitions (pass one's name as \`agent\`):\n${agents.map((a) => `- ${a.name}: ${oneLine(a.description)}`).join("\n")}`;
+  const listed = agents.length === 0 ? "" : `\n\nAgent definitions (pass one's name as \`agent\`):\n${agents.map((a) => `- ${a.name}: ${firstLine(a.description)}`).join("\n")}`;
   return defineTool({
     name: "use_subagents",
     description: baseDescription.replace("{agents}", listed),
     // Rarely used: the first request offers one line, which still names the agent definitions so the model can pick one.
-    brief: `Run 1-${maxSubagents} self-contained prompts as parallel sub-agents (read-only by default; each sees only its prompt) and get their reports back.${agents.length === 0 ? "" : ` Agent definitions (pass one as \`agent\`): ${agents.map((a) => `${a.name} (${oneLine(a.description, 60)})`).join("; ")}.`}`,
+    brief: `Run 1-${maxSubagents} self-contained prompts as parallel sub-agents (read-only by default; each sees only its prompt) and get their reports back.${agents.length === 0 ? "" : ` Agent definitions (pass one as \`agent\`): ${agents.map((a) => `${a.name} (${firstLine(a.description, 60)})`).join("; ")}.`}`,
     parameters,
     kind: "read",
     // The default sub-agents only read, so their calls may run beside other reads; a definition's
     // may edit or run commands, so such a call waits its turn like an edit (and is checkpointed).
     readOnlyFor: (input) => input.agent === undefined || agents.some((a) => a.name === input.agent && a.readOnly === true),
     modes: ["act", "plan"],
-    summarize: (input) => `${input.prompts.length} sub-agent${input.prompts.length === 1 ? "" : "s"}${input.agent ? ` (${input.agent})` : ""}: ${oneLine(input.prompts[0] ?? "")}`,
+    summarize: (input) => `${input.prompts.length} sub-agent${input.prompts.length === 1 ? "" : "s"}${input.agent ? ` (${input.agent})` : ""}: ${firstLine(input.prompts[0] ?? "")}`,
     async execute(input, ctx) {
       if (!ctx.subagents) return { content: "use_subagents is not available in this task (its host gives no sub-agents). Do the research yourself with the read tools.", isError: true };
       const outcome = await ctx.subagents.run(input.prompts, input.agent);
@@ -61,9 +62,4 @@ export function useSubagentsTool(agents: readonly AgentListing[]): AnyTool {
 function reportText(report: SubagentReport): string {
   const head = `<subagent index="${report.index + 1}" task="${report.taskId}" status="${report.ok ? "completed" : "failed"}">`;
   return `${head}\n${report.report}\n</subagent>`;
-}
-
-function oneLine(text: string, max = 100): string {
-  const line = text.split("\n", 1)[0] ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
