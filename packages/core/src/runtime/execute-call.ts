@@ -1,7 +1,7 @@
 import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
 import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ShellParser } from "../policy/command/index.js";
 import type { Terminal } from "../terminal/index.js";
-import { asAfterVerdict, type HookNotice } from "../hooks/index.js";
+import { asAfterVerdict } from "../hooks/index.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
@@ -17,6 +17,7 @@ import type { SubagentCapability, SubagentRunner } from "../tools/subagent-capab
 import { runningPreview } from "./approval-preview.js";
 import { approveCall } from "./approve-call.js";
 import { accessesOf, gatherFacts } from "./gather-facts.js";
+import { emitNotices } from "./task-hooks.js";
 import type { Hooks } from "./hooks.js";
 import type { Host } from "./host.js";
 
@@ -136,7 +137,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
 
   const hookContext: string[] = [];
   const pre = await env.hooks.beforeTool?.({ ...call, input }, { signal: env.signal });
-  emitNotices(env, pre?.notices);
+  emitNotices(env.emit, pre?.notices);
   if (pre?.deny !== undefined) {
     const executed = deny(env, { ...call, input }, pre.message ?? `Blocked by a hook: ${pre.deny}`, "hook", pre.deny);
     return pre.endRun !== undefined ? { ...executed, endRun: pre.endRun } : executed;
@@ -192,7 +193,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     handoffs: env.handoffs,
   });
   const post = asAfterVerdict(await env.hooks.afterTool?.({ ...call, input }, result, { signal: env.signal }));
-  emitNotices(env, post?.notices);
+  emitNotices(env.emit, post?.notices);
   if (post?.result) result = post.result;
   if (post?.context) hookContext.push(post.context);
   endRun ??= post?.endRun;
@@ -217,15 +218,11 @@ function withText(result: ToolResult, text: string): ToolResult {
   return { ...result, content: [...result.content, { type: "text", text }] };
 }
 
-function emitNotices(env: CallEnv, notices: readonly HookNotice[] | undefined): void {
-  for (const n of notices ?? []) env.emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
-}
-
 /** Tells Notification hooks the person is needed; the returned promise ends when they have run. */
 function notify(env: CallEnv, message: string, notificationType: string): Promise<void> {
   const hook = env.hooks.notification;
   if (!hook) return Promise.resolve();
-  return Promise.resolve(hook.call(env.hooks, message, notificationType, { signal: env.signal })).then((outcome) => emitNotices(env, outcome?.notices));
+  return Promise.resolve(hook.call(env.hooks, message, notificationType, { signal: env.signal })).then((outcome) => emitNotices(env.emit, outcome?.notices));
 }
 
 /** The denial of a call that touches a path the ignore files block, or undefined. */

@@ -50,13 +50,14 @@ export class TaskHooks {
     };
   }
 
-  /** Session end hooks: their notices (none when no hook is set). */
-  async sessionEnd(reason: string, signal: AbortSignal): Promise<readonly HookNotice[]> {
+  /** Session end hooks, their notices as events. */
+  async sessionEnd(reason: string, emit: Emit, signal: AbortSignal): Promise<void> {
     const outcome = await this.hooks.sessionEnd?.(reason, { signal });
-    return outcome?.notices ?? [];
+    emitNotices(emit, outcome?.notices);
   }
 }
 
-function emitNotices(emit: Emit, notices: readonly HookNotice[] | undefined): void {
+/** Hooks' notices for the person, as events. */
+export function emitNotices(emit: Emit, notices: readonly HookNotice[] | undefined): void {
   for (const n of notices ?? []) emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
 }

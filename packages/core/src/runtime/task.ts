@@ -222,8 +222,7 @@ export class Task {
    */
   async endSession(reason: string): Promise<AgentEvent[]> {
     const { events, emit } = this.betweenRuns();
-    const notices = await this.hooks.sessionEnd(reason, this.controller.signal);
-    for (const n of notices) emit({ type: "system", subtype: "notice", level: n.level, message: n.message });
+    await this.hooks.sessionEnd(reason, emit, this.controller.signal);
     return events;
   }
 
