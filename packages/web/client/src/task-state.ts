@@ -50,6 +50,19 @@ function assistantItem(task: TaskState, message_id: string): Extract<Item, { kin
   return item;
 }
 
+/**
+ * The item a complete reply settles into. Its id names the reply (session and turn), not the
+ * streamed attempts (their message_id), so it takes over the first piece still streaming, and the
+ * pieces after it (continuations of the same reply) fold into it; with nothing streamed, a new item.
+ */
+function completedReply(task: TaskState, id: string): Extract<Item, { kind: "assistant" }> {
+  const streaming = task.items.filter((i): i is Extract<Item, { kind: "assistant" }> => i.kind === "assistant" && !i.done);
+  const [first, ...rest] = streaming;
+  if (!first) return assistantItem(task, id);
+  task.items = task.items.filter((i) => !rest.includes(i as Extract<Item, { kind: "assistant" }>));
+  return first;
+}
+
 let keys = 0;
 const key = () => `k${++keys}`;
 
@@ -115,7 +128,7 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
       return;
     }
     case "assistant": {
-      const item = assistantItem(task, event.message.id);
+      const item = completedReply(task, event.message.id);
       item.text = event.message.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("");
       item.reasoning = event.message.content.flatMap((c) => (c.type === "thinking" ? [c.thinking] : [])).join("");
       item.done = true;
