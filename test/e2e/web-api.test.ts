@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { goodHeaders, rawRequest, startWeb, type WebRun } from "./web-harness.js";
+import { goodHeaders, rawRequest, startScriptedWeb, type WebRun } from "../support/web-harness.js";
 
 type Frame = { id: number; task_id: string; event: { type: string; status?: string; tool_use_id?: string } };
 
@@ -29,7 +29,7 @@ afterEach(async () => {
 
 async function serve(turns: ScriptedTurn[]): Promise<WebRun> {
   model = await startScriptedModelServer({ turns });
-  web = await startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }) });
+  web = await startScriptedWeb(model, ws.dir, home.dir);
   return web;
 }
 

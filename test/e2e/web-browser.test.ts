@@ -2,15 +2,14 @@
 // page.evaluate callbacks run in the page.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { chromiumArgs, findChromium } from "@cairn/core";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import type { Page } from "puppeteer-core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { goodHeaders, rawRequest, startWeb, type WebRun } from "./web-harness.js";
+import { goodHeaders, rawRequest, startScriptedWeb, useChromium, type WebRun } from "../support/web-harness.js";
 
 // The page in Debian's Chromium, driven like a person would: by the names a screen reader reads.
-let browser: Browser;
+const browser = useChromium();
 let ws: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
 let model: ScriptedModelServer;
@@ -21,14 +20,6 @@ const call = (name: string, input: Record<string, unknown>, text?: string): Scri
 });
 const done = (result: string) => call("attempt_completion", { result });
 
-beforeAll(async () => {
-  const found = await findChromium();
-  if (!found.found) throw new Error(found.message);
-  browser = await puppeteer.launch({ executablePath: found.path, headless: true, args: chromiumArgs() });
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
 beforeEach(() => {
   ws = tempDir("web-ui-ws");
   home = tempDir("web-ui-home");
@@ -44,12 +35,12 @@ afterEach(async () => {
 
 async function serve(turns: ScriptedTurn[]): Promise<WebRun> {
   model = await startScriptedModelServer({ turns });
-  web = await startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }) });
+  web = await startScriptedWeb(model, ws.dir, home.dir);
   return web;
 }
 
 async function openPage(w: WebRun, url = w.url): Promise<Page> {
-  const page = await browser.newPage();
+  const page = await browser().newPage();
   await page.goto(url);
   return page;
 }
@@ -220,7 +211,7 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     await page.close();
     await w.stop();
     // A new server on the same CAIRN_HOME: the task is stored, not running here.
-    web = await startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }) });
+    web = await startScriptedWeb(model, ws.dir, home.dir);
     w = web;
     page = await openPage(w);
     await page.locator('::-p-aria([name="Search history"])').fill("heron");

@@ -6,7 +6,7 @@ import { chromiumArgs, findChromium } from "@cairn/core";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, startFleet, waitUntil, type Fleet } from "../support/fleet-harness.js";
-import { goodHeaders, rawRequest, startWeb, type WebRun } from "./web-harness.js";
+import { goodHeaders, rawRequest, startWeb, type WebRun } from "../support/web-harness.js";
 
 /**
  * The fleet in cairn web, for real: a redis-server, a `cairn fleet worker` process running jobs

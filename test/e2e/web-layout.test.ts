@@ -2,18 +2,17 @@
 // page.evaluate callbacks run in the page.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { chromiumArgs, findChromium } from "@cairn/core";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, repoRoot, tempDir } from "../support/cairn-cli.js";
+import type { Page } from "puppeteer-core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { repoRoot, tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { startWeb, type WebRun } from "./web-harness.js";
+import { startScriptedWeb, useChromium, type WebRun } from "../support/web-harness.js";
 
 // How the page reads: at 375 px, with the keyboard alone, in light and dark. With
 // UPDATE_SCREENSHOTS=1 the views are saved for the README (docs/web/).
 const screenshotDir = process.env.UPDATE_SCREENSHOTS === "1" ? path.join(repoRoot, "docs/web") : undefined;
 
-let browser: Browser;
+const browser = useChromium();
 let ws: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
 let model: ScriptedModelServer;
@@ -31,21 +30,13 @@ const editTurns = (): ScriptedTurn[] => [
   call("attempt_completion", { result: "src/greet.ts now greets the web." }),
 ];
 
-beforeAll(async () => {
-  const found = await findChromium();
-  if (!found.found) throw new Error(found.message);
-  browser = await puppeteer.launch({ executablePath: found.path, headless: true, args: chromiumArgs() });
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
 beforeEach(async () => {
   ws = tempDir("web-layout-ws");
   home = tempDir("web-layout-home");
   mkdirSync(path.join(ws.dir, "src"));
   writeFileSync(path.join(ws.dir, "src/greet.ts"), 'export const greeting = "hello world";\nexport const shout = (s: string) => s.toUpperCase();\n');
   model = await startScriptedModelServer({ turns: editTurns() });
-  web = await startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }) });
+  web = await startScriptedWeb(model, ws.dir, home.dir);
 });
 afterEach(async () => {
   await web?.stop();
@@ -88,7 +79,7 @@ async function tabTo(page: Page, test: string): Promise<void> {
 
 describe("cairn web's page: small screens, keyboard, themes", { timeout: 90_000 }, () => {
   it("at 375 px wide, with the keyboard alone: a task typed, its diff read, approved, done", async () => {
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     await page.setViewport({ width: 375, height: 800 });
     await page.goto(web!.url);
     await tabTo(page, `document.activeElement?.getAttribute("aria-label") === "Task"`);
@@ -109,7 +100,7 @@ describe("cairn web's page: small screens, keyboard, themes", { timeout: 90_000 
   });
 
   it("light and dark themes keep text readable (contrast at least 4.5:1), and the view the README shows", async () => {
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     await page.setViewport({ width: 1200, height: 820 });
     await page.goto(web!.url);
     await page.locator('::-p-aria([name="Task"][role="textbox"])').click();

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer } from "../support/scripted-model-server.js";
-import { goodHeaders, rawRequest, startWeb, type WebRun } from "./web-harness.js";
+import { goodHeaders, rawRequest, startScriptedWeb, type WebRun } from "../support/web-harness.js";
 
 let ws: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 const launch = (extra: string[] = []) =>
-  startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir, ...extra], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }) });
+  startScriptedWeb(model, ws.dir, home.dir, extra);
 
 describe("cairn web refuses what a hostile page could send", () => {
   it("prints one line with a loopback URL carrying a fresh token, and no warning", async () => {

@@ -1,5 +1,8 @@
 import { request } from "node:http";
-import { startCairn } from "../support/cairn-cli.js";
+import { chromiumArgs, findChromium } from "@cairn/core";
+import puppeteer, { type Browser } from "puppeteer-core";
+import { afterAll, beforeAll } from "vitest";
+import { cleanEnv, startCairn } from "./cairn-cli.js";
 
 /** A running `cairn web`, its link split into the parts tests need. */
 export type WebRun = {
@@ -33,6 +36,25 @@ export async function startWeb(args: string[], options: { env: Record<string, st
       clearTimeout(timer);
     },
   };
+}
+
+/** `cairn web` on a workspace with the scripted model server as its model and `home` as CAIRN_HOME. */
+export function startScriptedWeb(model: { url: string }, cwd: string, home: string, extra: string[] = []): Promise<WebRun> {
+  return startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", cwd, ...extra], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home }) });
+}
+
+/** Debian's Chromium, launched once for a test file and closed after it; call the result inside a test. */
+export function useChromium(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    const found = await findChromium();
+    if (!found.found) throw new Error(found.message);
+    browser = await puppeteer.launch({ executablePath: found.path, headless: true, args: chromiumArgs() });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
 }
 
 export type RawResponse = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
