@@ -68,6 +68,8 @@ describe("saved 'always allow' rules through the real CLI", () => {
     [["add", "npm test"], /write it as tool\(pattern\)/],
     [["add", "write_to_file(../outside/**)"], /must not contain \.\./],
     [["add", "read_file(/etc/*)"], /relative to the workspace/],
+    [["add", "execute_comand(npm test *)"], /"execute_comand" is not one of Cairn's tools \(did you mean execute_command\?\)/],
+    [["add", "Bash(npm test:*)"], /"Bash" is not one of Cairn's tools; a rule names one of: .*execute_command/],
     [["remove", "3"], /No saved rule "3" here/],
     [["frobnicate"], /Unknown action "frobnicate"/],
   ])("cairn permissions %j fails with one line that says what to do", async (args, message) => {

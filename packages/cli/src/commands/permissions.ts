@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { addPermissionRule, cairnHome, ConfigFileError, listPermissionRules, parsePermissionRule, permissionsFile, removePermissionRule, ruleProblem, type SavedRule } from "@cairn/core";
+import { addPermissionRule, allTools, cairnHome, ConfigFileError, listPermissionRules, nearestName, parsePermissionRule, permissionsFile, removePermissionRule, ruleProblem, type SavedRule } from "@cairn/core";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 
@@ -69,11 +69,23 @@ function add(home: string, cwd: string, text: string, user: boolean, io: Io): nu
   if (text.trim() === "") throw new UsageError("Give the rule to add, e.g. cairn permissions add 'execute_command(npm test *)'.");
   const parsed = parsePermissionRule(text);
   if (!parsed.ok) throw new UsageError(parsed.error);
+  const unknown = unknownTool(parsed.rule.tool);
+  if (unknown) throw new UsageError(unknown);
   const problem = ruleProblem(parsed.rule);
   if (problem) throw new UsageError(problem);
   addPermissionRule(home, cwd, user ? "user" : "workspace", parsed.rule.text);
   io.stdout(`Added ${parsed.rule.text} for ${user ? "every workspace" : cwd} (in ${permissionsFile(home)}).\n`);
   return 0;
+}
+
+/** Tools a rule can name: the built-in ones, and those a session adds (MCP, hand-off, sub-agents). */
+const ruleTools = [...allTools.map((t) => t.name), "use_mcp_tool", "access_mcp_resource", "new_task", "use_subagents"];
+
+/** A rule naming no tool of Cairn's would be saved and never match (a typo, or another agent's syntax such as Bash(…)). */
+function unknownTool(tool: string): string | undefined {
+  if (ruleTools.includes(tool)) return undefined;
+  const near = nearestName(tool, ruleTools);
+  return `"${tool}" is not one of Cairn's tools${near ? ` (did you mean ${near}?)` : ""}; a rule names one of: ${ruleTools.join(", ")}.`;
 }
 
 function remove(home: string, cwd: string, what: string, io: Io): number {

@@ -4,4 +4,4 @@ export { listTasks, removeFromHistoryIndex, updateHistoryIndex, type HistoryEntr
 export { DamagedTaskError, isValidTaskId, TaskNotFoundError, TaskStore, type CheckpointRecord, type LoadedConversation, type PendingResult, type TaskLink, type TaskMetadata } from "./task-store.js";
 export type { TaskJournal, TaskState } from "./task-journal.js";
 export { addPermissionRule, listPermissionRules, loadPermissionRules, permissionsFile, PermissionsFileError, removePermissionRule, type SavedRule } from "./permission-store.js";
-export { ConfigFileError } from "../disk/config-file.js";
+export { ConfigFileError, nearestName } from "../disk/config-file.js";
