@@ -17,8 +17,6 @@ export type CallSchedulerOptions<C, R> = {
   settled(call: C, result: R, index: number): void;
 };
 
-type Slot = { cleared: Promise<void>; flushed: Promise<void> };
-
 /**
  * Runs the calls of one reply as they arrive. A concurrent call (a read) starts once everything
  * that is not concurrent before it has finished and the call before it has cleared its checks, so
@@ -27,7 +25,8 @@ type Slot = { cleared: Promise<void>; flushed: Promise<void> };
  * they saw and the reads after it see what it did. Results are reported in the reply's order.
  */
 export class CallScheduler<C, R> {
-  private readonly slots: Slot[] = [];
+  /** Per call, in order: it has cleared its checks (what the read after it waits for). */
+  private readonly clearedSoFar: Array<Promise<void>> = [];
   private readonly results: R[] = [];
   /** Everything up to the last call that is not concurrent has finished (and been reported). */
   private lastBarrier: Promise<void> = Promise.resolve();
@@ -37,10 +36,9 @@ export class CallScheduler<C, R> {
 
   /** Queues a call; it starts as soon as the rules above let it. */
   add(call: C): void {
-    const index = this.slots.length;
-    const previous = this.slots[index - 1];
+    const index = this.clearedSoFar.length;
     const concurrent = this.options.execution === "parallel" && this.options.concurrent(call);
-    const start = concurrent ? Promise.all([this.lastBarrier, previous?.cleared]).then(() => undefined) : this.flushedSoFar;
+    const start = concurrent ? Promise.all([this.lastBarrier, this.clearedSoFar[index - 1]]).then(() => undefined) : this.flushedSoFar;
 
     let markCleared!: () => void;
     const cleared = new Promise<void>((resolve) => (markCleared = resolve));
@@ -61,7 +59,7 @@ export class CallScheduler<C, R> {
       this.results[index] = result;
       this.options.settled(call, result, index);
     });
-    this.slots.push({ cleared, flushed });
+    this.clearedSoFar.push(cleared);
     this.flushedSoFar = flushed;
     if (!concurrent) this.lastBarrier = flushed;
   }
