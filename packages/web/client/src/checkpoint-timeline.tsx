@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { api, type CheckpointEntry } from "./api.ts";
+import { ErrorAlert } from "./error-alert.tsx";
 import type { TaskState } from "./task-state.ts";
 
 function Patch({ patch }: { patch: string }) {
@@ -54,11 +55,7 @@ function Step({ task, entry }: { task: TaskState; entry: CheckpointEntry }) {
         </div>
       ) : null}
       {patch !== undefined ? <Patch patch={patch} /> : null}
-      {message ? (
-        <p role="alert" className="error">
-          {message}
-        </p>
-      ) : null}
+      <ErrorAlert message={message} />
     </li>
   );
 }

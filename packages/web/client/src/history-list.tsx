@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { api, type HistoryEntry } from "./api.ts";
+import { ErrorAlert } from "./error-alert.tsx";
 
 type Props = { refreshKey: number; selected: string | undefined; onSelect(entry: HistoryEntry): void };
 
@@ -22,11 +23,7 @@ export function HistoryList({ refreshKey, selected, onSelect }: Props) {
     <nav className="history" aria-label="History">
       <h2>History</h2>
       <input type="search" aria-label="Search history" placeholder="Search" value={query} onChange={(e) => setQuery(e.target.value)} />
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
       <ul>
         {shown.map((entry) => (
           <li key={entry.id}>

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { ErrorAlert } from "./error-alert.tsx";
 
 type Item = { label: string; replacement: string; detail?: string };
 type Completion = { items: Item[]; from: number; to: number };
@@ -140,11 +141,7 @@ export function TaskInput({ label, placeholder, busy, taskId, onSend }: Props) {
           Send
         </button>
       </div>
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { api } from "./api.ts";
 import { CheckpointTimeline } from "./checkpoint-timeline.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 import { StatusBar } from "./status-bar.tsx";
 import type { Item, TaskState } from "./task-state.ts";
 import { TaskInput } from "./task-input.tsx";
@@ -54,11 +55,7 @@ function QuestionItem({ item, task }: { item: Extract<Item, { kind: "question" }
           </form>
         </>
       ) : null}
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
     </section>
   );
 }
@@ -104,11 +101,7 @@ function PromptItem({ item, task }: { item: Extract<Item, { kind: "prompt" }>; t
           ) : null}
         </>
       )}
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
     </section>
   );
 }

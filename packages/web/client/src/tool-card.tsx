@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { DiffView } from "./diff-view.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 import type { ApprovalPreview, ToolCallRecord } from "./tool-calls.ts";
 
 const statusText: Record<ToolCallRecord["status"], string> = {
@@ -136,11 +137,7 @@ export function ToolCard({ record, onAnswer }: Props) {
               <button type="submit">Deny and send</button>
             </form>
           ) : null}
-          {error ? (
-            <p role="alert" className="error">
-              {error}
-            </p>
-          ) : null}
+          <ErrorAlert message={error} />
         </section>
       ) : preview && record.kind === "edit" ? (
         <details>
