@@ -204,6 +204,24 @@ describe("cairn in a terminal", () => {
     expect(meta.status).toBe("completed");
   });
 
+  it("typing at the start picker (stored tasks listed) starts a new task with every key typed", { timeout: 60_000 }, async () => {
+    const t = await open([call("attempt_completion", { result: "First done" }), call("attempt_completion", { result: "Hello file done" })], ["First task"]);
+    await t.waitFor("✓ First done");
+    await t.press("Escape", "Escape");
+    await t.waitFor("[cairn exited 0]");
+
+    t.launch(["--provider", "anthropic", "--base-url", server!.url]);
+    await t.waitFor("Resume a recent task, or start a new one");
+    // Key by key, as a person types, then the rest in one burst.
+    for (const key of "wri") await t.type(key);
+    await t.type("te a hello file");
+    await t.waitFor("write a hello file");
+    await t.press("Enter");
+    await t.waitFor("✓ Hello file done");
+    expect(server!.requests).toHaveLength(2);
+    expect(requestText(1)).toContain("write a hello file");
+  });
+
   it("runs a task sent with its Enter in one burst (send-keys \"task\" Enter)", { timeout: 60_000 }, async () => {
     const t = await open([call("attempt_completion", { result: "Said hello" })]);
     await t.waitFor("describe a task, or /help");

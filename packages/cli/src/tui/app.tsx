@@ -104,6 +104,7 @@ function Session({ session, files }: { session: SessionController; files?: FileI
             onSubmit={(text) => void session.submit(text)}
             onPaste={(text) => session.pasted(text)}
             onEmptyBackspace={() => session.detachLast()}
+            typedAhead={snapshot.typedAhead}
             busy={live.busy !== undefined}
             commands={session.commands}
             active={!prompt}

@@ -25,7 +25,10 @@ export function InputBox({
   onRows,
   onPaste,
   onEmptyBackspace,
+  typedAhead,
 }: {
+  /** Text typed while a prompt had the keys: each piece not yet taken is added to the end of the input. */
+  typedAhead?: ReadonlyArray<{ id: number; text: string }>;
   onSubmit: (text: string) => void;
   /** Sees a paste first: true when it took it (a pasted image path), so it is not typed in. */
   onPaste?: (text: string) => boolean;
@@ -58,6 +61,17 @@ export function InputBox({
       live = false;
     };
   }, [wantsFiles, files]);
+
+  const takenAhead = useRef(typedAhead?.at(-1)?.id ?? 0);
+  const lastAhead = typedAhead?.at(-1)?.id ?? 0;
+  useEffect(() => {
+    const fresh = (typedAhead ?? []).filter((piece) => piece.id > takenAhead.current);
+    if (fresh.length === 0) return;
+    takenAhead.current = lastAhead;
+    const now = current();
+    const text = now.text + fresh.map((piece) => piece.text).join("");
+    setState(setText(now, text, text.length));
+  }, [lastAhead]);
 
   const take = (index: number) => {
     const open = menu.current;

@@ -12,7 +12,18 @@ const MAX_VISIBLE = 8;
  * A list to choose from: ↑/↓ and Enter, a number, or the item's letter. Long lists scroll.
  * Esc is not used here, so it keeps its global meaning (stop the turn).
  */
-export function PickList({ items, onPick, active = true }: { items: PickItem[]; onPick: (index: number) => void; active?: boolean }) {
+export function PickList({
+  items,
+  onPick,
+  onTyping,
+  active = true,
+}: {
+  items: PickItem[];
+  onPick: (index: number) => void;
+  /** Other printable keys: the person is typing rather than choosing. */
+  onTyping?: (text: string) => void;
+  active?: boolean;
+}) {
   const theme = useTheme();
   const [selected, setSelected] = useState(0);
   const current = useRef(0);
@@ -31,7 +42,11 @@ export function PickList({ items, onPick, active = true }: { items: PickItem[]; 
     else if (/^[1-9]$/.test(input) && Number(input) <= items.length) pick = Number(input) - 1;
     else {
       const byLetter = items.findIndex((item) => item.shortcut !== undefined && item.shortcut === input.toLowerCase());
-      if (byLetter === -1) return false;
+      if (byLetter === -1) {
+        if (!onTyping || input === "" || key.escape || key.backspace || key.delete) return false;
+        onTyping(input);
+        return true;
+      }
       pick = byLetter;
     }
     if (pick !== undefined) onPick(pick);

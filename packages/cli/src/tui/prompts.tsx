@@ -133,7 +133,11 @@ export function ChoicePrompt({ prompt }: { prompt: Extract<Prompt, { kind: "choi
   return (
     <Box flexDirection="column">
       <Text bold>{prompt.title}</Text>
-      <PickList items={prompt.options.map((o) => ({ label: o.label, ...(o.hint ? { hint: o.hint } : {}) }))} onPick={(index) => prompt.resolve(prompt.options[index]!.value)} />
+      <PickList
+        items={prompt.options.map((o) => ({ label: o.label, ...(o.hint ? { hint: o.hint } : {}) }))}
+        onPick={(index) => prompt.resolve(prompt.options[index]!.value)}
+        {...(prompt.onTyping ? { onTyping: prompt.onTyping } : {})}
+      />
       <Text dimColor>↑/↓ and Enter, or a number · Esc: cancel</Text>
     </Box>
   );

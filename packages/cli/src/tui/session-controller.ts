@@ -359,7 +359,12 @@ export class SessionController {
       hint: `${e.status} · ${e.updatedAt.slice(0, 16).replace("T", " ")} · ${e.turns} turns · ${e.workspace}`,
     }));
     if (offerNew) options.unshift({ label: "New task", value: "", hint: "type it below" });
-    const picked = await this.view.ask<string | undefined>((resolve) => ({ kind: "choice", title, options, resolve }), undefined);
+    // With "New task" offered, typing starts it: the keys go to the input instead of being lost.
+    const typing = (resolve: (answer: string | undefined) => void) => (text: string) => {
+      resolve("");
+      this.view.typeAhead(text);
+    };
+    const picked = await this.view.ask<string | undefined>((resolve) => ({ kind: "choice", title, options, ...(offerNew ? { onTyping: typing(resolve) } : {}), resolve }), undefined);
     if (!picked) return;
     await this.resume(picked);
   }

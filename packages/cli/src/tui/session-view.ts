@@ -135,10 +135,23 @@ export class SessionView {
       hint: this.hint,
       queued: [...this.queued],
       attached: this.attached.map((a) => a.name),
+      typedAhead: [...this.typedAhead],
       size: { ...this.size },
       expanded: this.expanded,
       closing: this.closing,
     };
+  }
+
+  private typedAhead: Array<{ id: number; text: string }> = [];
+
+  /**
+   * Text for the input box, typed while a prompt had the keys (it goes to the end of what is
+   * there). Kept as numbered pieces, so keys that arrive before the box redraws are all kept.
+   */
+  typeAhead(text: string): void {
+    const id = (this.typedAhead.at(-1)?.id ?? 0) + 1;
+    this.typedAhead = [...this.typedAhead.slice(-63), { id, text }];
+    this.changed();
   }
 
   add(item: HistoryInput): void {

@@ -102,7 +102,14 @@ export type Prompt =
   | { kind: "question"; question: string; options: string[]; resolve: (answer: string | undefined) => void }
   | { kind: "plan"; plan: string; resolve: (answer: { approved: boolean; feedback?: string }) => void }
   | { kind: "confirm"; title: string; detail: string; resolve: (answer: boolean) => void }
-  | { kind: "choice"; title: string; options: Array<{ label: string; value: string; hint?: string }>; allowText?: string; resolve: (answer: string | undefined) => void }
+  | {
+      kind: "choice";
+      title: string;
+      options: Array<{ label: string; value: string; hint?: string }>;
+      /** Typing instead of choosing: the person is writing their own message (the start picker's "New task"). */
+      onTyping?: (text: string) => void;
+      resolve: (answer: string | undefined) => void;
+    }
   | { kind: "handoff"; context: string; resolve: (answer: HandoffAnswer) => void };
 
 /** The person's answer to a hand-off (new_task): start it (with their addition to its context), or stay and say why. */
@@ -119,6 +126,8 @@ export type ViewSnapshot = {
   queued: string[];
   /** The names of the pictures that go with the next message. */
   attached: string[];
+  /** Keys typed while a prompt was up that belong in the input (see SessionView.typeAhead). */
+  typedAhead: ReadonlyArray<{ id: number; text: string }>;
   size: { columns: number; rows: number };
   expanded: boolean;
   /** The session is ending: the live part and the input are no longer drawn. */
