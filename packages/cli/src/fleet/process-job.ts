@@ -127,6 +127,9 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
       }
     }, ctx.lockMs * 0.75);
     if (stop.signal.aborted) return await stopped(stop.signal.reason as StopReason, run.result);
+    // A worker that was frozen (or cut off from Redis) past its lock finds its run ended by the run
+    // guard before it hears that the lock is gone: the lock itself says whether the job is still ours.
+    if (!(await holdsLock())) return await stopped("lock_lost", run.result);
 
     const errorKind = typeof run.lastError?.kind === "string" ? run.lastError.kind : undefined;
     if (run.result === undefined || (run.result.subtype === "error_during_execution" && errorKind !== undefined && transientErrorKinds.has(errorKind))) {
@@ -155,6 +158,12 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
     await release();
     rmSync(scratch, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     await events.flush().catch(() => {});
+  }
+
+  /** Whether this worker still holds the job's lock (BullMQ's lock key holds the token of the worker that has it). */
+  async function holdsLock(): Promise<boolean> {
+    if (!job.token) return true;
+    return (await ctx.redis.get(`${job.queueQualifiedName}:${jobId}:lock`)) === job.token;
   }
 
   async function stopped(reason: StopReason, runResult?: RunEvent): Promise<FleetResult> {
