@@ -2,6 +2,7 @@ import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
 import { hostFilesFor, openChecked, type OpenedFile, type TextFiles } from "./files/index.js";
+import { releaseLineChunk, takeLineChunk, type LineChunk } from "./line-chunks.js";
 import { documentKind, extractDocumentText, imagePart, maxImageBytes } from "./read-document.js";
 import { defineTool, type ToolResult } from "./tool.js";
 
@@ -209,7 +210,16 @@ type Scan = {
  * every line, so a window of a huge file costs memory for the window only.
  */
 async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: number, last: number, signal: AbortSignal): Promise<Scan> {
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  const chunk = takeLineChunk(CHUNK_BYTES);
+  try {
+    return await scanChunks(chunk, readChunk, first, last, signal);
+  } finally {
+    releaseLineChunk(chunk);
+  }
+}
+
+async function scanChunks(chunk: LineChunk, readChunk: (into: Buffer) => Promise<number>, first: number, last: number, signal: AbortSignal): Promise<Scan> {
+  const bytes = chunk.bytes;
   const pieces: Buffer[] = [];
   let windowBytes = 0;
   let lineNumber = 1; // the line the next byte belongs to
@@ -224,26 +234,36 @@ async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: nu
 
   for (;;) {
     signal.throwIfAborted();
-    const bytesRead = await readChunk(chunk);
+    const bytesRead = await readChunk(bytes);
     if (bytesRead === 0) break;
     if (sniffed < BINARY_SNIFF_BYTES) {
       const sniffEnd = Math.min(bytesRead, BINARY_SNIFF_BYTES - sniffed);
-      if (chunk.subarray(0, sniffEnd).includes(0)) {
+      if (bytes.subarray(0, sniffEnd).includes(0)) {
         return { binary: true, totalLines: 0, window: Buffer.alloc(0), lastShown: 0, cutLine: false };
       }
       sniffed += sniffEnd;
     }
 
-    let start = 0;
-    // Before and after the window only lines are counted: a tight search for newline bytes, no
-    // per-line bookkeeping (a read of a few lines near the end of a large file is mostly this).
+    // Before and after the window only lines are counted, a chunk at a time (a read of a few
+    // lines near the end of a large file is mostly this); lines are walked one by one only in the
+    // chunks the window touches.
+    const lastByteEndsLine = bytes[bytesRead - 1] === NEWLINE;
     if (!collecting) {
-      lineNumber += countNewlines(chunk.subarray(0, bytesRead));
-      lineHasBytes = chunk[bytesRead - 1] !== NEWLINE;
+      lineNumber += chunk.countNewlines(0, bytesRead);
+      lineHasBytes = !lastByteEndsLine;
       continue;
     }
+    if (lineNumber < first) {
+      const newlines = chunk.countNewlines(0, bytesRead);
+      if (lineNumber + newlines < first) {
+        lineNumber += newlines;
+        lineHasBytes = !lastByteEndsLine;
+        continue;
+      }
+    }
+    let start = 0;
     while (lineNumber < first && start < bytesRead) {
-      const newline = chunk.indexOf(NEWLINE, start);
+      const newline = bytes.indexOf(NEWLINE, start);
       if (newline === -1 || newline >= bytesRead) {
         start = bytesRead;
         lineHasBytes = true;
@@ -254,12 +274,12 @@ async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: nu
       start = newline + 1;
     }
     while (start < bytesRead) {
-      const newline = chunk.indexOf(NEWLINE, start);
+      const newline = bytes.indexOf(NEWLINE, start);
       const end = newline === -1 || newline >= bytesRead ? bytesRead : newline + 1;
       const endsLine = end === newline + 1 && newline !== -1;
 
       if (collecting && lineNumber >= first && lineNumber <= last) {
-        const segment = chunk.subarray(start, end);
+        const segment = bytes.subarray(start, end);
         if (windowBytes + segment.length <= MAX_BYTES) {
           pieces.push(Buffer.from(segment));
           windowBytes += segment.length;
@@ -289,8 +309,8 @@ async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: nu
       }
       start = end;
       if (!collecting && start < bytesRead) {
-        lineNumber += countNewlines(chunk.subarray(start, bytesRead));
-        lineHasBytes = chunk[bytesRead - 1] !== NEWLINE;
+        lineNumber += chunk.countNewlines(start, bytesRead);
+        lineHasBytes = !lastByteEndsLine;
         break;
       }
     }
@@ -300,13 +320,6 @@ async function scanLines(readChunk: (into: Buffer) => Promise<number>, first: nu
   const totalLines = lineHasBytes ? lineNumber : lineNumber - 1;
   if (lineHasBytes && collecting && lineNumber >= first && lineNumber <= last) lastShown = lineNumber;
   return { binary: false, totalLines, window: Buffer.concat(pieces, windowBytes), lastShown, cutLine };
-}
-
-/** How many newline bytes `bytes` holds. */
-function countNewlines(bytes: Buffer): number {
-  let count = 0;
-  for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count += 1;
-  return count;
 }
 
 /** Reads a file's next bytes into a chunk buffer; 0 at the end. */
