@@ -1,7 +1,11 @@
 import type { ApprovalPreview, SandboxJson } from "../events/index.js";
 import type { CallFacts } from "../policy/call-facts.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
+import { readHostTexts, type HostTexts, type TextFiles } from "../tools/files/index.js";
 import type { AnyTool } from "../tools/tool.js";
+
+/** Where a preview reads: the workspace through the ignore rules, and the host's text read ahead for this call. */
+type PreviewWhere = { cwd: string; ignore: IgnoreRules; previewTexts?: HostTexts | undefined };
 
 /**
  * What the person must see to approve the call, computed once here so no host recomputes it:
@@ -12,7 +16,7 @@ import type { AnyTool } from "../tools/tool.js";
 export function approvalPreview(
   tool: AnyTool,
   facts: CallFacts,
-  where: { cwd: string; ignore: IgnoreRules; sandbox: SandboxJson },
+  where: PreviewWhere & { sandbox: SandboxJson },
 ): ApprovalPreview | undefined {
   const input = facts.input;
   const own = toolPreview(tool, input, where);
@@ -39,14 +43,34 @@ export function approvalPreview(
  * running update, so every host shows every edit's diff: the tool's own preview, computed once,
  * before the file changes. Undefined for other kinds, whose running needs nothing shown.
  */
-export function runningPreview(tool: AnyTool, input: Record<string, unknown>, where: { cwd: string; ignore: IgnoreRules }): ApprovalPreview | undefined {
+export function runningPreview(tool: AnyTool, input: Record<string, unknown>, where: PreviewWhere): ApprovalPreview | undefined {
   return tool.kind === "edit" ? toolPreview(tool, input, where) : undefined;
 }
 
-function toolPreview(tool: AnyTool, input: Record<string, unknown>, where: { cwd: string; ignore: IgnoreRules }): ApprovalPreview | undefined {
+/**
+ * The host's text of the files an edit call changes (an editor's buffers, unsaved edits included),
+ * read before the call is approved, as its execute will read them: a preview is computed where
+ * nothing can wait on the host, and one from the disk would show a diff other than the one applied.
+ * Undefined when the host has no files of its own (previews read the disk) or the call is no edit.
+ */
+export async function readPreviewTexts(tool: AnyTool, input: Record<string, unknown>, where: { cwd: string; ignore: IgnoreRules; files?: TextFiles | undefined }): Promise<HostTexts | undefined> {
+  if (tool.kind !== "edit" || !tool.preview || where.files === undefined) return undefined;
+  return await readHostTexts(where, editedPaths(tool, input));
+}
+
+function editedPaths(tool: AnyTool, input: Record<string, unknown>): string[] {
+  try {
+    return (tool.access?.(input) ?? []).flatMap((access) => (access.type === "edit" ? [access.path] : []));
+  } catch {
+    // Paths it cannot name get no host text: their preview is left out, as one that throws is.
+    return [];
+  }
+}
+
+function toolPreview(tool: AnyTool, input: Record<string, unknown>, where: PreviewWhere): ApprovalPreview | undefined {
   if (!tool.preview) return undefined;
   try {
-    return tool.preview(input, { cwd: where.cwd, ignore: where.ignore });
+    return tool.preview(input, { cwd: where.cwd, ignore: where.ignore, hostTexts: where.previewTexts });
   } catch {
     // No preview rather than no approval, or no run.
     return undefined;

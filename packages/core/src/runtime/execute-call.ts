@@ -12,9 +12,9 @@ import type { CallOutcome, ParsedCall } from "../protocol/types.js";
 import { runTool, validateInput } from "../tools/run-tool.js";
 import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
 import type { AgentEvent, Decision, SandboxJson, ToolCallEnd } from "../events/index.js";
-import type { TextFiles } from "../tools/files/index.js";
+import type { HostTexts, TextFiles } from "../tools/files/index.js";
 import type { SubagentCapability, SubagentRunner } from "../tools/subagent-capability.js";
-import { runningPreview } from "./approval-preview.js";
+import { readPreviewTexts, runningPreview } from "./approval-preview.js";
 import { approveCall } from "./approve-call.js";
 import { accessesOf, gatherFacts } from "./gather-facts.js";
 import { emitNotices } from "./task-hooks.js";
@@ -32,6 +32,8 @@ export type CallEnv = {
   modelSupportsImages: boolean;
   /** The host's own text files, handed to the tools (see ToolContext.files). */
   files?: TextFiles | undefined;
+  /** For one call: the host's text of the files its edit changes, read before its approval for the preview (readPreviewTexts). */
+  previewTexts?: HostTexts | undefined;
   approval: ApprovalSettings;
   /** The "always allow" rules in force (saved and this task's); "always allow" adds to it. */
   policyState: { rules: ActiveRule[] };
@@ -172,10 +174,12 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   // Whether the call reaches outside the workspace as it is approved: tools hold its paths to this
   // when they use them, so a link swapped while the approval is pending cannot carry them out.
   const reach = tool.kind === "command" ? undefined : approvalCategory(facts);
-  const approval = await approveCall(env, tool, { ...call, input }, summary, facts, (message) => notify(env, message, "permission_prompt"));
+  // An edit's diff starts from the file as the call will read it: the host's buffer, unsaved edits included.
+  const previewEnv = { ...env, previewTexts: await readPreviewTexts(tool, input, env) };
+  const approval = await approveCall(previewEnv, tool, { ...call, input }, summary, facts, (message) => notify(env, message, "permission_prompt"));
   if ("refused" in approval) return finish(env, { ...call, input }, { content: approval.refused, isError: true }, "denied", approval.decision);
   // An edit that ran without asking still shows its diff: previewed here, once, before the file changes.
-  const preview = approval.asked ? undefined : runningPreview(tool, input, env);
+  const preview = approval.asked ? undefined : runningPreview(tool, input, previewEnv);
   env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "running", ...(approval.decision ? { decision: approval.decision } : {}), ...(preview ? { preview } : {}) });
 
   let result = await runTool(tool, input, {

@@ -4,7 +4,7 @@ import type { ImagePart, TextPart, Usage } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Mode } from "../policy/mode.js";
 import type { Terminal } from "../terminal/index.js";
-import type { TextFiles } from "./files/text-files.js";
+import type { HostTexts, TextFiles } from "./files/text-files.js";
 import type { SubagentCapability } from "./subagent-capability.js";
 
 export type { ToolKind, Mode };
@@ -31,8 +31,12 @@ export type ToolResult = {
   spent?: { usage: Usage; costUsd: number | null };
 };
 
-/** What a preview may read: the workspace, through the ignore rules. */
-export type PreviewContext = { cwd: string; ignore: IgnoreRules };
+/**
+ * What a preview may read: the workspace, through the ignore rules. `hostTexts`, when the host has
+ * its own files (an editor's buffers): their text, read ahead; workspace files are previewed from
+ * it alone, as the call will read them, so the diff approved is the diff applied.
+ */
+export type PreviewContext = { cwd: string; ignore: IgnoreRules; hostTexts?: HostTexts | undefined };
 
 /** Everything a tool may use. Host capabilities are passed in, never imported. */
 export type ToolContext = {

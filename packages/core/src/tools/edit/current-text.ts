@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { displayPath, realPath, resolveWorkspacePath } from "../../policy/workspace.js";
-import { readCheckedSync } from "../files/index.js";
+import { readCheckedSync, refusalFor, type HostTexts } from "../files/index.js";
 import type { PreviewContext } from "../tool.js";
 
 /** A NUL byte in this many leading bytes marks a binary file. */
@@ -19,7 +19,8 @@ export type UnshownText = "binary" | "not_utf8" | "too_large";
  * What an edit preview starts from: the file's text as shown to the person, null for a file that
  * does not exist yet, `unshown` with why for a file whose text cannot be shown (binary, not UTF-8,
  * too large to show), or undefined when it must not be read before approval (outside the
- * workspace, ignored) or cannot be. Read before approval, so only through the same checks a tool's read has.
+ * workspace, ignored) or cannot be. Read before approval, so only through the same checks a tool's read has;
+ * from the host's text (`ctx.hostTexts`) when the host has its own files, as the edit will read it.
  */
 export function currentText(ctx: PreviewContext, path: string): { shown: string; text: string | null } | { shown: string; unshown: UnshownText } | undefined {
   const resolved = resolveWorkspacePath(ctx.cwd, path);
@@ -28,7 +29,7 @@ export function currentText(ctx: PreviewContext, path: string): { shown: string;
   const real = realPath(resolved.absolute);
   if (real === undefined) return undefined;
   if (!existsSync(real)) return { shown, text: null };
-  const bytes = readCheckedSync({ cwd: ctx.cwd, ignore: ctx.ignore }, resolved.absolute);
+  const bytes = ctx.hostTexts === undefined ? readCheckedSync({ cwd: ctx.cwd, ignore: ctx.ignore }, resolved.absolute) : hostBytes(ctx, ctx.hostTexts, resolved.absolute, real);
   if (bytes === undefined) return undefined;
   if (bytes.length > PREVIEW_MAX_BYTES) return { shown, unshown: "too_large" };
   if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { shown, unshown: "binary" };
@@ -37,6 +38,17 @@ export function currentText(ctx: PreviewContext, path: string): { shown: string;
   } catch {
     return { shown, unshown: "not_utf8" };
   }
+}
+
+/**
+ * The host's text of `real`, read ahead through the same checks (readHostTexts). A file it lacks gets
+ * no preview: the disk's text may not be what the edit will read, and a diff of it would mislead.
+ */
+function hostBytes(ctx: PreviewContext, texts: HostTexts, absolute: string, real: string): Buffer | undefined {
+  // Checked again as the path is now, whatever the text was read for.
+  if (refusalFor({ cwd: ctx.cwd, ignore: ctx.ignore }, absolute, real, absolute, "read") !== undefined) return undefined;
+  const text = texts.get(real);
+  return text === undefined ? undefined : Buffer.from(text, "utf8");
 }
 
 /** "a.txt is larger than 512 KiB", "a.bin is a binary file". */

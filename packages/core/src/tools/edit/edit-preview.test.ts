@@ -74,3 +74,37 @@ describe("edit previews", () => {
     expect(write("a.txt", "x")).toMatchObject({ old_text: "one\ntwo\n" });
   });
 });
+
+/** With the host's text read ahead (an editor's unsaved buffers): the preview starts from it, as the edit will. */
+describe("edit previews from the host's text", () => {
+  const host = (texts: Record<string, string>) => {
+    ctx = { ...ctx, hostTexts: new Map(Object.entries(texts).map(([p, text]) => [path.join(ws, p), text])) };
+  };
+
+  it("write_to_file overwriting shows the buffer as the old text; a new file is still null", () => {
+    host({ "a.txt": "unsaved\n" });
+    expect(write("a.txt", "new\n")).toEqual({ type: "diff", path: "a.txt", old_text: "unsaved\n", new_text: "new\n" });
+    expect(write("fresh.txt", "x\n")).toEqual({ type: "diff", path: "fresh.txt", old_text: null, new_text: "x\n" });
+  });
+
+  it("replace_in_file applies one and several blocks to the buffer, not the disk", () => {
+    host({ "a.txt": "one\nbuffer\ntwo\nthree\n" });
+    expect(replace("a.txt", block("buffer", "BUFFER"))).toEqual({ type: "diff", path: "a.txt", old_text: "one\nbuffer\ntwo\nthree\n", new_text: "one\nBUFFER\ntwo\nthree\n" });
+    expect(replace("a.txt", block("one", "1") + block("three", "3"))).toEqual({ type: "diff", path: "a.txt", old_text: "one\nbuffer\ntwo\nthree\n", new_text: "1\nbuffer\ntwo\n3\n" });
+    expect(readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("one\ntwo\n");
+  });
+
+  it("a SEARCH that matches the disk but not the buffer says the edit will fail, as it will", () => {
+    host({ "a.txt": "rewritten in the editor\n" });
+    expect(replace("a.txt", block("two", "TWO"))).toEqual({ type: "diff_unavailable", path: "a.txt", reason: "this edit will fail: SEARCH block 1 not found" });
+  });
+
+  it("never falls back to the disk for a file whose text the host did not give, and still holds the ignore rules", () => {
+    host({ "secret.txt": "BUFFER SECRET\n" });
+    expect(write("a.txt", "x")).toBeUndefined();
+    expect(replace("a.txt", block("two", "2"))).toBeUndefined();
+    // Text handed over for an ignored file is not shown: the checks run on the path as it is now.
+    expect(write("secret.txt", "x")).toBeUndefined();
+    expect(replace("secret.txt", block("BUFFER SECRET", "x"))).toBeUndefined();
+  });
+});

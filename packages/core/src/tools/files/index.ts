@@ -2,4 +2,4 @@ export { openChecked, readChecked, readCheckedSync, type OpenedFile } from "./op
 export { openedPath, openedPathSync } from "./opened-path.js";
 export { refusalFor, type Boundary, type FileUse, type Refusal } from "./path-check.js";
 export { writeChecked, type WriteOptions } from "./write-checked.js";
-export { hostFilesFor, readOpenedBytes, type TextFiles } from "./text-files.js";
+export { hostFilesFor, readHostTexts, readOpenedBytes, type HostTexts, type TextFiles } from "./text-files.js";

@@ -1,5 +1,6 @@
-import { isInside, realPath } from "../../policy/workspace.js";
-import type { OpenedFile } from "./open-checked.js";
+import type { IgnoreRules } from "../../policy/ignore-rules.js";
+import { isInside, realPath, resolveWorkspacePath } from "../../policy/workspace.js";
+import { openChecked, type OpenedFile } from "./open-checked.js";
 
 /**
  * A host's own access to text files (an editor's buffers, through ACP's fs/* methods). File tools
@@ -24,4 +25,36 @@ export async function readOpenedBytes(where: { cwd: string; files?: TextFiles | 
   const host = hostFilesFor(where, opened.real);
   if (host === undefined) return await opened.handle.readFile();
   return Buffer.from(await host.readText(opened.real), "utf8");
+}
+
+/** The host's text of files, by real path, read ahead for a caller that cannot wait on the host. */
+export type HostTexts = ReadonlyMap<string, string>;
+
+/**
+ * The host's text of each of `paths` it holds, read ahead for an edit's preview (computed where
+ * nothing can wait on an editor's reply), the way the edit itself will read it: `openChecked` on the
+ * path, then the host's text of the real path it opened. A path outside the workspace, refused by the
+ * ignore rules, missing, not a regular file, or whose text the host could not give is left out, and
+ * the host is never asked for it. Undefined without host files: previews read the disk.
+ */
+export async function readHostTexts(where: { cwd: string; ignore: IgnoreRules; files?: TextFiles | undefined }, paths: readonly string[]): Promise<HostTexts | undefined> {
+  if (where.files === undefined) return undefined;
+  const texts = new Map<string, string>();
+  for (const given of paths) {
+    const resolved = resolveWorkspacePath(where.cwd, given);
+    if (resolved.external) continue;
+    try {
+      const opened = await openChecked(where, resolved.absolute, given, "edit");
+      if (!opened.ok) continue;
+      try {
+        const host = hostFilesFor(where, opened.real);
+        if (host !== undefined && opened.stats.isFile()) texts.set(opened.real, await host.readText(opened.real));
+      } finally {
+        await opened.handle.close();
+      }
+    } catch {
+      // Missing, unreadable, or the host failed: no text to preview from, which the preview says.
+    }
+  }
+  return texts;
 }
