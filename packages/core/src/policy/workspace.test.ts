@@ -26,17 +26,18 @@ const external = (p: string) => resolveWorkspacePath(ws, p).external;
 
 describe("resolveWorkspacePath", () => {
   it("keeps ordinary relative paths inside, existing or not", () => {
-    expect(resolveWorkspacePath(ws, "src/a.ts")).toEqual({ absolute: path.join(ws, "src", "a.ts"), external: false });
+    expect(resolveWorkspacePath(ws, "src/a.ts")).toEqual({ absolute: path.join(ws, "src", "a.ts"), real: path.join(ws, "src", "a.ts"), external: false });
     expect(resolveWorkspacePath(ws, "src/new/dir/file.ts")).toEqual({
       absolute: path.join(ws, "src", "new", "dir", "file.ts"),
+      real: path.join(ws, "src", "new", "dir", "file.ts"),
       external: false,
     });
   });
 
   it("treats the empty path and '.' as the workspace root", () => {
-    expect(resolveWorkspacePath(ws, "")).toEqual({ absolute: ws, external: false });
-    expect(resolveWorkspacePath(ws, ".")).toEqual({ absolute: ws, external: false });
-    expect(resolveWorkspacePath(ws, "./")).toEqual({ absolute: ws, external: false });
+    expect(resolveWorkspacePath(ws, "")).toEqual({ absolute: ws, real: ws, external: false });
+    expect(resolveWorkspacePath(ws, ".")).toEqual({ absolute: ws, real: ws, external: false });
+    expect(resolveWorkspacePath(ws, "./")).toEqual({ absolute: ws, real: ws, external: false });
   });
 
   it("flags .. escapes", () => {
@@ -56,6 +57,7 @@ describe("resolveWorkspacePath", () => {
   it("judges absolute paths by where they point", () => {
     expect(resolveWorkspacePath(ws, path.join(ws, "src", "a.ts"))).toEqual({
       absolute: path.join(ws, "src", "a.ts"),
+      real: path.join(ws, "src", "a.ts"),
       external: false,
     });
     expect(external(path.join(outside, "secret.txt"))).toBe(true);
@@ -67,10 +69,11 @@ describe("resolveWorkspacePath", () => {
     expect(resolveWorkspacePath(ws, "~").absolute).toBe(os.homedir());
     expect(resolveWorkspacePath(ws, "~/.ssh/id_rsa")).toEqual({
       absolute: path.join(os.homedir(), ".ssh", "id_rsa"),
+      real: realPath(path.join(os.homedir(), ".ssh", "id_rsa")),
       external: true,
     });
     // Only a leading "~/" is the home directory; "~foo" is an ordinary name.
-    expect(resolveWorkspacePath(ws, "~foo")).toEqual({ absolute: path.join(ws, "~foo"), external: false });
+    expect(resolveWorkspacePath(ws, "~foo")).toEqual({ absolute: path.join(ws, "~foo"), real: path.join(ws, "~foo"), external: false });
   });
 
   it("does not confuse a sibling whose name starts with the workspace name", () => {
@@ -90,7 +93,7 @@ describe("resolveWorkspacePath", () => {
 
   it("flags a symlinked file pointing outside", () => {
     fs.symlinkSync(path.join(outside, "secret.txt"), path.join(ws, "innocent.txt"));
-    expect(resolveWorkspacePath(ws, "innocent.txt")).toEqual({ absolute: path.join(ws, "innocent.txt"), external: true });
+    expect(resolveWorkspacePath(ws, "innocent.txt")).toEqual({ absolute: path.join(ws, "innocent.txt"), real: path.join(outside, "secret.txt"), external: true });
   });
 
   it("flags a symlinked folder pointing outside, and new files below it", () => {
@@ -123,12 +126,13 @@ describe("resolveWorkspacePath", () => {
     fs.symlinkSync(path.join(ws, "loop-b"), path.join(ws, "loop-a"));
     fs.symlinkSync(path.join(ws, "loop-a"), path.join(ws, "loop-b"));
     expect(external("loop-a/file.txt")).toBe(true);
+    expect(resolveWorkspacePath(ws, "loop-a/file.txt").real).toBeUndefined();
   });
 
   it("keeps symlinks that point inside the workspace inside", () => {
     fs.symlinkSync(path.join(ws, "src"), path.join(ws, "alias"));
     fs.symlinkSync("../src/a.ts", path.join(ws, "src", "deep", "a-link.ts"));
-    expect(resolveWorkspacePath(ws, "alias/a.ts")).toEqual({ absolute: path.join(ws, "alias", "a.ts"), external: false });
+    expect(resolveWorkspacePath(ws, "alias/a.ts")).toEqual({ absolute: path.join(ws, "alias", "a.ts"), real: path.join(ws, "src", "a.ts"), external: false });
     expect(external("alias/new.ts")).toBe(false);
     expect(external("src/deep/a-link.ts")).toBe(false);
   });

@@ -5,6 +5,8 @@ import path from "node:path";
 export type WorkspacePath = {
   /** The path the tool will use: absolute and normalised, symlinks left as written. */
   absolute: string;
+  /** Where `absolute` really is (realPath): undefined when links loop. Given so callers need not resolve it again. */
+  real: string | undefined;
   /** True when the real location (all symlinks followed) is outside the workspace root. */
   external: boolean;
 };
@@ -21,11 +23,18 @@ const MAX_SYMLINK_HOPS = 40;
  * ones and not-yet-existing files below a symlinked folder) are all caught.
  */
 export function resolveWorkspacePath(cwd: string, input: string): WorkspacePath {
-  const absolute = workspaceAbsolute(cwd, input);
-  const root = realPath(cwd);
+  return judgePath(realPath(cwd), workspaceAbsolute(cwd, input));
+}
+
+/**
+ * resolveWorkspacePath for a caller that already holds the root's real path (`realRoot`, from
+ * realPath: undefined when the root's links loop) and the path as the tool will use it (`absolute`,
+ * from workspaceAbsolute): one real-path resolution, however many paths share the root.
+ */
+export function judgePath(realRoot: string | undefined, absolute: string): WorkspacePath {
   const real = realPath(absolute);
-  if (root === undefined || real === undefined) return { absolute, external: true };
-  return { absolute, external: !isInside(root, real) };
+  if (realRoot === undefined || real === undefined) return { absolute, real, external: true };
+  return { absolute, real, external: !isInside(realRoot, real) };
 }
 
 /** The path a tool will use for `input` (resolveWorkspacePath's `absolute`), without judging where it really is: no file system access. */

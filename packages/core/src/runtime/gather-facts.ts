@@ -2,7 +2,7 @@ import path from "node:path";
 import type { CallFacts, PathFact } from "../policy/call-facts.js";
 import type { CommandRisk, ShellParser } from "../policy/command/index.js";
 import { protectedPath } from "../policy/protected-paths.js";
-import { realPath, resolveWorkspacePath } from "../policy/workspace.js";
+import { isInside, judgePath, realPath, workspaceAbsolute } from "../policy/workspace.js";
 import type { AnyTool, ToolAccess } from "../tools/tool.js";
 
 type Where = { cwd: string; scratchDir: string; home?: string | undefined };
@@ -16,16 +16,18 @@ export function accessesOf(tool: AnyTool | undefined, input: Record<string, unkn
   }
 }
 
-/** `root`: the workspace's real path, resolved once per call rather than once per path. */
-function pathFact(where: Where, root: string, access: Exclude<ToolAccess, { type: "none" }>): PathFact {
-  // The path as the tool will use it (`~` expanded), then judged on what it really is.
-  const resolved = resolveWorkspacePath(where.cwd, access.path);
+/** The real paths a call's paths are judged against, each resolved at most once per call however many paths it names. */
+type Roots = { workspace: string | undefined; scratch: () => string | undefined };
+
+function pathFact(where: Where, roots: Roots, access: Exclude<ToolAccess, { type: "none" }>): PathFact {
+  // The path as the tool will use it (`~` expanded), then judged on what it really is: resolved once, here.
+  const resolved = judgePath(roots.workspace, workspaceAbsolute(where.cwd, access.path));
   const fact: PathFact = { access: access.type, path: access.path, absolute: resolved.absolute, external: resolved.external };
   if (resolved.external) {
-    if (!resolveWorkspacePath(where.scratchDir, resolved.absolute).external) fact.inReadRoot = true;
-  } else {
-    const real = realPath(resolved.absolute);
-    if (real !== undefined) fact.relative = path.relative(root, real).split(path.sep).join("/");
+    const scratch = roots.scratch();
+    if (scratch !== undefined && resolved.real !== undefined && isInside(scratch, resolved.real)) fact.inReadRoot = true;
+  } else if (roots.workspace !== undefined && resolved.real !== undefined) {
+    fact.relative = path.relative(roots.workspace, resolved.real).split(path.sep).join("/");
   }
   if (access.type === "edit") {
     const hit = protectedPath(resolved.absolute, { cwd: where.cwd, ...(where.home ? { home: where.home } : {}) });
@@ -36,8 +38,13 @@ function pathFact(where: Where, root: string, access: Exclude<ToolAccess, { type
 
 function pathFacts(where: Where, accesses: Array<Exclude<ToolAccess, { type: "none" }>>): PathFact[] {
   if (accesses.length === 0) return [];
-  const root = realPath(where.cwd) ?? where.cwd;
-  return accesses.map((access) => pathFact(where, root, access));
+  let scratch: { real: string | undefined } | undefined;
+  const roots: Roots = {
+    workspace: realPath(where.cwd),
+    // Only a path outside the workspace is judged against the scratch folder.
+    scratch: () => (scratch ??= { real: realPath(where.scratchDir) }).real,
+  };
+  return accesses.map((access) => pathFact(where, roots, access));
 }
 
 /** What policy needs to decide on one call, read from the tool and the file system now. */
