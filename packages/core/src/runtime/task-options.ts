@@ -88,7 +88,15 @@ export type PolicyOptions = {
   approvalRequiredCommands?: string[];
   /** "Always allow" rules in force from the start (saved ones: storage's loadPermissionRules). */
   rules?: readonly ActiveRule[];
+  /**
+   * The live rule list to use instead of a copy of `rules`: tasks given the same one (a parent and
+   * its sub-agents, which are one task to the person) see each other's "always allow" answers.
+   */
+  shared?: SharedRules;
 };
+
+/** A list of "always allow" rules that several tasks read and add to. */
+export type SharedRules = { rules: ActiveRule[] };
 
 /** When the task stops on its own, and how its conversation is kept inside the model's window. */
 export type LimitOptions = {

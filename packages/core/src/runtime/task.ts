@@ -34,6 +34,7 @@ import { TaskTools } from "./task-tools.js";
 import { TaskPrompt } from "./task-prompt.js";
 import { TaskSpend } from "./task-spend.js";
 import { RunProcesses } from "./run-processes.js";
+import { RequestTools } from "./request-tools.js";
 import { RunRecord, statusOf, type Run } from "./run-record.js";
 import { assistantEvent, runTurn } from "./turn.js";
 import { usageJson } from "./usage-json.js";
@@ -71,6 +72,7 @@ export class Task {
   private readonly hooks: TaskHooks;
   private readonly context: ContextFit;
   private readonly prompt: TaskPrompt;
+  private readonly requestTools = new RequestTools();
   /** The model's checklist of the task (task_progress). */
   private readonly focus: FocusChain;
   private readonly scratchDir: string;
@@ -106,7 +108,7 @@ export class Task {
     this.hooks = new TaskHooks(composeHooks([options.hooks?.loop, runner ? shellHooks(runner, session) : undefined]), Boolean(journal.messages?.length));
     this.context = new ContextFit({ compactionModel: options.model.compaction, strategy: options.limits?.compaction ?? "auto" });
     this.spend = new TaskSpend(journal.prior);
-    this.policyState = { rules: [...(options.policy?.rules ?? [])] };
+    this.policyState = options.policy?.shared ?? { rules: [...(options.policy?.rules ?? [])] };
     this.turns = journal.prior?.turns ?? 0;
     this.tools = new TaskTools(options.tools.list, options.tools.mcp);
     this.ignore = new IgnoreRules(this.cwd);
@@ -400,7 +402,8 @@ export class Task {
     emit({ type: "turn_start", turn: this.turns, reason: transition });
     const tools = run.offered();
     const system = this.prompt.system(protocol.name, tools, this.mode);
-    const fixedText = `${system}${JSON.stringify(protocol.requestTools(tools) ?? [])}`;
+    const requestTools = this.requestTools.of(protocol, tools);
+    const fixedText = `${system}${JSON.stringify(requestTools ?? [])}`;
     try {
       await this.fit(emit, { fixedText, model: run.model }, run.compactRetried ? "truncate" : undefined);
     } catch (error) {
@@ -415,6 +418,7 @@ export class Task {
       fallbackModel: model === options.model.fallback ? undefined : options.model.fallback,
       protocol,
       tools,
+      requestTools,
       system,
       messages: this.conversation.messages,
       retry: run.retry,

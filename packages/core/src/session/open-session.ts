@@ -3,7 +3,7 @@ import { Checkpoints } from "../checkpoints/index.js";
 import { loadHooks, type HookRunner } from "../hooks/index.js";
 import { McpConfigError, McpHub, type ServerConfig } from "../mcp/index.js";
 import type { Host } from "../runtime/host.js";
-import type { JournalOptions } from "../runtime/task-options.js";
+import type { JournalOptions, SharedRules } from "../runtime/task-options.js";
 import { Task } from "../runtime/task.js";
 import { cairnHome } from "../storage/cairn-home.js";
 import { loadPermissionRules } from "../storage/permission-store.js";
@@ -142,12 +142,16 @@ async function assemble(parts: Parts): Promise<Session> {
   const mcp = parts.subagent ? undefined : openMcp(settings, options, notices);
   const tools = parts.subagent ? undefined : taskTools(settings, store, notices);
   let current: Task | undefined;
+  // "Always allow" answers saved for this workspace or for the person (CAIRN_HOME/permissions.json),
+  // and the task's own as they come: one list for the task under every model, and for its sub-agents.
+  const rules: SharedRules = parts.subagent?.rules ?? { rules: loadPermissionRules(settings.home, settings.cwd) };
   // Sub-agents are sessions of their own, opened like this one (settings, policy, sandbox), linked to it.
   const subagents = parts.subagent
     ? undefined
     : subagentRunner({
         agents: tools!.agents,
         budgetLeft: () => budgetLeft(settings, current),
+        rules,
         open: (spec) =>
           openSession({
             ...options,
@@ -186,8 +190,7 @@ async function assemble(parts: Parts): Promise<Session> {
         mode: resolved.mode,
         yolo: resolved.yolo,
         autoApprove: resolved.autoApprove,
-        // "Always allow" answers saved for this workspace or for the person (CAIRN_HOME/permissions.json).
-        rules: loadPermissionRules(resolved.home, resolved.cwd),
+        shared: rules,
         ...(resolved.commandPermissions ? { commandPermissions: resolved.commandPermissions } : {}),
         ...(resolved.settings.approvalRequiredCommands ? { approvalRequiredCommands: resolved.settings.approvalRequiredCommands } : {}),
       },

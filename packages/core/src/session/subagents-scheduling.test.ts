@@ -50,6 +50,7 @@ async function run(agent: string | undefined, subTurns: ScriptedTurn[]) {
   const runner = subagentRunner({
     agents,
     budgetLeft: () => undefined,
+    rules: { rules: [] },
     open: async (spec) => ({
       id: `sub-${spec.prompt}`,
       task: new Task({ model: { main: model() }, tools: { list: spec.tools }, workspace: { cwd: ws, environmentDetails: false }, policy: { autoApprove: ["read", "edit"] } }),

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../events/index.js";
 import { addUsage, emptyUsage, type Usage } from "../model/types.js";
 import type { AgentDefinition } from "../prompt/agent-definitions.js";
+import type { SharedRules } from "../runtime/task-options.js";
 import type { Task } from "../runtime/task.js";
 import { firstLine } from "../tools/first-line.js";
 import { allTools } from "../tools/registry.js";
@@ -35,6 +36,12 @@ export type SubagentSpec = {
   model?: string;
   /** Its share of what is left of the parent's budget (USD). */
   maxBudgetUsd?: number;
+  /**
+   * The parent's "always allow" rules, the list itself: to the person a parent and its sub-agents
+   * are one task, so what they allowed for it holds in each sub-agent without asking again. Rules
+   * only answer approvals: a call to a tool the sub-agent is not given is refused before any rule.
+   */
+  rules: SharedRules;
 };
 
 /** The part of a session the runner needs from a sub-agent's: its task and how to end it. */
@@ -51,6 +58,8 @@ export function subagentRunner(options: {
   agents: readonly AgentDefinition[];
   /** What is left of the parent's budget (USD), or undefined when it has none. */
   budgetLeft(): number | undefined;
+  /** The parent's live "always allow" rules, shared with every sub-agent it starts. */
+  rules: SharedRules;
   open(spec: SubagentSpec): Promise<SubagentSession>;
 }): SubagentRunner {
   return {
@@ -68,7 +77,7 @@ export function subagentRunner(options: {
       const reports = await Promise.all(
         request.prompts.map((prompt, index) =>
           runOne({ index, prompt, parentToolUseId: request.parentToolUseId, signal: request.signal, emit: request.emit }, () =>
-            options.open({ prompt, tools, instructions, ...(definition?.model ? { model: definition.model } : {}), ...(share !== undefined ? { maxBudgetUsd: share } : {}) }),
+            options.open({ prompt, tools, instructions, rules: options.rules, ...(definition?.model ? { model: definition.model } : {}), ...(share !== undefined ? { maxBudgetUsd: share } : {}) }),
           ),
         ),
       );
