@@ -48,6 +48,9 @@ function isCompleteJsonObject(text: string): boolean {
 
 /** Adapts an AI SDK provider model (LanguageModelV3) to Cairn's one-method Model. */
 export class AiSdkModel implements Model {
+  /** An earlier request reached the endpoint, so its URL is right (see ModelErrorContext). */
+  private answered = false;
+
   constructor(
     readonly provider: ProviderId,
     readonly id: string,
@@ -85,6 +88,7 @@ export class AiSdkModel implements Model {
           : {}),
         ...(providerOptions ? { providerOptions } : {}),
       });
+      this.answered = true;
       reader = result.stream.getReader();
       for (;;) {
         const { done, value: part } = await reader.read();
@@ -134,7 +138,7 @@ export class AiSdkModel implements Model {
       }
       if (!finished) throw this.cut();
     } catch (error) {
-      throw classifyModelError(error, started, signal, this.endpoint);
+      throw classifyModelError(error, started, signal, this.endpoint, { answeredBefore: this.answered });
     } finally {
       // Closes the HTTP response when the consumer stops early or the stream failed.
       if (!finished) await reader?.cancel().catch(() => undefined);

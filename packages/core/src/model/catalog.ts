@@ -19,6 +19,9 @@ const known: Record<string, ModelInfo> = {
   "deepseek-reasoner": { contextWindow: 128_000, maxOutputTokens: 64_000, supportsImages: false, pricing: { input: 0.28, output: 0.42, cacheRead: 0.028 } },
 };
 
+/** The ids the catalog knows, for hosts that offer a choice of model. */
+export const catalogModelIds: readonly string[] = Object.keys(known);
+
 const fallbackInfo: ModelInfo = { contextWindow: 128_000, maxOutputTokens: 8_192, supportsImages: false };
 
 /** Looks a model up by id, also under a provider prefix ("anthropic/claude-sonnet-4-5" on OpenRouter) or a dated suffix. */

@@ -133,3 +133,93 @@ describe("classifyModelError with the endpoint", () => {
     expect(error.message).not.toContain("\n");
   });
 });
+
+/** What the SDK makes of a fetch that failed: "Cannot connect to API: <cause>", the cause kept. */
+function cannotConnect(cause: Error): APICallError {
+  return new APICallError({ message: `Cannot connect to API: ${cause.message}`, url: "http://x", requestBodyValues: {}, cause, isRetryable: true });
+}
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+const compatible = (url: string): Endpoint => ({ provider: "openai-compatible", model: "m", url, keyEnv: ["CAIRN_API_KEY"] });
+
+describe("failures the settings cause, which no retry cures", () => {
+  it("a port fetch refuses (a real undici 'bad port'): names the port and URL, not retried", async () => {
+    for (const [url, port] of [["http://127.0.0.1:1/v1", "1"], ["http://[::1]:6000/v1", "6000"], ["http://localhost:6665/v1", "6665"]] as const) {
+      const raw: unknown = await fetch(url).catch((error: unknown) => error);
+      for (const thrown of [raw, cannotConnect((raw as Error).cause as Error)]) {
+        const error = classifyModelError(thrown, false, undefined, compatible(url));
+        expect(error.kind).toBe("config");
+        expect(error.retryable).toBe(false);
+        expect(error.message).toBe(
+          `Cannot use port ${port} of ${url}: Node's fetch refuses to connect to it (a "bad port", reserved for another protocol); run the server on another port, e.g. 8000, and pass that in --base-url.`,
+        );
+      }
+    }
+  });
+
+  it("https:// to a plain http server: suggests the http:// URL", () => {
+    const cause = withCode("80AC49D4E97F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n", "ERR_SSL_WRONG_VERSION_NUMBER");
+    const error = classifyModelError(cannotConnect(cause), false, undefined, compatible("https://127.0.0.1:8000/v1"));
+    expect(error.kind).toBe("config");
+    expect(error.retryable).toBe(false);
+    expect(error.message).toBe(
+      "https://127.0.0.1:8000/v1 does not answer in TLS, so https:// cannot work there (ERR_SSL_WRONG_VERSION_NUMBER); if it is a plain http server, pass http://127.0.0.1:8000/v1 to --base-url.",
+    );
+  });
+
+  it.each([
+    ["DEPTH_ZERO_SELF_SIGNED_CERT", "self-signed certificate", "NODE_EXTRA_CA_CERTS"],
+    ["UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "unable to get local issuer certificate", "NODE_EXTRA_CA_CERTS"],
+    ["CERT_HAS_EXPIRED", "certificate has expired", "must renew its certificate"],
+    ["ERR_TLS_CERT_ALTNAME_INVALID", "Hostname/IP does not match certificate's altnames: Host: llm.internal. is not in the cert's altnames: DNS:other.example", "host name the certificate was issued for"],
+  ])("a certificate refused with %s: names the host, the reason and what to do", (code, reason, fix) => {
+    const error = classifyModelError(cannotConnect(withCode(reason, code)), false, undefined, compatible("https://llm.internal:8443/v1"));
+    expect(error.kind).toBe("config");
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain(`The TLS certificate of llm.internal:8443 was refused (${reason}, ${code}); `);
+    expect(error.message).toContain(fix);
+  });
+
+  it("an API key that cannot be sent in a header: names the variables and never repeats the key", async () => {
+    const raw: unknown = await fetch("http://127.0.0.1:9/", { headers: { authorization: "Bearer sk-secret\nrest" } }).catch((error: unknown) => error);
+    expect(String((raw as Error).message)).toContain("sk-secret");
+    const error = classifyModelError(raw, false, undefined, anthropic);
+    expect(error.kind).toBe("config");
+    expect(error.message).toBe(
+      "The API key in ANTHROPIC_API_KEY or CAIRN_API_KEY cannot be sent in an HTTP header (it has a line break or a character such as … that is not plain ASCII); copy the key again.",
+    );
+    expect(error.message).not.toContain("sk-secret");
+  });
+
+  it("a provider's own HTTP error that happens to use the same words stays the provider's error", () => {
+    expect(classifyModelError(apiError(400, '{"error":{"message":"invalid header value"}}'), false, undefined, anthropic).kind).toBe("bad_request");
+  });
+});
+
+describe("passing network faults are still retried", () => {
+  it.each([
+    ["ECONNRESET", "read ECONNRESET"],
+    ["ETIMEDOUT", "connect ETIMEDOUT 203.0.113.5:443"],
+    ["EAI_AGAIN", "getaddrinfo EAI_AGAIN api.anthropic.com"],
+    ["UND_ERR_SOCKET", "other side closed"],
+    ["ECONNRESET", "Client network socket disconnected before secure TLS connection was established"],
+  ])("%s (%s) is a retryable network error", (code, message) => {
+    const error = classifyModelError(cannotConnect(withCode(message, code)), false, undefined, anthropic);
+    expect(error.kind).toBe("network");
+    expect(error.retryable).toBe(true);
+  });
+
+  it("a name that resolved earlier in the run and then does not is a DNS blip: retried", () => {
+    const notFound = cannotConnect(withCode("getaddrinfo ENOTFOUND api.anthropic.com", "ENOTFOUND"));
+    expect(classifyModelError(notFound, false, undefined, anthropic).kind).toBe("unreachable");
+    const later = classifyModelError(notFound, false, undefined, anthropic, { answeredBefore: true });
+    expect(later.kind).toBe("network");
+    expect(later.retryable).toBe(true);
+    expect(later.message).toContain("ENOTFOUND api.anthropic.com");
+  });
+
+  it("a local server that answered earlier and then refuses is restarting: retried", () => {
+    const error = classifyModelError(refused("127.0.0.1:11434"), false, undefined, ollama, { answeredBefore: true });
+    expect(error.kind).toBe("network");
+    expect(error.retryable).toBe(true);
+  });
+});

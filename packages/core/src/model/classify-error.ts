@@ -2,6 +2,7 @@ import { APICallError, InvalidResponseDataError } from "@ai-sdk/provider";
 import { hostOf, isLocalUrl, localServerHint, type Endpoint } from "./endpoint.js";
 import { ContextWindowExceededError, ModelError } from "./errors.js";
 import { parseRetryAfter } from "./retry.js";
+import { settingsFault } from "./settings-fault.js";
 
 const contextWindowPattern =
   /prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|too many tokens|input is too long|reduce the length/i;
@@ -88,15 +89,31 @@ function httpError(error: APICallError, status: number, endpoint: Endpoint | und
   return new ModelError("bad_request", `${who(endpoint)} rejected the request (HTTP ${status}: ${detail}).`, opts);
 }
 
-/** A connection that failed: a local server that is not running and a name that does not resolve fail at once. */
-function connectionError(error: unknown, code: string | undefined, streamStarted: boolean, endpoint: Endpoint | undefined): ModelError {
+/** What is known of the endpoint beyond this one error. */
+export type ModelErrorContext = {
+  /**
+   * The endpoint answered an earlier request of this model. Then the URL is right, and a refused
+   * connection or a name that no longer resolves is a passing fault (a server restarting, a DNS
+   * blip) worth retrying; before that, it is almost always the URL itself, which no retry cures.
+   */
+  answeredBefore?: boolean;
+};
+
+/**
+ * A connection that failed. On first contact, a local server that is not running and a name that
+ * does not resolve fail at once: ENOTFOUND is the resolver's definite "no such name" (its passing
+ * failures are EAI_AGAIN, retried below), and resolvers cache that answer, so a retry seconds later
+ * gets the same one. A typo in --base-url should cost a second, not the ~15 s of four retries.
+ */
+function connectionError(error: unknown, code: string | undefined, streamStarted: boolean, endpoint: Endpoint | undefined, context: ModelErrorContext): ModelError {
+  const firstContact = !streamStarted && !context.answeredBefore;
   // The SDK's own "Cannot connect to API:" prefix would repeat what the message says.
   const said = describe(error).replace(/^Cannot connect to API:\s*/i, "");
   const reason = oneLine(`${said}${code && !said.includes(code) ? ` (${code})` : ""}`);
-  if (!streamStarted && code === "ECONNREFUSED" && endpoint && isLocalUrl(endpoint.url)) {
+  if (firstContact && code === "ECONNREFUSED" && endpoint && isLocalUrl(endpoint.url)) {
     return new ModelError("unreachable", localServerHint(endpoint), { cause: error });
   }
-  if (!streamStarted && code === "ENOTFOUND" && endpoint) {
+  if (firstContact && code === "ENOTFOUND" && endpoint) {
     return new ModelError("unreachable", `Cannot resolve the host ${hostOf(endpoint.url)} of ${endpoint.url} (DNS lookup failed); check --base-url and the network connection.`, { cause: error });
   }
   if (streamStarted) {
@@ -122,7 +139,7 @@ function ownError(error: unknown): ModelError | undefined {
  * that says what failed and what to do. `streamStarted` tells a connection broken mid-stream
  * (stream_cut) from one that never answered; `endpoint` names the provider, model and URL.
  */
-export function classifyModelError(error: unknown, streamStarted: boolean, signal?: AbortSignal, endpoint?: Endpoint): ModelError {
+export function classifyModelError(error: unknown, streamStarted: boolean, signal?: AbortSignal, endpoint?: Endpoint, context: ModelErrorContext = {}): ModelError {
   const ours = ownError(error);
   if (ours) return ours;
   if (signal?.aborted || (error instanceof Error && error.name === "AbortError")) {
@@ -134,17 +151,20 @@ export function classifyModelError(error: unknown, streamStarted: boolean, signa
     return new ModelError("stream_cut", `The model's response stream${where} ended before it finished.`, { cause: error });
   }
   const code = errorCode(error);
+  // Only our own side's errors: a provider's HTTP answer or in-stream error is its words, not undici's.
+  const fault = error instanceof Error && !(APICallError.isInstance(error) && error.statusCode !== undefined) ? settingsFault(error, endpoint) : undefined;
+  if (fault) return fault;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     // No status, or a 2xx whose body broke while being read: the connection failed, not the request.
-    if (status === undefined || (status >= 200 && status < 300)) return connectionError(error, code, streamStarted, endpoint);
+    if (status === undefined || (status >= 200 && status < 300)) return connectionError(error, code, streamStarted, endpoint, context);
     return httpError(error, status, endpoint);
   }
   const message = oneLine(describe(error));
   if (contextWindowPattern.test(message)) return new ContextWindowExceededError(message);
   const looksNetwork =
     (code !== undefined && networkCodes.has(code)) || /fetch failed|terminated|socket|network|other side closed/i.test(message);
-  if (looksNetwork) return connectionError(error, code, streamStarted, endpoint);
+  if (looksNetwork) return connectionError(error, code, streamStarted, endpoint, context);
   // Errors embedded in the stream by providers (Anthropic `error` events, OpenAI error chunks).
   if (error && typeof error === "object" && !(error instanceof Error)) {
     const text = JSON.stringify(error) ?? "";

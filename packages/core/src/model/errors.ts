@@ -13,6 +13,8 @@ export type ModelErrorKind =
   | "bad_response"
   /** Nothing to talk to: a local server that is not running, a host name that does not resolve. */
   | "unreachable"
+  /** A setting no retry can cure: a port fetch refuses, https:// to a plain http server, an untrusted certificate, a key that cannot be sent. */
+  | "config"
   | "aborted";
 
 const retryableKinds: ReadonlySet<ModelErrorKind> = new Set([

@@ -93,6 +93,38 @@ describe("a provider that stalls", () => {
   });
 });
 
+describe("a server that answered earlier in the run", () => {
+  it("is retried when it then refuses the connection (restarting), where a first refusal is not", async () => {
+    const s = await serve({ content: [{ type: "text", text }] });
+    const model = createModel({ provider: "ollama", model: "scripted", baseUrl: `${s.url}/v1` });
+    const request = { system: "s", messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }] };
+    const attempt = async () => {
+      try {
+        for await (const _ of model.stream(request, new AbortController().signal)) void _;
+        return undefined;
+      } catch (error) {
+        return error as ModelError;
+      }
+    };
+    expect(await attempt()).toBeUndefined();
+    await s.close();
+    server = undefined;
+    const error = await attempt();
+    expect(error?.kind).toBe("network");
+    expect(error?.retryable).toBe(true);
+
+    // The same refusal from a model that never reached the server is the settings: no retry.
+    const fresh = createModel({ provider: "ollama", model: "scripted", baseUrl: `${s.url}/v1` });
+    let first: ModelError | undefined;
+    try {
+      for await (const _ of fresh.stream(request, new AbortController().signal)) void _;
+    } catch (caught) {
+      first = caught as ModelError;
+    }
+    expect(first?.kind).toBe("unreachable");
+  });
+});
+
 describe("a 200 that is not an API response", () => {
   it("refuses an HTML page at once, naming the base URL", async () => {
     const s = await serve({ fault: { status: 200, body: "<!doctype html><html><body>Sign in to the Wi-Fi</body></html>", contentType: "text/html; charset=utf-8" } });
@@ -115,6 +147,21 @@ describe("createModel", () => {
     expect(attempt).toThrow(/has a user name or password in it/);
     expect(attempt).toThrow(/https:\/\/\*\*\*@llm\.example\.com\/v1/);
     expect(() => attempt()).not.toThrow(/alice|s3cret/);
+  });
+
+  it("refuses a key that cannot be sent in an HTTP header, naming where it came from and not the key", () => {
+    const pasted = () => createModel({ provider: "openai", model: "m", apiKey: "sk-abc…def", baseUrl: "http://localhost:8000/v1" });
+    expect(pasted).toThrow("The API key for openai (from OPENAI_API_KEY or CAIRN_API_KEY) has the character U+2026 at position 7, which cannot be sent in an HTTP header; copy the key again.");
+    const broken = () => createModel({ provider: "anthropic", model: "m", apiKey: "sk-abc\ndef" });
+    expect(broken).toThrow(/has a line break at position 7/);
+    expect(broken).not.toThrow(/sk-abc|def/);
+    // Positive control: a plain key is accepted.
+    expect(() => createModel({ provider: "anthropic", model: "m", apiKey: "sk-ant-abc_DEF-123" })).not.toThrow();
+  });
+
+  it("names the base URL without the spaces around it", async () => {
+    const { error } = await collect("openai-compatible", "  http://127.0.0.1:1");
+    expect(error?.message).toContain("of http://127.0.0.1:1/v1:");
   });
 
   it("refuses a base URL that is not a URL", () => {

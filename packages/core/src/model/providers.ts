@@ -60,6 +60,18 @@ export class ModelConfigError extends Error {
   override name = "ModelConfigError";
 }
 
+/**
+ * Why a key cannot go in an HTTP header, or undefined: fetch refuses line breaks, NUL and characters
+ * beyond Latin-1 (a pasted "…" or a smart quote), and its error would quote the whole key.
+ */
+function apiKeyProblem(key: string): string | undefined {
+  const index = key.search(/[\0\r\n]|[^\0-\xff]/);
+  if (index === -1) return undefined;
+  const char = key.codePointAt(index)!;
+  const what = char === 0x0a || char === 0x0d ? "a line break" : `the character U+${char.toString(16).toUpperCase().padStart(4, "0")}`;
+  return `${what} at position ${index + 1}`;
+}
+
 function anthropicBaseUrl(url: string): string {
   const trimmed = url.replace(/\/+$/, "");
   return trimmed.endsWith("/v1") ? trimmed : `${trimmed}/v1`;
@@ -72,7 +84,13 @@ export function createModel(config: ModelConfig): Model {
     const names = [...defaults.keyEnv, "CAIRN_API_KEY"].join(" or ");
     throw new ModelConfigError(`No API key for ${config.provider}: set ${names}.`);
   }
-  const baseUrl = config.baseUrl ?? defaults.baseUrl;
+  const keyProblem = config.apiKey === undefined ? undefined : apiKeyProblem(config.apiKey);
+  if (keyProblem) {
+    const names = [...defaults.keyEnv, "CAIRN_API_KEY"].join(" or ");
+    throw new ModelConfigError(`The API key for ${config.provider} (from ${names}) has ${keyProblem}, which cannot be sent in an HTTP header; copy the key again.`);
+  }
+  // new URL() forgives surrounding spaces; the messages that name the URL should not show them.
+  const baseUrl = (config.baseUrl ?? defaults.baseUrl)?.trim();
   if (defaults.baseUrlRequired && !baseUrl) {
     throw new ModelConfigError(`Provider ${config.provider} needs a base URL: pass --base-url or set CAIRN_BASE_URL (e.g. http://localhost:8000/v1).`);
   }

@@ -22,7 +22,7 @@ describe("retryDelayMs", () => {
   });
 
   it("never retries errors a retry cannot fix", () => {
-    for (const kind of ["auth", "not_found", "bad_request", "bad_response", "unreachable", "context_window", "aborted"] as const) {
+    for (const kind of ["auth", "not_found", "bad_request", "bad_response", "unreachable", "config", "context_window", "aborted"] as const) {
       expect(retryDelayMs(new ModelError(kind, kind), 1, policy)).toBeUndefined();
     }
     expect(retryDelayMs(new Error("plain"), 1, policy)).toBeUndefined();
