@@ -101,6 +101,29 @@ describe("openSession / resumeSession", () => {
     expect(switched.store.metadata().model).toBe("claude-haiku-4-5");
   });
 
+  it("an 'always allow for this task' answer holds after withModel: the same task under another model is not asked again", async () => {
+    mkdirSync(path.join(cwd, "sub"));
+    server = await startScriptedModelServer({
+      turns: [
+        call("write_to_file", { path: "sub/a.txt", content: "a\n" }),
+        call("attempt_completion", { result: "one" }),
+        call("write_to_file", { path: "sub/b.txt", content: "b\n" }),
+        call("attempt_completion", { result: "two" }),
+      ],
+    });
+    const asked: string[] = [];
+    const host = { approve: async (request: { tool: string; suggested_rule?: string }) => (asked.push(request.tool), { approved: true, remember: "task" as const }) };
+    const session = await openSession({ cwd, home, env: env(), title: "t", host });
+    await drain(session.task.run("first"));
+    const switched = session.withModel("claude-haiku-4-5");
+    const { events } = await drain(switched.task.continue("second"));
+    await switched.close();
+    expect(readFileSync(path.join(cwd, "sub", "b.txt"), "utf8")).toBe("b\n");
+    expect(asked).toEqual(["write_to_file"]);
+    const decided = events.find((e) => e.type === "tool_call_update" && e.name === "write_to_file" && e.status === "running");
+    expect(JSON.stringify(decided)).toContain("allowed by the task rule write_to_file(sub/**)");
+  });
+
   it("what the person must fix is a SessionError of one line", async () => {
     server = await startScriptedModelServer({ turns: [] });
     await expect(resumeSession({ id: "nope", home, env: env() })).rejects.toThrow(SessionError);
