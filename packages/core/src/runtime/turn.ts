@@ -3,7 +3,7 @@ import { costOf } from "../model/cost.js";
 import { classifyModelError } from "../model/classify-error.js";
 import type { ModelError } from "../model/errors.js";
 import { retryDelayMs, sleep, type RetryPolicy } from "../model/retry.js";
-import { addUsage, emptyUsage, type AssistantMessage, type FinishReason, type Message, type Model, type ModelRequest, type ReasoningPart, type Usage } from "../model/types.js";
+import { addUsage, emptyUsage, type AssistantMessage, type FinishReason, type Message, type Model, type ModelRequest, type ReasoningPart, type ToolSpec, type Usage } from "../model/types.js";
 import { continueAfterOutputLimit } from "../prompt/system-prompt.js";
 import { textCallNote } from "../protocol/text-calls.js";
 import type { ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../protocol/types.js";
@@ -22,6 +22,8 @@ export type TurnInput = {
   fallbackModel: Model | undefined;
   protocol: ToolProtocol;
   tools: readonly AnyTool[];
+  /** `tools` as the request carries them (protocol.requestTools), converted once by the caller rather than for every attempt. */
+  requestTools: ToolSpec[] | undefined;
   system: string;
   messages: readonly Message[];
   retry: RetryPolicy;
@@ -199,8 +201,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       messages.push({ role: "user", content: [{ type: "text", text: continueAfterOutputLimit }] });
     }
     let request: ModelRequest = { system: input.system, messages };
-    const requestTools = protocol.requestTools(tools);
-    if (requestTools) request.tools = requestTools;
+    // A beforeModel hook may change the request in place: it gets its own copy, as each attempt once converted its own.
+    if (input.requestTools) request.tools = input.hooks.beforeModel ? structuredClone(input.requestTools) : input.requestTools;
     request = (await input.hooks.beforeModel?.(request)) ?? request;
 
     const started = Date.now();
