@@ -85,6 +85,20 @@ describe("path rules", () => {
     expect(ruleMatches(rule("write_to_file(*)"), edit(protectedFile))).toBe(false);
     expect(ruleMatches(rule("write_to_file(.git/**)"), edit(protectedFile))).toBe(false);
   });
+
+  it("judge each check on its own pattern, however often the pattern was checked before", () => {
+    const mcp = (server: string, tool: string): CallFacts => ({ tool: "use_mcp_tool", kind: "mcp", input: { server_name: server, tool_name: tool }, paths: [], autoApproved: false });
+    // The same text as a name glob (`*` crosses `/`) and as a path glob (`*` stays in one folder).
+    for (let round = 0; round < 2; round++) {
+      expect(ruleMatches(rule("use_mcp_tool(gh*)"), mcp("gh", "create_issue"))).toBe(true);
+      expect(ruleMatches(rule("write_to_file(gh*)"), edit(at("gh/create_issue")))).toBe(false);
+      expect(ruleMatches(rule("write_to_file(gh*)"), edit(at("gh.ts")))).toBe(true);
+      // A pattern that may never match stays so; dots and brackets stay literal.
+      expect(ruleMatches(rule("write_to_file(../**)"), edit(at("a.ts")))).toBe(false);
+      expect(ruleMatches(rule("write_to_file(a.[ts])"), edit(at("a.[ts]")))).toBe(true);
+      expect(ruleMatches(rule("write_to_file(a.[ts])"), edit(at("a-t")))).toBe(false);
+    }
+  });
 });
 
 describe("suggested rules", () => {

@@ -60,10 +60,30 @@ function pathGlob(pattern: string): RegExp {
 }
 
 /** A simple glob for names (MCP tools, hosts): `*` any run of characters. */
-function nameGlob(pattern: string, value: string): boolean {
+function nameGlob(pattern: string): RegExp {
   const source = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
-  return new RegExp(`^${source}$`).test(value);
+  return new RegExp(`^${source}$`);
 }
+
+/**
+ * Rules are checked on every call that needs approval, against the same few patterns: each
+ * pattern is compiled once. Keyed by pattern (a rule is copied into each task's state, the pattern
+ * stays); the patterns are the person's rules, and the bound only guards against a host that
+ * checks endless one-off rules. `null`: a path pattern that can never match (pathPatternProblem).
+ */
+const compiledGlobs = { path: new Map<string, RegExp | null>(), name: new Map<string, RegExp>() };
+const MAX_COMPILED = 1_000;
+
+function compiled<T>(cache: Map<string, T>, pattern: string, compile: (pattern: string) => T): T {
+  if (cache.has(pattern)) return cache.get(pattern)!;
+  const glob = compile(pattern);
+  if (cache.size >= MAX_COMPILED) cache.clear();
+  cache.set(pattern, glob);
+  return glob;
+}
+
+const compiledPathGlob = (pattern: string): RegExp | null => compiled(compiledGlobs.path, pattern, (p) => (pathPatternProblem(p) ? null : pathGlob(p)));
+const compiledNameGlob = (pattern: string): RegExp => compiled(compiledGlobs.name, pattern, nameGlob);
 
 function commandMatches(pattern: string, facts: CallFacts): boolean {
   const command = facts.command;
@@ -90,17 +110,16 @@ export function ruleMatches(rule: PermissionRule, facts: CallFacts): boolean {
   if (facts.kind === "command") return commandMatches(rule.pattern, facts);
   if (rule.pattern === "*") return true;
   if (facts.paths.length > 0) {
-    if (pathPatternProblem(rule.pattern)) return false;
-    const glob = pathGlob(rule.pattern);
-    return facts.paths.every((p) => glob.test(p.relative!));
+    const glob = compiledPathGlob(rule.pattern);
+    return glob !== null && facts.paths.every((p) => glob.test(p.relative!));
   }
   if (facts.tool === "use_mcp_tool" || facts.tool === "access_mcp_resource") {
     const target = facts.tool === "use_mcp_tool" ? facts.input.tool_name : facts.input.uri;
-    return typeof facts.input.server_name === "string" && typeof target === "string" && nameGlob(rule.pattern, `${facts.input.server_name}/${target}`);
+    return typeof facts.input.server_name === "string" && typeof target === "string" && compiledNameGlob(rule.pattern).test(`${facts.input.server_name}/${target}`);
   }
   if (facts.kind === "browser") {
     const host = urlHost(facts.input.url);
-    return host !== undefined && nameGlob(rule.pattern, host);
+    return host !== undefined && compiledNameGlob(rule.pattern).test(host);
   }
   return false;
 }
