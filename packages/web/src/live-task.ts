@@ -1,11 +1,11 @@
-import type { AgentEvent, ApprovalRequest, ApprovalResponse, Host, TaskResult } from "@cairn/core";
+import { imagesRefused, type AgentEvent, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
 import type { WebSession } from "./task-opener.js";
 import type { WebEvent } from "./web-event.js";
 import type { Mode } from "@cairn/core";
 
 type Publish = (event: AgentEvent | WebEvent) => void;
 
-export type Answer = { ok: true } | { ok: false; status: 404 | 409; message: string };
+export type Answer = { ok: true } | { ok: false; status: 400 | 404 | 409; message: string };
 
 /**
  * One task this server runs: the session it was opened with, the run in progress, and the
@@ -60,15 +60,16 @@ export class LiveTask {
     if (replay) for (const event of session.history) this.publish(event);
   }
 
-  /** Starts a run with the person's message; refused while one is in progress. */
-  send(text: string): Answer {
+  /** Starts a run with the person's message and pictures; refused while one is in progress, or pictures for a model that takes none. */
+  send(text: string, images: readonly ImagePart[] = []): Answer {
     const session = this.session;
     if (!session) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
     if (this.run) return { ok: false, status: 409, message: "The task is working; wait for it to finish or stop it first." };
-    if (text !== "") this.publish({ type: "web_user_message", text });
+    if (images.length > 0 && !session.model.supportsImages) return { ok: false, status: 400, message: imagesRefused(session.model.id) };
+    if (text !== "" || images.length > 0) this.publish({ type: "web_user_message", text, ...(images.length > 0 ? { images: images.length } : {}) });
     // After a stop the model is told so, as the terminal UI tells it, then gets the message.
     const message = this.lastResult === "error_aborted" ? `[The task was stopped by the user and has now been resumed.]\n\n${text || "Continue the task."}` : text;
-    const generator = this.firstRunDone ? session.task.continue(message) : session.firstRun(text);
+    const generator = this.firstRunDone ? session.task.continue(message, images) : session.firstRun(text, images);
     this.firstRunDone = true;
     this.run = this.drive(generator);
     return { ok: true };

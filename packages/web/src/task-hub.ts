@@ -4,7 +4,8 @@ import { EventLog } from "./event-log.js";
 import { restoreCheckpoint, type RestoreDone, type RestoreWhat } from "./checkpoint-timeline.js";
 import { LiveTask } from "./live-task.js";
 import { OpenError, openNewTask, openStoredTask } from "./task-opener.js";
-import type { Mode } from "@cairn/core";
+import { imagesRefused, type ImagePart, type Mode, type SessionOverrides } from "@cairn/core";
+import { checkModel, choiceOverrides, type ModelChoice } from "./model-choices.js";
 
 export type Opened = { ok: true; id: string } | { ok: false; status: 400 | 404 | 409; message: string };
 
@@ -24,18 +25,34 @@ export class TaskHub {
     return this.tasks.get(id);
   }
 
-  /** A new task whose first run starts at once with `text`. */
-  async start(text: string, mode: Mode | undefined): Promise<Opened> {
+  /**
+   * A new task whose first run starts at once with `text` and `images`, on the model the person
+   * picked (else the configured one). Pictures for a model that takes none are refused before
+   * anything is opened or stored, as `cairn run --image` refuses them.
+   */
+  async start(text: string, mode: Mode | undefined, picked: { model?: ModelChoice; images?: readonly ImagePart[] } = {}): Promise<Opened> {
+    const images = picked.images ?? [];
+    let model: SessionOverrides = {};
+    if (picked.model) {
+      const chosen = choiceOverrides(picked.model, this.args, this.env);
+      if (!chosen.ok) return { ok: false, status: 400, message: chosen.message };
+      model = chosen.overrides;
+    }
+    if (images.length > 0) {
+      const check = checkModel(picked.model, this.args, this.env);
+      if (!check.ok) return { ok: false, status: 400, message: check.message };
+      if (!check.supports_images) return { ok: false, status: 400, message: imagesRefused(check.model) };
+    }
     const live = this.liveTask();
     try {
-      const session = await openNewTask(this.args, text, live.host, mode ?? this.args.mode ?? "act", this.env);
+      const session = await openNewTask(this.args, text, live.host, mode ?? this.args.mode ?? "act", this.env, model);
       live.attach(session, false);
       this.tasks.set(live.id, live);
     } catch (error) {
       if (error instanceof OpenError) return { ok: false, status: 400, message: error.message };
       throw error;
     }
-    const sent = live.send(text);
+    const sent = live.send(text, images);
     return sent.ok ? { ok: true, id: live.id } : sent;
   }
 
@@ -51,11 +68,11 @@ export class TaskHub {
   }
 
   /** A stored task carried on with `text`, or a message to one already here. */
-  async send(given: string, text: string): Promise<Opened> {
+  async send(given: string, text: string, images: readonly ImagePart[] = []): Promise<Opened> {
     const id = this.resolve(given);
     const here = this.tasks.get(id);
     if (here) {
-      const sent = here.send(text);
+      const sent = here.send(text, images);
       return sent.ok ? { ok: true, id } : sent;
     }
     const live = this.liveTask();
@@ -67,7 +84,7 @@ export class TaskHub {
       if (error instanceof OpenError) return { ok: false, status: 404, message: error.message };
       throw error;
     }
-    const sent = live.send(text);
+    const sent = live.send(text, images);
     return sent.ok ? { ok: true, id } : sent;
   }
 

@@ -6,8 +6,10 @@ import {
   type AgentEvent,
   type Checkpoints,
   type Host,
+  type ImagePart,
   type Mode,
   type Session,
+  type SessionOverrides,
   type Task,
   type TaskResult,
   type TaskStore,
@@ -23,12 +25,12 @@ export type WebSession = {
   checkpoints?: Checkpoints;
   title: string;
   cwd: string;
-  model: { id: string; provider: string; contextWindow: number | null };
+  model: { id: string; provider: string; contextWindow: number | null; supportsImages: boolean };
   mode: Mode;
   /** For a stored task: its recorded events, so the page shows where it stopped. */
   history: AgentEvent[];
-  /** The first run: the task itself, or (for a stored task) the message that carries it on. */
-  firstRun(message: string): AsyncGenerator<AgentEvent, TaskResult>;
+  /** The first run: the task itself, or (for a stored task) the message that carries it on; `images` go with it. */
+  firstRun(message: string, images: readonly ImagePart[]): AsyncGenerator<AgentEvent, TaskResult>;
   close(): Promise<void>;
 };
 
@@ -44,7 +46,7 @@ function webSession(session: Session, title: string, history: AgentEvent[], firs
     ...(session.checkpoints ? { checkpoints: session.checkpoints } : {}),
     title,
     cwd: settings.cwd,
-    model: { id: settings.model.id, provider: settings.model.provider, contextWindow: settings.model.info?.contextWindow ?? null },
+    model: { id: settings.model.id, provider: settings.model.provider, contextWindow: settings.model.info?.contextWindow ?? null, supportsImages: settings.model.info?.supportsImages ?? false },
     mode: settings.mode,
     history,
     firstRun,
@@ -62,17 +64,18 @@ async function mapped<T>(open: () => Promise<T>): Promise<T> {
 }
 
 // Notices (untrusted config, checkpoints off, sandbox) reach the page as the first run's system notice events.
-export async function openNewTask(args: RunArgs, text: string, host: Host, mode: Mode, env: NodeJS.ProcessEnv): Promise<WebSession> {
+/** `model`: the provider and model the person picked in the page, over the configured ones. */
+export async function openNewTask(args: RunArgs, text: string, host: Host, mode: Mode, env: NodeJS.ProcessEnv, model: SessionOverrides = {}): Promise<WebSession> {
   const title = text.split("\n")[0]!.slice(0, 200);
-  const session = await mapped(() => openSession({ cwd: args.cwd, env, overrides: { ...overridesOf(args), mode }, host, title }));
-  return webSession(session, title, [], (message) => session.task.run(message));
+  const session = await mapped(() => openSession({ cwd: args.cwd, env, overrides: { ...overridesOf(args), ...model, mode }, host, title }));
+  return webSession(session, title, [], (message, images) => session.task.run(message, images));
 }
 
 export async function openStoredTask(args: RunArgs, id: string, host: Host, env: NodeJS.ProcessEnv): Promise<WebSession> {
   const session = await mapped(() => resumeSession({ id, env, overrides: overridesOf(args), host }));
   const resumed = session.resumed!;
-  return webSession(session, resumed.meta.title, resumed.events, (message) => {
+  return webSession(session, resumed.meta.title, resumed.events, (message, images) => {
     session.store.claim();
-    return session.task.continue(resumeMessage(resumed, session.settings.mode, message || undefined));
+    return session.task.continue(resumeMessage(resumed, session.settings.mode, message || undefined), images);
   });
 }

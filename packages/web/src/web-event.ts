@@ -6,7 +6,8 @@ import type { Mode } from "@cairn/core";
  */
 export type WebEvent =
   | { type: "web_task"; title: string; cwd: string; model: string; provider: string; context_window: number | null; mode: Mode; resumed: boolean }
-  | { type: "web_user_message"; text: string }
+  /** `images`: how many pictures the person attached to it. */
+  | { type: "web_user_message"; text: string; images?: number }
   | { type: "web_run"; running: boolean }
   | { type: "web_answered"; tool_use_id: string; answer: string }
   | { type: "web_notice"; level: "info" | "warning"; message: string }

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { providerIds, type ProviderId } from "@cairn/core";
 import { cairnHome } from "@cairn/core/storage";
 import type { RunArgs } from "cairn/dist/run-args.js";
 import { z } from "zod";
@@ -12,6 +13,8 @@ import { Completions } from "./completions.js";
 import { streamEvents } from "./event-stream.js";
 import { FleetBoard } from "./fleet-board.js";
 import { fleetRoute } from "./fleet-routes.js";
+import { ImageUploads } from "./image-uploads.js";
+import { checkModel, modelCatalog } from "./model-choices.js";
 import { readJson, refuse, securityHeaders, send } from "./http-io.js";
 import { serveFile } from "./static-files.js";
 import { TaskHub } from "./task-hub.js";
@@ -30,8 +33,11 @@ export type WebServer = { url: string; token: string; host: string; port: number
 
 const defaultClientDir = fileURLToPath(new URL("../client-dist/", import.meta.url));
 
-const startBody = z.object({ text: z.string().min(1), mode: z.enum(["act", "plan"]).optional() });
-const messageBody = z.object({ text: z.string() });
+/** Pictures by the ids POST /api/images gave them. */
+const imageIds = z.array(z.string().max(64)).max(100).optional();
+const modelChoice = z.object({ provider: z.enum(providerIds as [ProviderId, ...ProviderId[]]), model: z.string().min(1).max(200) });
+const startBody = z.object({ text: z.string().min(1), mode: z.enum(["act", "plan"]).optional(), images: imageIds, model: modelChoice.optional() });
+const messageBody = z.object({ text: z.string(), images: imageIds });
 const approvalBody = z.object({
   tool_use_id: z.string(),
   approved: z.boolean(),
@@ -52,6 +58,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const rules: AccessRules = { token, host: options.host, port: 0 };
   const streams = new Set<ServerResponse>();
   const completions = new Completions(cairnHome(options.env));
+  const uploads = new ImageUploads();
   // The fleet is shown when the person points cairn web at its Redis, as cairn fleet itself is pointed.
   const fleet = options.env.CAIRN_REDIS_URL?.trim() ? new FleetBoard(options.env, path.join(cairnHome(options.env), "web", "fleet-repos")) : undefined;
 
@@ -92,6 +99,22 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return send(res, 200, found ?? { items: [], from: 0, to: 0 });
     }
     if (route === "GET /api/history") return send(res, 200, { tasks: hub.history() });
+    if (route === "GET /api/models") return send(res, 200, modelCatalog(options.args, options.env));
+    if (route === "GET /api/models/check") {
+      const chosen = modelChoice.safeParse({ provider: url.searchParams.get("provider"), model: url.searchParams.get("model") });
+      if (!chosen.success) return send(res, 400, { error: "Name a provider and a model (provider=…&model=…)." });
+      const check = checkModel(chosen.data, options.args, options.env);
+      return check.ok ? send(res, 200, check) : send(res, 200, { ok: false, error: check.message });
+    }
+    if (route === "POST /api/images") {
+      const uploaded = await uploads.receive(req);
+      return uploaded.ok ? send(res, 201, uploaded) : send(res, uploaded.status, { error: uploaded.message });
+    }
+    const imageRoute = /^\/api\/images\/([\w-]+)$/.exec(url.pathname);
+    if (imageRoute && req.method === "DELETE") {
+      uploads.release([imageRoute[1]!]);
+      return send(res, 200, { ok: true });
+    }
     const historyRoute = /^\/api\/history\/([\w.-]+)$/.exec(url.pathname);
     const storedRoute = /^\/api\/history\/([\w.-]+)\/events$/.exec(url.pathname);
     if (storedRoute && req.method === "GET") {
@@ -105,7 +128,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (route === "POST /api/tasks") {
       const body = await readJson(req, startBody);
       if (!body.ok) return send(res, 400, { error: body.message });
-      const opened = await hub.start(body.value.text, body.value.mode);
+      const ids = body.value.images ?? [];
+      const taken = uploads.take(ids);
+      if (!taken.ok) return send(res, 400, { error: taken.message });
+      const opened = await hub.start(body.value.text, body.value.mode, { images: taken.images, ...(body.value.model ? { model: body.value.model } : {}) });
+      if (opened.ok) uploads.release(ids);
       return opened.ok ? send(res, 201, { id: opened.id }) : send(res, opened.status, { error: opened.message });
     }
     const checkpointRoute = /^\/api\/tasks\/([\w.-]+)\/checkpoints(?:\/(\d+)\/diff|\/restore)?$/.exec(url.pathname);
@@ -130,7 +157,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (action === "messages") {
         const body = await readJson(req, messageBody);
         if (!body.ok) return send(res, 400, { error: body.message });
-        const sent = await hub.send(id, body.value.text);
+        const ids = body.value.images ?? [];
+        const taken = uploads.take(ids);
+        if (!taken.ok) return send(res, 400, { error: taken.message });
+        const sent = await hub.send(id, body.value.text, taken.images);
+        if (sent.ok) uploads.release(ids);
         return sent.ok ? send(res, 202, { id: sent.id }) : send(res, sent.status, { error: sent.message });
       }
       const task = hub.get(id);

@@ -5,6 +5,7 @@ export { askFollowupQuestionTool } from "./ask-followup-question.js";
 export { attemptCompletionTool } from "./attempt-completion.js";
 export { listFilesTool } from "./list-files.js";
 export { readFileTool } from "./read-file.js";
+export { maxImageBytes } from "./read-document.js";
 export { writeToFileTool } from "./write-to-file.js";
 export { testContext } from "./test-context.js";
 export { actModeRespondTool } from "./act-mode-respond.js";

@@ -26,9 +26,30 @@ async function get<T>(path: string): Promise<{ ok: true; data: T } | { ok: false
 
 export type CheckpointEntry = { number: number; hash: string; label: string; created_at: string; message_index: number };
 
+/** A provider the page may offer for a new task, with the models known for it (as the server's model-choices.ts sends them). */
+export type ProviderOption = { id: string; models: string[]; key_env: string[]; has_key: boolean };
+export type ModelChoice = { provider: string; model: string };
+export type ModelCheck = { ok: true; provider: string; model: string; supports_images: boolean } | { ok: false; error: string };
+export type UploadedImage = { id: string; media_type: string; bytes: number };
+
 export const api = {
-  start: (text: string, mode: Mode) => post("/api/tasks", { text, mode }),
-  send: (id: string, text: string) => post(`/api/tasks/${encodeURIComponent(id)}/messages`, { text }),
+  start: (text: string, mode: Mode, images: string[] = [], model?: ModelChoice) =>
+    post("/api/tasks", { text, mode, ...(images.length > 0 ? { images } : {}), ...(model ? { model } : {}) }),
+  send: (id: string, text: string, images: string[] = []) => post(`/api/tasks/${encodeURIComponent(id)}/messages`, { text, ...(images.length > 0 ? { images } : {}) }),
+  models: () => get<{ default: ModelChoice; providers: ProviderOption[] }>("/api/models"),
+  checkModel: (choice: ModelChoice) => get<ModelCheck>(`/api/models/check?${new URLSearchParams(choice)}`),
+  /** A picture's bytes as they are; the server judges the format by its contents. */
+  uploadImage: async (file: Blob): Promise<{ ok: true; data: UploadedImage } | { ok: false; error: string }> => {
+    try {
+      const type = file.type.startsWith("image/") ? file.type : "application/octet-stream";
+      const res = await fetch("/api/images", { method: "POST", headers: { "Content-Type": type }, body: file, credentials: "same-origin" });
+      const data = (await res.json().catch(() => ({}))) as UploadedImage & { error?: string };
+      return res.ok ? { ok: true, data } : { ok: false, error: data.error ?? `The server answered ${res.status}.` };
+    } catch {
+      return { ok: false, error: "The cairn web server cannot be reached; is it still running?" };
+    }
+  },
+  dropImage: (id: string) => fetch(`/api/images/${encodeURIComponent(id)}`, { method: "DELETE", credentials: "same-origin" }).catch(() => undefined),
   approve: (id: string, tool_use_id: string, approved: boolean, feedback?: string, remember?: "task" | "workspace" | "user") =>
     post(`/api/tasks/${encodeURIComponent(id)}/approvals`, { tool_use_id, approved, ...(feedback ? { feedback } : {}), ...(remember ? { remember } : {}) }),
   answer: (id: string, answer: string) => post(`/api/tasks/${encodeURIComponent(id)}/answer`, { answer }),

@@ -1,9 +1,10 @@
 import { useEffect, useState, useSyncExternalStore } from "react";
-import { api, type HistoryEntry } from "./api.ts";
+import { api, type HistoryEntry, type ModelChoice } from "./api.ts";
 import type { EventStore } from "./event-store.ts";
 import { fleetApi } from "./fleet-api.ts";
 import { FleetView } from "./fleet-view.tsx";
 import { HistoryList } from "./history-list.tsx";
+import { ModelPicker } from "./model-picker.tsx";
 import { TaskInput } from "./task-input.tsx";
 import { applyEntry, type TaskState } from "./task-state.ts";
 import { ItemView, TaskView } from "./task-view.tsx";
@@ -23,6 +24,7 @@ function useTheme(): [Theme, (t: Theme) => void] {
 
 function NewTask({ onStarted }: { onStarted(id: string): void }) {
   const [mode, setMode] = useState<Mode>("act");
+  const [model, setModel] = useState<ModelChoice>();
   return (
     <section className="new-task" aria-label="New task">
       <h2>What should Cairn do?</h2>
@@ -35,11 +37,12 @@ function NewTask({ onStarted }: { onStarted(id: string): void }) {
           <input type="radio" name="mode" checked={mode === "plan"} onChange={() => setMode("plan")} /> Plan
         </label>
       </fieldset>
+      <ModelPicker onChange={setModel} />
       <TaskInput
         label="Task"
         placeholder="Describe the task"
-        onSend={async (text) => {
-          const started = await api.start(text, mode);
+        onSend={async (text, images) => {
+          const started = await api.start(text, mode, images, model);
           if (!started.ok) return started.error;
           onStarted(String(started.data.id));
           return undefined;
@@ -77,8 +80,8 @@ function StoredTask({ entry, onSent }: { entry: HistoryEntry; onSent(): void }) 
       <TaskInput
         label="Task message"
         placeholder="Continue the task"
-        onSend={async (text) => {
-          const sent = await api.send(entry.id, text);
+        onSend={async (text, images) => {
+          const sent = await api.send(entry.id, text, images);
           if (!sent.ok) return sent.error;
           onSent();
           return undefined;

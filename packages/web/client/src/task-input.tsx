@@ -1,10 +1,18 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { ErrorAlert } from "./error-alert.tsx";
+import { AttachedImages, filesOf, useImageAttachments } from "./image-attachments.tsx";
 
 type Item = { label: string; replacement: string; detail?: string };
 type Completion = { items: Item[]; from: number; to: number };
 
-type Props = { label: string; placeholder: string; busy?: boolean; taskId?: string; onSend(text: string): Promise<string | undefined> };
+type Props = {
+  label: string;
+  placeholder: string;
+  busy?: boolean;
+  taskId?: string;
+  /** `images`: ids of the pictures attached to the message (uploaded already). */
+  onSend(text: string, images: string[]): Promise<string | undefined>;
+};
 
 async function fetchCompletion(text: string, cursor: number, taskId: string | undefined): Promise<Completion | undefined> {
   if (!/(^\/\S*$)|((^|[\s([{"'])@"?[^\s"]*$)/.test(text.slice(0, cursor))) return undefined;
@@ -21,7 +29,8 @@ async function fetchCompletion(text: string, cursor: number, taskId: string | un
 
 /**
  * The person's message: Enter sends, Shift+Enter starts a new line; `@` completes a workspace path
- * and `/` a command (arrows to choose, Tab or Enter to take it, Esc to close).
+ * and `/` a command (arrows to choose, Tab or Enter to take it, Esc to close). Pictures come with
+ * it from the Attach button, a paste, or a drop onto the box.
  */
 export function TaskInput({ label, placeholder, busy, taskId, onSend }: Props) {
   const [text, setText] = useState("");
@@ -32,6 +41,9 @@ export function TaskInput({ label, placeholder, busy, taskId, onSend }: Props) {
   const box = useRef<HTMLTextAreaElement>(null);
   const listId = useId();
   const asked = useRef(0);
+  const picker = useRef<HTMLInputElement>(null);
+  const images = useImageAttachments();
+  const [dropping, setDropping] = useState(false);
 
   const suggest = (value: string, cursor: number) => {
     const ask = ++asked.current;
@@ -55,12 +67,15 @@ export function TaskInput({ label, placeholder, busy, taskId, onSend }: Props) {
     });
   };
   const send = async () => {
-    if (text.trim() === "" || sending) return;
+    if (text.trim() === "" || sending || images.uploading) return;
     setSending(true);
-    const failure = await onSend(text.trim());
+    const failure = await onSend(text.trim(), images.items.map((i) => i.id));
     setSending(false);
     setError(failure);
-    if (!failure) setText("");
+    images.setError(undefined);
+    if (failure) return;
+    setText("");
+    images.clear();
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (completion) {
@@ -89,10 +104,24 @@ export function TaskInput({ label, placeholder, busy, taskId, onSend }: Props) {
   const optionId = (i: number) => `${listId}-${i}`;
   return (
     <form
-      className="task-input"
+      className={dropping ? "task-input dropping" : "task-input"}
       onSubmit={(e) => {
         e.preventDefault();
         void send();
+      }}
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes("Files")) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = "copy";
+        setDropping(true);
+      }}
+      onDragLeave={() => setDropping(false)}
+      onDrop={(e) => {
+        setDropping(false);
+        const files = filesOf(e.dataTransfer, false);
+        if (files.length === 0) return;
+        e.preventDefault();
+        void images.add(files);
       }}
     >
       <label className="visually-hidden" htmlFor={`${listId}-text`}>
@@ -114,6 +143,12 @@ export function TaskInput({ label, placeholder, busy, taskId, onSend }: Props) {
           suggest(e.target.value, e.target.selectionStart);
         }}
         onKeyDown={onKeyDown}
+        onPaste={(e) => {
+          const pictures = filesOf(e.clipboardData, true);
+          if (pictures.length === 0) return; // text pastes as text
+          e.preventDefault();
+          void images.add(pictures);
+        }}
         onBlur={() => setTimeout(() => setCompletion(undefined), 150)}
       />
       {completion ? (
@@ -135,13 +170,35 @@ export function TaskInput({ label, placeholder, busy, taskId, onSend }: Props) {
           ))}
         </ul>
       ) : null}
+      <AttachedImages items={images.items} onRemove={images.remove} />
       <div className="task-input-row">
-        <span className="hint">Enter sends · Shift+Enter new line · @ a file · / a command{busy ? " · the task is working" : ""}</span>
-        <button type="submit" disabled={sending || text.trim() === ""}>
-          Send
-        </button>
+        <span className="hint">
+          Enter sends · Shift+Enter new line · @ a file · / a command · paste or drop a picture{busy ? " · the task is working" : ""}
+        </span>
+        <span className="task-input-buttons">
+          <input
+            ref={picker}
+            type="file"
+            className="visually-hidden"
+            tabIndex={-1}
+            aria-hidden="true"
+            accept="image/png,image/jpeg,image/gif,image/webp"
+            multiple
+            onChange={(e) => {
+              const files = [...(e.target.files ?? [])];
+              e.target.value = ""; // the same file may be attached again after removing it
+              void images.add(files);
+            }}
+          />
+          <button type="button" onClick={() => picker.current?.click()} aria-label={`Attach image to ${label.toLowerCase()}`}>
+            Attach image
+          </button>
+          <button type="submit" disabled={sending || images.uploading || text.trim() === ""}>
+            {images.uploading ? "Uploading…" : "Send"}
+          </button>
+        </span>
       </div>
-      <ErrorAlert message={error} />
+      <ErrorAlert message={images.error ?? error} />
     </form>
   );
 }

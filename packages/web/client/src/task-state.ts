@@ -5,7 +5,7 @@ import type { Mode } from "./tool-calls.ts";
 export type StreamEntry = { task_id: string; event: AgentEvent | WebEvent };
 
 export type Item =
-  | { kind: "user"; key: string; text: string }
+  | { kind: "user"; key: string; text: string; images?: number }
   | { kind: "assistant"; key: string; message_id: string; text: string; reasoning: string; done: boolean }
   | { kind: "tool"; key: string; tool_use_id: string }
   | { kind: "question"; key: string; tool_use_id: string; question: string; options: string[]; answer?: string }
@@ -79,7 +79,7 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
       Object.assign(task, { title: event.title, cwd: event.cwd, model: event.model, provider: event.provider, contextWindow: event.context_window, mode: event.mode });
       return;
     case "web_user_message":
-      task.items.push({ kind: "user", key: key(), text: event.text });
+      task.items.push({ kind: "user", key: key(), text: event.text, ...(event.images ? { images: event.images } : {}) });
       return;
     case "web_run":
       task.running = event.running;

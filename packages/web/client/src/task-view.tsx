@@ -127,7 +127,12 @@ function StreamingText({ text }: { text: string }) {
 export function ItemView({ item, task }: { item: Item; task: TaskState }) {
   switch (item.kind) {
     case "user":
-      return <div className="msg user">{item.text}</div>;
+      return (
+        <div className="msg user">
+          {item.text}
+          {item.images ? <span className="muted attached-count">{` (${item.images} image${item.images === 1 ? "" : "s"} attached)`}</span> : null}
+        </div>
+      );
     case "assistant":
       return (
         <div className="msg assistant" aria-busy={!item.done}>
@@ -239,8 +244,8 @@ export function TaskView({ task }: { task: TaskState }) {
         taskId={task.id}
         placeholder={task.running ? "The task is working; send when it is done" : "Reply, or give the next step"}
         busy={task.running}
-        onSend={async (text) => {
-          const sent = await api.send(task.id, text);
+        onSend={async (text, images) => {
+          const sent = await api.send(task.id, text, images);
           return sent.ok ? undefined : sent.error;
         }}
       />

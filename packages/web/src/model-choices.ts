@@ -1,0 +1,99 @@
+import {
+  apiKeyFromEnv,
+  catalogModelIds,
+  loadWorkspaceSettings,
+  mergeSettings,
+  officialApiUrls,
+  providerIds,
+  providers,
+  resolveSettings,
+  SessionError,
+  settingsFromEnv,
+  type ProviderId,
+  type SessionOverrides,
+} from "@cairn/core";
+import { cairnHome, loadSettings, SettingsError, type Settings } from "@cairn/core/storage";
+import { overridesOf, type RunArgs } from "cairn/dist/run-args.js";
+
+/** A model the person picked for a new task in the page. */
+export type ModelChoice = { provider: ProviderId; model: string };
+
+export type ProviderOption = {
+  id: ProviderId;
+  models: string[];
+  /** Where the key is read from, in order; empty when the provider needs none. */
+  key_env: string[];
+  has_key: boolean;
+};
+
+export type ModelCatalog = { default: ModelChoice; providers: ProviderOption[] };
+
+export type ModelCheck = { ok: true; provider: string; model: string; supports_images: boolean } | { ok: false; message: string };
+
+/** Which catalog ids each provider serves under its own name (OpenRouter's are spelled differently, so only its default is offered). */
+const families: Partial<Record<ProviderId, string>> = { anthropic: "claude-", openai: "gpt-", deepseek: "deepseek-" };
+
+/** The provider and model a new task gets when the person picks none: the same layers a session resolves (flags > env > workspace > user). */
+export function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice {
+  let settings: Settings = {};
+  try {
+    const home = cairnHome(env);
+    settings = mergeSettings(loadSettings(home), loadWorkspaceSettings(home, args.cwd).settings, settingsFromEnv(env), overridesOf(args));
+  } catch (error) {
+    // A broken settings file is reported when a task opens; the picker still shows the defaults.
+    if (!(error instanceof SettingsError || error instanceof SessionError)) throw error;
+  }
+  const provider = settings.provider ?? "anthropic";
+  return { provider, model: settings.model ?? providers[provider].defaultModel ?? "" };
+}
+
+/** What the page may offer: each provider with the models the catalog knows for it, the configured one first. */
+export function modelCatalog(args: RunArgs, env: NodeJS.ProcessEnv): ModelCatalog {
+  const configured = configuredModel(args, env);
+  const offered = providerIds.flatMap((id): ProviderOption[] => {
+    if (id !== configured.provider && endpointOf(id) === undefined) return [];
+    const family = families[id];
+    const models = [
+      ...(id === configured.provider && configured.model ? [configured.model] : []),
+      ...(providers[id].defaultModel ? [providers[id].defaultModel] : []),
+      ...(family ? catalogModelIds.filter((m) => m.startsWith(family)) : []),
+    ];
+    if (models.length === 0) return [];
+    const keyEnv = providers[id].keyEnv.length > 0 ? [...providers[id].keyEnv, "CAIRN_API_KEY"] : [];
+    return [{ id, models: [...new Set(models)], key_env: keyEnv, has_key: !providers[id].keyRequired || apiKeyFromEnv(id, env) !== undefined }];
+  });
+  offered.sort((a, b) => Number(b.id === configured.provider) - Number(a.id === configured.provider));
+  return { default: configured, providers: offered };
+}
+
+/** A provider's own API root, for a provider other than the configured one. */
+function endpointOf(provider: ProviderId): string | undefined {
+  return providers[provider].baseUrl ?? officialApiUrls[provider];
+}
+
+/**
+ * The session overrides for a picked model. The configured base URL (--base-url, CAIRN_BASE_URL,
+ * settings.json) belongs to the configured provider: another provider goes to its own API, so its
+ * key is never sent to the first one's endpoint.
+ */
+export function choiceOverrides(choice: ModelChoice, args: RunArgs, env: NodeJS.ProcessEnv): { ok: true; overrides: SessionOverrides } | { ok: false; message: string } {
+  const same = choice.provider === configuredModel(args, env).provider;
+  const endpoint = same ? undefined : endpointOf(choice.provider);
+  if (!same && endpoint === undefined) {
+    return { ok: false, message: `${choice.provider} needs a base URL of its own: start cairn web with --provider ${choice.provider} --base-url <url>.` };
+  }
+  return { ok: true, overrides: { provider: choice.provider, model: choice.model, ...(endpoint ? { baseUrl: endpoint } : {}) } };
+}
+
+/** Whether a task could start on this model now (a key, a base URL), as the session would decide it, and whether it takes images. */
+export function checkModel(choice: ModelChoice | undefined, args: RunArgs, env: NodeJS.ProcessEnv): ModelCheck {
+  const picked = choice ? choiceOverrides(choice, args, env) : { ok: true as const, overrides: {} };
+  if (!picked.ok) return picked;
+  try {
+    const { model } = resolveSettings({ cwd: args.cwd, env, overrides: { ...overridesOf(args), ...picked.overrides } });
+    return { ok: true, provider: model.provider, model: model.id, supports_images: model.info.supportsImages };
+  } catch (error) {
+    if (error instanceof SessionError) return { ok: false, message: error.message };
+    throw error;
+  }
+}
