@@ -78,6 +78,13 @@ describe("decideCall", () => {
     expect(decision.reason).toBe("allowed by the user rule execute_command(npm test *)");
   });
 
+  it("a command that asks says why in its reason: what the classifier found, nothing when it found nothing", () => {
+    expect(decideCall(command("rm -rf build"), settings(), { rules: [] }).reason).toBe("needs approval (all-commands) (it deletes files)");
+    const twice: CallFacts = { ...command("rm -rf build"), command: { ...command("rm -rf build").command!, reasons: ["it deletes files", "it reaches outside"] } };
+    expect(decideCall(twice, settings(), { rules: [] }).reason).toBe("needs approval (all-commands) (it deletes files; it reaches outside)");
+    expect(decideCall(command("ls", "safe", true), settings(), { rules: [] }).reason).toMatch(/^needs approval \([a-z-]+\)$/);
+  });
+
   it("a protected file's decision carries the file, so the host shows it and offers no 'always'", () => {
     expect(decideCall(write(guarded), settings(), { rules: [] }).protected).toEqual(guarded.protected);
   });

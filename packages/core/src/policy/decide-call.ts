@@ -54,6 +54,10 @@ export function decideCall(facts: CallFacts, rules: PolicyRules, state: PolicySt
     const rule = matchingRule(state.rules, facts) as ActiveRule | undefined;
     if (rule) return { action: "allow", by: "rule", reason: `allowed by the ${rule.scope} rule ${rule.text}`, category, rule: rule.text };
   }
-  const why = facts.command && facts.command.reasons.length > 0 ? ` (${facts.command.reasons.join("; ")})` : "";
-  return { action: "ask", by: "user", reason: `needs approval (${category})${why}`, category };
+  return { action: "ask", by: "user", reason: `needs approval (${category})${commandReasons(facts)}`, category };
+}
+
+/** Why a command needs the person, as a reason and the approval prompt append it: " (what the classifier found; …)", or "" when it found nothing. */
+export function commandReasons(facts: CallFacts): string {
+  return facts.command && facts.command.reasons.length > 0 ? ` (${facts.command.reasons.join("; ")})` : "";
 }

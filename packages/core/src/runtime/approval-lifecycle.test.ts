@@ -155,6 +155,10 @@ describe("the life of one tool call", () => {
     const { asked } = await runTask([call("execute_command", { command: "rm -rf build", requires_approval: true }), done], () => ({ approved: false }));
     expect(asked[0]!.preview).toMatchObject({ type: "command", command: "rm -rf build", cwd: ws, risk: "needs_approval", sandbox: { mode: "off" } });
     expect(asked[0]!.suggested_rule).toBe("execute_command(rm *)");
+    // The person reads why the classifier asks, worded as the decision's reason words it.
+    const reasons = (asked[0]!.preview as { reasons: string[] }).reasons;
+    expect(reasons.length).toBeGreaterThan(0);
+    expect(asked[0]!.summary.endsWith(` (${reasons.join("; ")})`)).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Decision } from "../events/index.js";
 import type { CallFacts } from "../policy/call-facts.js";
-import { decideCall, type CallDecision } from "../policy/decide-call.js";
+import { commandReasons, decideCall, type CallDecision } from "../policy/decide-call.js";
 import { parsePermissionRule, suggestedRule, type RuleScope } from "../policy/permission-rules.js";
 import type { ParsedCall } from "../protocol/types.js";
 import { addPermissionRule } from "../storage/permission-store.js";
@@ -32,8 +32,7 @@ export async function approveCall(env: CallEnv, tool: AnyTool, call: ParsedCall,
 async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, decided: CallDecision, notify: (message: string) => Promise<void>): Promise<Approval> {
   const category = decided.category ?? "edit";
   const guarded = decided.protected;
-  const why = facts.command && facts.command.reasons.length > 0 ? ` (${facts.command.reasons.join("; ")})` : "";
-  const shown = guarded ? `${summary} (protected file ${guarded.path}: ${guarded.reason}; only you can allow this)` : `${summary}${why}`;
+  const shown = guarded ? `${summary} (protected file ${guarded.path}: ${guarded.reason}; only you can allow this)` : `${summary}${commandReasons(facts)}`;
   const preview = approvalPreview(tool, facts, env);
   const rule = guarded ? undefined : ruleFor(facts);
   const approval = { category, summary: shown, ...(preview ? { preview } : {}), ...(guarded ? { protected: guarded } : {}), ...(rule ? { suggested_rule: rule } : {}) };
