@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -121,6 +121,14 @@ class Editor {
 }
 
 const bodyText = (index: number) => JSON.stringify(fx.server.requests[index]!.body);
+
+/** Every file under `dir` as text, for a leak grep (the task's journal and history under CAIRN_HOME). */
+function readTree(dir: string): string {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(path.join(entry.parentPath, entry.name), "latin1"))
+    .join("\n");
+}
 
 describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () => {
   it("asks before an edit: the allowed one lands on disk with its diff shown, the rejected one does not and the model is told", async () => {
@@ -518,6 +526,140 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     });
     const commands = editor.updates.map((n) => n.update).find((u) => u.sessionUpdate === "available_commands_update");
     expect(commands?.sessionUpdate === "available_commands_update" && commands.availableCommands.map((c) => c.name)).toEqual(expect.arrayContaining(["compact", "newtask", "release"]));
+  });
+});
+
+describe("cairn acp: the diff a person approves is the one applied to the editor's buffer", () => {
+  const block = (search: string, replacement: string) => `------- SEARCH\n${search}\n=======\n${replacement}\n+++++++ REPLACE\n`;
+  const disk = "alpha\nbeta\ngamma\nsaved line\n";
+  const unsaved = "alpha\nBETA typed, not saved\ngamma\ndelta typed\n";
+  const diff = (file: string, oldText: string | null, newText: string) => ({ type: "diff", path: file, oldText, newText });
+  const toolUpdates = (editor: Editor) => editor.updates.map((n) => n.update).flatMap((u) => (u.sessionUpdate === "tool_call_update" ? [u] : []));
+
+  it("replace_in_file: the permission request shows the unsaved buffer's diff (one block, then several), the approved text is written to the editor, and a SEARCH matching only the disk is said to fail", async () => {
+    const file = path.join(fx.workspace.dir, "notes.txt");
+    writeFileSync(file, disk);
+    const buffers = new Map([[file, unsaved]]);
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("replace_in_file", { path: "notes.txt", diff: block("BETA typed, not saved", "beta from cairn") }),
+        call("replace_in_file", { path: "notes.txt", diff: block("alpha", "ALPHA") + block("delta typed", "delta from cairn") }),
+        // Matches the saved file, not the buffer the edit reads.
+        call("replace_in_file", { path: "notes.txt", diff: block("saved line", "on disk only") }),
+        done("edited notes"),
+      ],
+    });
+    const { editor } = await withEditor({ buffers, answers: ["allow_once", "allow_once", "allow_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit notes" }] });
+    });
+
+    const afterFirst = "alpha\nbeta from cairn\ngamma\ndelta typed\n";
+    const afterSecond = "ALPHA\nbeta from cairn\ngamma\ndelta from cairn\n";
+    expect(editor.permissions.map((p) => p.toolCall.content)).toEqual([
+      [diff(file, unsaved, afterFirst)],
+      [diff(file, afterFirst, afterSecond)],
+      [{ type: "content", content: { type: "text", text: "this edit will fail: SEARCH block 1 not found" } }],
+    ]);
+    // What was approved is what the editor received; the third edit failed as its request said.
+    expect(editor.writes).toEqual([
+      { path: file, content: afterFirst },
+      { path: file, content: afterSecond },
+    ]);
+    const ends = toolUpdates(editor).filter((u) => u.status === "completed" || u.status === "failed");
+    expect(ends.map((u) => u.status)).toEqual(["completed", "completed", "failed"]);
+    expect(bodyText(3)).toContain("replace_in_file did not change notes.txt: block 1 of 1 failed");
+    // The editor holds the change until the person saves: the file on disk is untouched.
+    expect(readFileSync(file, "utf8")).toBe(disk);
+  });
+
+  it("write_to_file run without asking (--auto-approve edit): the running and completed diffs start from the buffer, and a new file from nothing", async () => {
+    const file = path.join(fx.workspace.dir, "notes.txt");
+    const fresh = path.join(fx.workspace.dir, "fresh.txt");
+    writeFileSync(file, disk);
+    const buffers = new Map([[file, unsaved]]);
+    fx.server = await startScriptedModelServer({
+      turns: [call("write_to_file", { path: "notes.txt", content: "rewritten\n" }), call("write_to_file", { path: "fresh.txt", content: "new file\n" }), done("wrote both")],
+    });
+    const { editor } = await withEditor({ buffers, args: ["--auto-approve", "read,edit"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write the files" }] });
+    });
+    expect(editor.permissions).toEqual([]);
+    const diffs = (status: string) => toolUpdates(editor).filter((u) => u.status === status).flatMap((u) => (u.content ?? []).filter((c) => c.type === "diff"));
+    const expected = [diff(file, unsaved, "rewritten\n"), diff(fresh, null, "new file\n")];
+    expect(diffs("in_progress")).toEqual(expected);
+    expect(diffs("completed")).toEqual(expected);
+    expect(editor.writes).toEqual([
+      { path: file, content: "rewritten\n" },
+      { path: fresh, content: "new file\n" },
+    ]);
+    expect(readFileSync(file, "utf8")).toBe(disk);
+    expect(existsSync(fresh)).toBe(false);
+  });
+
+  it("the preview never asks the editor for a file the edit may not read: a link out of the workspace or to an ignored file; a workspace file's buffer is still previewed", async () => {
+    const outsideDir = path.join(fx.home.dir, "outside");
+    mkdirSync(outsideDir);
+    const outside = path.join(outsideDir, "outside.txt");
+    writeFileSync(outside, "OUTSIDE-ON-DISK\n");
+    const secret = path.join(fx.workspace.dir, "secret.env");
+    writeFileSync(secret, "DISK-SECRET\n");
+    writeFileSync(path.join(fx.workspace.dir, ".cairnignore"), "secret.env\n");
+    symlinkSync(outside, path.join(fx.workspace.dir, "link.txt"));
+    symlinkSync(secret, path.join(fx.workspace.dir, "alias.txt"));
+    const open = path.join(fx.workspace.dir, "open.txt");
+    writeFileSync(open, "open on disk\n");
+    const buffers = new Map([
+      [outside, "BUFFER-OUTSIDE\n"],
+      [secret, "BUFFER-SECRET\n"],
+      [open, "OPEN-BUFFER\n"],
+    ]);
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("replace_in_file", { path: "link.txt", diff: block("some line", "x") }),
+        call("replace_in_file", { path: "alias.txt", diff: block("some line", "x") }),
+        call("replace_in_file", { path: "open.txt", diff: block("OPEN-BUFFER", "OPEN-EDITED") }),
+        done("done"),
+      ],
+    });
+    const { editor } = await withEditor({ buffers, answers: ["reject_once", "allow_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit the links" }] });
+    });
+    // The link out was asked about as such (the ignored one refused without asking), never with the buffer behind it.
+    expect(editor.permissions.map((p) => p.toolCall.rawInput)).toEqual([
+      { path: "link.txt", diff: block("some line", "x") },
+      { path: "open.txt", diff: block("OPEN-BUFFER", "OPEN-EDITED") },
+    ]);
+    expect(JSON.stringify(editor.permissions[0])).not.toContain("BUFFER-OUTSIDE");
+    expect(new Set(editor.reads)).toEqual(new Set([open]));
+    const journal = readTree(fx.home.dir);
+    for (const marker of ["BUFFER-OUTSIDE", "BUFFER-SECRET", "DISK-SECRET"]) {
+      expect(journal).not.toContain(marker);
+      for (const request of fx.server.requests) expect(JSON.stringify(request.body)).not.toContain(marker);
+    }
+    expect(readFileSync(outside, "utf8")).toBe("OUTSIDE-ON-DISK\n");
+    expect(readFileSync(secret, "utf8")).toBe("DISK-SECRET\n");
+    // Positive control: the workspace file's buffer was previewed and edited through the editor.
+    expect(editor.permissions[1]!.toolCall.content).toEqual([diff(open, "OPEN-BUFFER\n", "OPEN-EDITED\n")]);
+    expect(editor.writes).toEqual([{ path: open, content: "OPEN-EDITED\n" }]);
+  });
+
+  it("a control: an editor without fs capability is shown the diff of the file on disk, and the edit lands there", async () => {
+    const file = path.join(fx.workspace.dir, "notes.txt");
+    writeFileSync(file, disk);
+    fx.server = await startScriptedModelServer({
+      turns: [call("replace_in_file", { path: "notes.txt", diff: block("beta", "beta from cairn") }), done("edited notes")],
+    });
+    const { editor } = await withEditor({ answers: ["allow_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit notes" }] });
+    });
+    expect(editor.permissions.map((p) => p.toolCall.content)).toEqual([[diff(file, disk, "alpha\nbeta from cairn\ngamma\nsaved line\n")]]);
+    expect(editor.reads).toEqual([]);
+    expect(editor.writes).toEqual([]);
+    expect(readFileSync(file, "utf8")).toBe("alpha\nbeta from cairn\ngamma\nsaved line\n");
   });
 });
 
