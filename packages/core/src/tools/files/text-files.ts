@@ -34,8 +34,8 @@ export type HostTexts = ReadonlyMap<string, string>;
  * The host's text of each of `paths` it holds, read ahead for an edit's preview (computed where
  * nothing can wait on an editor's reply), the way the edit itself will read it: `openChecked` on the
  * path, then the host's text of the real path it opened. A path outside the workspace, refused by the
- * ignore rules, missing, not a regular file, or whose text the host could not give is left out, and
- * the host is never asked for it. Undefined without host files: previews read the disk.
+ * ignore rules, missing or not a regular file is left out without asking the host; one whose text the
+ * host could not give is left out too. Undefined without host files: previews read the disk.
  */
 export async function readHostTexts(where: { cwd: string; ignore: IgnoreRules; files?: TextFiles | undefined }, paths: readonly string[]): Promise<HostTexts | undefined> {
   if (where.files === undefined) return undefined;
@@ -53,7 +53,7 @@ export async function readHostTexts(where: { cwd: string; ignore: IgnoreRules; f
         await opened.handle.close();
       }
     } catch {
-      // Missing, unreadable, or the host failed: no text to preview from, which the preview says.
+      // Missing, unreadable, or the host failed: nothing to preview from (never the disk in its place).
     }
   }
   return texts;
