@@ -143,6 +143,8 @@ describe("sub-agents and the person's approvals", () => {
     expect(pages.hits).not.toContain("/one");
     expect(pages.hits).not.toContain("/two");
     expect(body(requestsOf("SUB-ONE")[1])).toContain("nobody can approve it in this run");
+    // ...and knows to report what it needed, so the parent (which can ask the person) can get it.
+    expect(JSON.stringify(requestsOf("SUB-ONE")[0]!.body.system)).toContain("say in your report exactly what you needed (the URL, file or command)");
   });
 
   it("headless: a rule saved for the person (permissions.json) holds in sub-agents; without it they are refused", async () => {

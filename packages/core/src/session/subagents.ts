@@ -47,7 +47,7 @@ export type SubagentSpec = {
 /** The part of a session the runner needs from a sub-agent's: its task and how to end it. */
 export type SubagentSession = { id: string; task: Pick<Task, "run" | "abort">; close(): Promise<void> };
 
-const subagentNote = `You are a sub-agent: another agent gave you the task below and will read only your final report. Work with your tools, then call attempt_completion with the report: what you found, with exact file paths, names and line numbers where they matter. You cannot ask questions; do what you can and say what you could not.`;
+const subagentNote = `You are a sub-agent: another agent gave you the task below and will read only your final report. Work with your tools, then call attempt_completion with the report: what you found, with exact file paths, names and line numbers where they matter. You cannot ask questions, nor ask for approval: a call that needs it runs only if the person already allowed it for this task. When one is refused, do not look for another way to do the same; say in your report exactly what you needed (the URL, file or command), so the agent that started you can ask for it.`;
 
 /**
  * use_subagents for one session: each prompt opens a task of its own (through `open`, the session
