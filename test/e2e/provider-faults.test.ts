@@ -2,10 +2,13 @@
  * Faults a real provider, proxy or network produces, through the real CLI: the ones that should
  * recover do (a clean close without a finish reason, a stall), and the rest fail at once with one
  * line that says what failed and what to do (a local server not running, bad keys, a wrong model,
- * an HTML or empty answer, a host that does not resolve, credentials in a base URL).
+ * an HTML or empty answer, a host that does not resolve, credentials in a base URL), and so do the
+ * settings no retry can cure: a port fetch refuses, https:// to a plain server and http:// to a TLS
+ * one, a certificate Node does not trust, a port that does not speak HTTP, a key that cannot be sent.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync, existsSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -285,5 +288,193 @@ describe("a base URL with credentials in it", () => {
     const result = await run(["finish the task"]);
     expect(result.code, result.stderr).toBe(0);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+/** Retry notices as a person sees them on stderr without --json (`↻ model request failed …`). */
+const retryNotices = (run: CliRun) => run.stderr.split("\n").filter((line) => line.includes("model request failed"));
+
+/** A self-signed certificate for 127.0.0.1 and localhost (test only), valid until 2126. */
+const selfSigned = {
+  key: `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgqmpKieypBtE6LFdn
+jMtpcS25i5gJuwPMjvndG2LL6JqhRANCAARVTjBow7nxwQv9f2u1i7AFa+VHbs8M
+2rv4FtX7g8Uv0bPXrXZKc0XwOmVXuz40LsxiGwD7g8XqF7rtemmwB44z
+-----END PRIVATE KEY-----
+`,
+  cert: `-----BEGIN CERTIFICATE-----
+MIIBmzCCAUGgAwIBAgIUbLPEw0vzfZO2KhZ2EzBiAQLhQpYwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJMTI3LjAuMC4xMCAXDTI2MTEyNTAyNDU1NVoYDzIxMjYxMTAx
+MDI0NTU1WjAUMRIwEAYDVQQDDAkxMjcuMC4wLjEwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAARVTjBow7nxwQv9f2u1i7AFa+VHbs8M2rv4FtX7g8Uv0bPXrXZKc0Xw
+OmVXuz40LsxiGwD7g8XqF7rtemmwB44zo28wbTAdBgNVHQ4EFgQUn6X6lGuYrlEi
+jbnEnMI3nymyVuswHwYDVR0jBBgwFoAUn6X6lGuYrlEijbnEnMI3nymyVuswDwYD
+VR0TAQH/BAUwAwEB/zAaBgNVHREEEzARhwR/AAABgglsb2NhbGhvc3QwCgYIKoZI
+zj0EAwIDSAAwRQIgDOrOP0tXVrIA6bt7tqSEpB41M7pQ8jMzE8Qoo5rQTsICIQD/
+sQdRGkN6TiFqZbggf9CN3pXKStydtl2VSD2GPOXZ9w==
+-----END CERTIFICATE-----
+`,
+};
+
+/** A listening server whose connections are counted: each attempt Cairn makes is one connection. */
+type Counted = { port: number; connections: () => number; close: () => Promise<void> };
+
+async function counted(server: Server): Promise<Counted> {
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    port,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** TLS in front of the scripted model server, as a reverse proxy with a self-signed certificate is. */
+function tlsProxyTo(target: { url: string }): Promise<Counted> {
+  const targetPort = Number(new URL(target.url).port);
+  return counted(
+    createTlsServer({ key: selfSigned.key, cert: selfSigned.cert }, (client) => {
+      const upstream = connect(targetPort, "127.0.0.1");
+      client.pipe(upstream).pipe(client);
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+    }),
+  );
+}
+
+describe("settings that no retry can cure fail on the first attempt, in one line", () => {
+  it.each([1, 6000, 6665])("a port fetch refuses (%i): names the port and what to do", async (port) => {
+    const baseUrl = `http://127.0.0.1:${port}/v1`;
+    const plain = await run(["finish the task"], { provider: "openai", baseUrl, env: env({ OPENAI_API_KEY: "sk-test" }) });
+
+    expect(plain.code).toBe(1);
+    expect(retryNotices(plain)).toEqual([]);
+    expect(theFailureLine(plain)).toBe(
+      `✗ Cannot use port ${port} of ${baseUrl}: Node's fetch refuses to connect to it (a "bad port", reserved for another protocol); run the server on another port, e.g. 8000, and pass that in --base-url.`,
+    );
+  });
+
+  it("a port fetch refuses: --json shows one error of kind config and no api_retry", async () => {
+    const json = await run(["--json", "finish the task"], { baseUrl: "http://localhost:6000/v1" });
+    expect(json.code).toBe(1);
+    expect(retries(json)).toHaveLength(0);
+    expect(json.events.find((e) => e.type === "error")).toMatchObject({ kind: "config" });
+  });
+
+  it("https:// to a plain http server: one connection, and the http:// URL to use instead", async () => {
+    const plainServer = await counted(createServer((socket) => socket.on("data", () => socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"))));
+    try {
+      const baseUrl = `https://127.0.0.1:${plainServer.port}/v1`;
+      const result = await run(["finish the task"], { baseUrl });
+
+      expect(result.code).toBe(1);
+      expect(plainServer.connections()).toBe(1);
+      expect(retryNotices(result)).toEqual([]);
+      expect(theFailureLine(result)).toBe(
+        `✗ ${baseUrl} does not answer in TLS, so https:// cannot work there (ERR_SSL_WRONG_VERSION_NUMBER); if it is a plain http server, pass http://127.0.0.1:${plainServer.port}/v1 to --base-url.`,
+      );
+    } finally {
+      await plainServer.close();
+    }
+  });
+
+  it("a self-signed certificate: one connection, and NODE_EXTRA_CA_CERTS, which the positive control shows works", async () => {
+    const server = await serve(complete("reached through TLS"));
+    const proxy = await tlsProxyTo(server);
+    try {
+      const baseUrl = `https://127.0.0.1:${proxy.port}/v1`;
+      const refused = await run(["finish the task"], { baseUrl });
+
+      expect(refused.code).toBe(1);
+      expect(proxy.connections()).toBe(1);
+      expect(server.requests).toHaveLength(0);
+      expect(retryNotices(refused)).toEqual([]);
+      expect(theFailureLine(refused)).toBe(
+        `✗ The TLS certificate of 127.0.0.1:${proxy.port} was refused (self-signed certificate, DEPTH_ZERO_SELF_SIGNED_CERT); if the server uses a certificate of your own CA, point NODE_EXTRA_CA_CERTS at that CA's certificate file; otherwise check --base-url.`,
+      );
+
+      const caFile = path.join(fx.home.dir, "proxy-ca.pem");
+      writeFileSync(caFile, selfSigned.cert);
+      const trusted = await run(["finish the task"], { baseUrl, env: env({ NODE_EXTRA_CA_CERTS: caFile }) });
+      expect(trusted.code, trusted.stderr).toBe(0);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("http:// to a server that speaks TLS: the request and one handshake to check, then the https:// URL", async () => {
+    const server = await serve(complete("never reached"));
+    const proxy = await tlsProxyTo(server);
+    try {
+      const baseUrl = `http://127.0.0.1:${proxy.port}/v1`;
+      const result = await run(["finish the task"], { baseUrl });
+
+      expect(result.code).toBe(1);
+      // One plain request, closed by the TLS server, and the one handshake that tells why; a retry would add two more.
+      expect(proxy.connections()).toBe(2);
+      expect(server.requests).toHaveLength(0);
+      expect(retryNotices(result)).toEqual([]);
+      expect(theFailureLine(result)).toBe(
+        `✗ ${baseUrl} speaks TLS, so plain http:// cannot work there (it closed the connection, UND_ERR_SOCKET); pass https://127.0.0.1:${proxy.port}/v1 to --base-url.`,
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a port where something other than HTTP answers: one connection, and the port to check", async () => {
+    const ssh = await counted(createServer((socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n")));
+    try {
+      const baseUrl = `http://127.0.0.1:${ssh.port}/v1`;
+      const result = await run(["finish the task"], { baseUrl });
+
+      expect(result.code).toBe(1);
+      expect(ssh.connections()).toBe(1);
+      expect(retryNotices(result)).toEqual([]);
+      expect(theFailureLine(result)).toBe(`✗ The server at ${baseUrl} does not answer in HTTP (HPE_INVALID_CONSTANT); check the host and port in --base-url.`);
+    } finally {
+      await ssh.close();
+    }
+  });
+
+  it("an API key with a pasted character or line break: refused before any request, without printing the key", async () => {
+    const server = await serve(complete("never reached"));
+    for (const [key, problem] of [
+      ["sk-pasted…key-7f3a", "the character U+2026 at position 10"],
+      ["sk-first-half\nsk-second-7f3a", "a line break at position 14"],
+    ] as const) {
+      const result = await run(["finish the task"], { provider: "openai", env: env({ OPENAI_API_KEY: key }) });
+      expect(result.code).toBe(2);
+      expect(theFailureLine(result)).toBe(`cairn: The API key for openai (from OPENAI_API_KEY or CAIRN_API_KEY) has ${problem}, which cannot be sent in an HTTP header; copy the key again.`);
+      expect(result.stderr + result.stdout).not.toContain("7f3a");
+    }
+    expect(server.requests).toHaveLength(0);
+
+    // Positive control: the same run with a plain key reaches the server.
+    const ok = await run(["finish the task"], { provider: "openai", env: env({ OPENAI_API_KEY: "sk-plain-7f3a" }) });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("passing faults are still retried", () => {
+  it("a 503 and a reset connection are retried with backoff and the task completes", async () => {
+    const server = await serve({ fault: { status: 503 } }, { content: [{ type: "text", text: longText }], cutAfterChars: 20 }, complete("done after two faults"));
+    const result = await run(["--json", "finish the task"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(retries(result)).toHaveLength(2);
   });
 });

@@ -1,4 +1,5 @@
 import { ModelError } from "./errors.js";
+import { speaksTls } from "./tls-probe.js";
 
 export type FetchGuard = {
   /** The API root, as messages name it. */
@@ -16,6 +17,28 @@ function stalled(guard: FetchGuard): ModelError {
   return new ModelError("timeout", `No response from ${guard.url} for ${seconds} s; check the provider or raise --request-timeout.`);
 }
 
+/** The innermost code along an error's cause chain (undici puts the socket's there). */
+function innermostCode(error: unknown): string | undefined {
+  let code: string | undefined;
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === "object"; depth++) {
+    const value = (current as { code?: unknown }).code;
+    if (typeof value === "string") code = value;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return code;
+}
+
+/** An http:// request closed before any answer by a server that speaks TLS: the URL wants https://. */
+async function plainHttpToTls(guard: FetchGuard, error: unknown): Promise<ModelError | undefined> {
+  if (!/^http:/i.test(guard.url)) return undefined;
+  const code = innermostCode(error);
+  if (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET") return undefined;
+  if (!(await speaksTls(guard.url))) return undefined;
+  const https = guard.url.replace(/^http:/i, "https:");
+  return new ModelError("config", `${guard.url} speaks TLS, so plain http:// cannot work there (it closed the connection, ${code}); pass ${https} to --base-url.`);
+}
+
 function isHtml(contentType: string | null): boolean {
   return contentType !== null && /^\s*(text\/html|application\/xhtml\+xml)/i.test(contentType);
 }
@@ -25,7 +48,8 @@ function isHtml(contentType: string | null): boolean {
  * timer, reset on every chunk, so a provider that goes silent (before the first byte or mid-stream)
  * fails after `idleTimeoutMs` as a retryable timeout instead of hanging for undici's five minutes.
  * It also refuses answers that are not an API's: an HTML page (a captive portal, a wrong base URL)
- * and an empty body. Errors are thrown as ModelError with no `cause`, which the SDK passes on as is.
+ * and an empty body, and an http:// request to a port that speaks TLS. Errors are thrown as
+ * ModelError with no `cause`, which the SDK passes on as is.
  */
 export function guardedFetch(guard: FetchGuard): typeof globalThis.fetch {
   const baseFetch = guard.fetch ?? globalThis.fetch;
@@ -58,7 +82,7 @@ export function guardedFetch(guard: FetchGuard): typeof globalThis.fetch {
     } catch (error) {
       release();
       if (timedOut) throw stalled(guard);
-      throw error;
+      throw (await plainHttpToTls(guard, error)) ?? error;
     }
 
     if (response.ok && isHtml(response.headers.get("content-type"))) {

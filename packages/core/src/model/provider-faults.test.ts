@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../test/support/scripted-model-server.js";
 import { ModelError } from "./errors.js";
@@ -122,6 +123,27 @@ describe("a server that answered earlier in the run", () => {
       first = caught as ModelError;
     }
     expect(first?.kind).toBe("unreachable");
+  });
+});
+
+describe("a plain server that closes the connection before answering", () => {
+  it("is a passing fault, retried: it does not speak TLS, so http:// is not the mistake", async () => {
+    let connections = 0;
+    const closer = createServer((socket) => {
+      connections++;
+      socket.on("data", () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => closer.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = closer.address() as { port: number };
+      const { error } = await collect("openai-compatible", `http://127.0.0.1:${port}`);
+      expect(error?.kind).toBe("network");
+      expect(error?.retryable).toBe(true);
+      // The request, and the TLS handshake that found no TLS there.
+      expect(connections).toBe(2);
+    } finally {
+      await new Promise<void>((resolve) => closer.close(() => resolve()));
+    }
   });
 });
 

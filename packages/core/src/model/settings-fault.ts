@@ -87,6 +87,10 @@ export function settingsFault(error: unknown, endpoint: Endpoint | undefined): M
       `Cannot use port ${port} of ${url}: Node's fetch refuses to connect to it (a "bad port", reserved for another protocol); run the server on another port, e.g. 8000, and pass that in --base-url.`,
     );
   }
+  // The status line did not start with HTTP/: whatever listens on that port is not an HTTP server.
+  if (code === "HPE_INVALID_CONSTANT" && /Expected HTTP\//.test(message)) {
+    return config(`The server at ${url} does not answer in HTTP (${code}); check the host and port in --base-url.`);
+  }
   if (code && notTlsCodes.has(code)) {
     const plain = endpoint?.url.replace(/^https:/i, "http:");
     const fix = plain && plain !== endpoint?.url ? `if it is a plain http server, pass ${plain} to --base-url` : "check --base-url";
