@@ -84,12 +84,13 @@ describe("saved 'always allow' rules through the real CLI", () => {
     writeFileSync(path.join(fx.home.dir, "permissions.json"), JSON.stringify({ workspaces: {}, allowEverything: true }));
     const result = await permissions();
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/permissions\.json is not a valid permissions file/);
+    expect(result.stderr).toMatch(/permissions\.json: unknown key "allowEverything"/);
     // A task does not start as if no rules were saved: the person hears which file to fix.
     fx.server = await startScriptedModelServer({ turns: [done] });
     const task = await run("anything");
     expect(task.code).toBe(2);
-    expect(task.stderr.trim()).toMatch(/^cairn: .*permissions\.json is not a valid permissions file \(Unrecognized key: "allowEverything"\); fix it, or remove it/);
+    // Worded as settings.json's problems are: the file, the key, the keys there are, what to do.
+    expect(task.stderr.trim()).toMatch(/^cairn: .*permissions\.json: unknown key "allowEverything"; the keys that can be set here are user, workspaces\. Fix the file or move it aside\.$/);
     expect(fx.server.requests).toHaveLength(0);
   });
 

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
+import { z } from "zod";
 
 /** A configuration file a person must fix; the message names the file and what to do, on one line. */
 export class ConfigFileError extends Error {
@@ -89,4 +90,47 @@ function editDistance(a: string, b: string): number {
 export function unknownKeyProblem(key: string, known: readonly string[]): string {
   const near = nearestName(key, known);
   return `unknown key "${key}"${near ? ` (did you mean "${near}"?)` : ""}`;
+}
+
+/**
+ * A configuration file whose JSON has the wrong shape, in the one line every such file's problem
+ * reads as (settings.json, permissions.json, ...): the file, where in it, what is wrong (an unknown
+ * key with the nearest known one), and what to do.
+ */
+export function schemaProblem(file: string, error: z.ZodError, schema: z.ZodType): string {
+  const issue = error.issues[0];
+  return `${file}: ${issue ? describeIssue(issue, schema) : "the top level has the wrong shape"}. Fix the file or move it aside.`;
+}
+
+/**
+ * One schema problem in words: where it is and what is wrong; an unknown key names the nearest
+ * known one, since a misspelt key (commandPermisions) would otherwise switch a setting off unseen.
+ */
+export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType): string {
+  const where = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "the top level";
+  if (issue.code === "unrecognized_keys") {
+    const known = knownKeysAt(schema, issue.path);
+    const key = issue.keys[0]!;
+    const at = issue.path.length > 0 ? ` in ${where}` : "";
+    return `${unknownKeyProblem(key, known)}${at}; the keys that can be set here are ${known.join(", ")}`;
+  }
+  return `${where} ${issue.message.toLowerCase()}`;
+}
+
+/** The keys an object schema accepts at `path` (record keys and array indexes pass through). */
+function knownKeysAt(schema: z.ZodType, at: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = unwrap(schema);
+  for (const segment of at) {
+    if (current instanceof z.ZodObject) current = unwrap(current.shape[String(segment)] as z.ZodType);
+    else if (current instanceof z.ZodRecord) current = unwrap(current.valueType as z.ZodType);
+    else if (current instanceof z.ZodArray) current = unwrap(current.element as z.ZodType);
+    else return [];
+  }
+  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let current = schema;
+  while (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault) current = current.unwrap() as z.ZodType;
+  return current;
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { parsePermissionRule, type RuleScope } from "../policy/permission-rules.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { writeFileAtomicSync } from "../disk/atomic-write.js";
-import { ConfigFileError, readJsonConfig } from "../disk/config-file.js";
+import { ConfigFileError, readJsonConfig, schemaProblem } from "../disk/config-file.js";
 // The workspace as the key of its rules: its real path, as trust records name it, so a link to it names the same rules.
 import { workspaceKey } from "../trust/trust-store.js";
 
@@ -44,11 +44,7 @@ function readFile(home: string): PermissionsFile {
     throw new PermissionsFileError((error as Error).message);
   }
   const parsed = fileSchema.safeParse(json ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-    throw new PermissionsFileError(`${file} is not a valid permissions file (${issue?.message ?? "wrong shape"}${where}); fix it, or remove it to start with no saved rules.`);
-  }
+  if (!parsed.success) throw new PermissionsFileError(schemaProblem(file, parsed.error, fileSchema));
   return parsed.data;
 }
 

@@ -1,6 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
-import { ConfigFileError, readJsonConfig, unknownKeyProblem } from "../disk/config-file.js";
+import { ConfigFileError, readJsonConfig, schemaProblem } from "../disk/config-file.js";
+// Worded with every configuration file's problems (disk/config-file.ts); still offered from here, where the settings' readers look for it.
+export { describeIssue } from "../disk/config-file.js";
 import { approvalCategories } from "../policy/approval-category.js";
 import { protocolNames } from "../protocol/types.js";
 import { parseApprovalList } from "../policy/approval.js";
@@ -235,39 +237,6 @@ export function loadSettings(home: string): Settings {
   }
   if (json === undefined) return {};
   const parsed = settingsSchema.safeParse(json);
-  if (!parsed.success) throw new SettingsError(`${file}: ${describeIssue(parsed.error.issues[0]!, settingsSchema)}. Fix the file or move it aside.`);
+  if (!parsed.success) throw new SettingsError(schemaProblem(file, parsed.error, settingsSchema));
   return parsed.data;
-}
-
-/**
- * One schema problem in words: where it is and what is wrong; an unknown key names the nearest
- * known one, since a misspelt key (commandPermisions) would otherwise switch a setting off unseen.
- */
-export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType): string {
-  const where = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "the top level";
-  if (issue.code === "unrecognized_keys") {
-    const known = knownKeysAt(schema, issue.path);
-    const key = issue.keys[0]!;
-    const at = issue.path.length > 0 ? ` in ${where}` : "";
-    return `${unknownKeyProblem(key, known)}${at}; the keys that can be set here are ${known.join(", ")}`;
-  }
-  return `${where} ${issue.message.toLowerCase()}`;
-}
-
-/** The keys an object schema accepts at `path` (record keys and array indexes pass through). */
-function knownKeysAt(schema: z.ZodType, at: readonly PropertyKey[]): string[] {
-  let current: z.ZodType | undefined = unwrap(schema);
-  for (const segment of at) {
-    if (current instanceof z.ZodObject) current = unwrap(current.shape[String(segment)] as z.ZodType);
-    else if (current instanceof z.ZodRecord) current = unwrap(current.valueType as z.ZodType);
-    else if (current instanceof z.ZodArray) current = unwrap(current.element as z.ZodType);
-    else return [];
-  }
-  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
-}
-
-function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
-  let current = schema;
-  while (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault) current = current.unwrap() as z.ZodType;
-  return current;
 }
