@@ -196,6 +196,7 @@ describe("provider errors are one line that says what to do", () => {
       env: env({ ANTHROPIC_API_KEY: "sk-wrong" }),
     });
     expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(1);
     expect(theFailureLine(result)).toMatch(/^✗ anthropic \(http:\/\/127\.0\.0\.1:\d+\/v1\) rejected the API key \(HTTP 401: .+\); set ANTHROPIC_API_KEY or CAIRN_API_KEY to a valid key\.$/);
   });
 
