@@ -1,9 +1,12 @@
+import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Readable, Writable } from "node:stream";
+import { client, ndJsonStream, PROTOCOL_VERSION, type RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { cairnBin, cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
 import { conversationRouter, firstMessageText } from "../support/conversation-router.js";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { goodHeaders, rawRequest, startScriptedWeb, type WebRun } from "../support/web-harness.js";
@@ -145,6 +148,52 @@ describe("sub-agents and the person's approvals", () => {
     expect(body(requestsOf("SUB-ONE")[1])).toContain("nobody can approve it in this run");
     // ...and knows to report what it needed, so the parent (which can ask the person) can get it.
     expect(JSON.stringify(requestsOf("SUB-ONE")[0]!.body.system)).toContain("say in your report exactly what you needed (the URL, file or command)");
+  });
+
+  it("over ACP: 'always allow' (saved for the workspace) answered in the parent holds in its sub-agents; the editor is asked once", async () => {
+    const router = conversationRouter({
+      "PARENT-TASK": [
+        call("web_fetch", { url: `${pages.url}/parent` }),
+        call("use_subagents", { prompts: [`SUB-ONE: fetch ${pages.url}/one`, `SUB-TWO: fetch ${pages.url}/two`] }, "toolu_subs"),
+        call("attempt_completion", { result: "PARENT-DONE" }),
+      ],
+      "SUB-ONE": [call("web_fetch", { url: `${pages.url}/one` }), call("attempt_completion", { result: "ONE-REPORT" })],
+      "SUB-TWO": [call("web_fetch", { url: `${pages.url}/two` }), call("attempt_completion", { result: "TWO-REPORT" })],
+    });
+    model = await startScriptedModelServer({ responder: router.responder });
+    const child = spawn(process.execPath, [cairnBin, "acp", "--provider", "anthropic", "--base-url", model.url], {
+      cwd: ws.dir,
+      env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const permissions: RequestPermissionRequest[] = [];
+    const editor = client({ name: "test-editor" })
+      .onNotification("session/update", () => undefined)
+      .onRequest("session/request_permission", ({ params }) => {
+        permissions.push(params);
+        return { outcome: { outcome: "selected" as const, optionId: "allow_always" } };
+      });
+    const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    try {
+      const stop = await editor.connectWith(stream, async (ctx) => {
+        await ctx.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+        const { sessionId } = await ctx.request("session/new", { cwd: ws.dir, mcpServers: [] });
+        return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "PARENT-TASK: read the docs" }] });
+      });
+      expect(stop.stopReason).toBe("end_turn");
+    } finally {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    expect(permissions).toHaveLength(1);
+    expect(pages.hits).toEqual(expect.arrayContaining(["/parent", "/one", "/two"]));
+    const afterSubs = body(requestsOf("PARENT-TASK")[2]);
+    expect(afterSubs).toContain("ONE-REPORT");
+    expect(afterSubs).toContain("TWO-REPORT");
+    expect(readFileSync(path.join(home.dir, "permissions.json"), "utf8")).toContain("web_fetch(127.0.0.1)");
   });
 
   it("headless: a rule saved for the person (permissions.json) holds in sub-agents; without it they are refused", async () => {
