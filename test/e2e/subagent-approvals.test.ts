@@ -211,15 +211,25 @@ describe("sub-agents and the person's approvals", () => {
       return cli;
     };
 
-    // Without a rule: refused, and the sub-agent's model is told nobody can approve it here.
-    await run();
+    const refusals = (stdout: string) =>
+      stdout
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as { type: string; activity?: string })
+        .filter((e) => e.type === "subagent" && e.activity?.startsWith("refused"))
+        .map((e) => e.activity);
+
+    // Without a rule: refused, the sub-agent's model is told nobody can approve it here, and the person sees why.
+    const refused = await run();
     expect(pages.hits).not.toContain("/one");
     expect(body(requestsOf("SUB-ONE")[1])).toContain("web_fetch needs approval (browser) and nobody can approve it in this run");
+    expect(refusals(refused.stdout)).toEqual([`refused, needs your approval (browser) and sub-agents cannot ask: fetch ${pages.url}/one`]);
     await model!.close();
 
     writeFileSync(path.join(home.dir, "permissions.json"), JSON.stringify({ user: ["web_fetch(127.0.0.1)"], workspaces: {} }));
-    await run();
+    const allowed = await run();
     expect(pages.hits).toContain("/one");
     expect(body(requestsOf("SUB-ONE")[1])).toContain("PAGE-CONTENT of /one");
+    expect(refusals(allowed.stdout)).toEqual([]);
   });
 });

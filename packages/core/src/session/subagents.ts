@@ -104,9 +104,16 @@ async function runOne(one: One, open: () => Promise<SubagentSession>): Promise<S
   try {
     progress("running", firstLine(one.prompt));
     const run = session.task.run(one.prompt);
+    const waiting = new Map<string, { category: string; summary: string }>();
     let next = await run.next();
     while (!next.done) {
-      if (next.value.type === "tool_call") progress("running", next.value.summary);
+      const event = next.value;
+      if (event.type === "tool_call") progress("running", event.summary);
+      if (event.type === "tool_call_update" && event.status === "awaiting_approval") waiting.set(event.tool_use_id, event.approval);
+      // A sub-agent has no way to ask the person (it never reaches the host), so a call it needed
+      // approval for is refused; the person sees it here, or the refusal would show nowhere.
+      const asked = event.type === "tool_call_update" && event.status === "denied" ? waiting.get(event.tool_use_id) : undefined;
+      if (asked) progress("running", `refused, needs your approval (${asked.category}) and sub-agents cannot ask: ${asked.summary}`);
       next = await run.next();
     }
     const result = next.value;
