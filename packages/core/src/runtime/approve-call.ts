@@ -48,7 +48,7 @@ async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary:
     }
     const reason = `needs approval (${category}) and nobody can approve it in this run`;
     return {
-      refused: `The user denied this operation: ${call.name} ${reason}. Do not retry it; find another way or finish with what you can do.`,
+      refused: `Not run: ${call.name} ${reason} (nobody was asked). Do not retry it; find another way, or finish with what you can do and say what needed approval.`,
       decision: { approved: false, by: "policy", reason },
     };
   }
