@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
+import { openHostGit } from "../host-git/index.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 
 const cache = new Map<string, { at: number; stamp: string; value: boolean }>();
@@ -9,7 +10,9 @@ const ttlMs = 30_000;
 /**
  * Whether git tracks a file the ignore rules block: then its stored copies (history, the index)
  * can be printed by git even though the file itself is masked. False outside a repository, when
- * there are no rules, and when git cannot answer (the sandbox still masks the working tree).
+ * there are no rules, and when git cannot answer (the sandbox still masks the working tree). This
+ * runs on the host whenever a command is proposed, so it goes through host-git: a repository's
+ * core.fsmonitor or hooks would otherwise run here, unsandboxed.
  */
 export function gitTracksIgnored(cwd: string, ignore: IgnoreRules): boolean {
   const stamp = ignore.files.join("|");
@@ -18,8 +21,12 @@ export function gitTracksIgnored(cwd: string, ignore: IgnoreRules): boolean {
   if (cached && cached.stamp === stamp && Date.now() - cached.at < ttlMs) return cached.value;
   let value = false;
   try {
-    const listing = execFileSync("git", ["-C", cwd, "ls-files", "-z", "--cached"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000, maxBuffer: 256 * 1024 * 1024 });
-    value = listing.split("\0").some((file) => file !== "" && ignore.ignoresAsWritten(path.join(cwd, file)));
+    const opened = openHostGit(cwd);
+    if (opened.kind === "repository") {
+      const { git } = opened;
+      const listing = execFileSync("git", git.argv(["ls-files", "-z", "--cached", "--full-name"]), { cwd, env: git.env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000, maxBuffer: 256 * 1024 * 1024 });
+      value = listing.split("\0").some((file) => file !== "" && ignore.ignoresAsWritten(path.join(git.workTree, file)));
+    }
   } catch {
     value = false;
   }

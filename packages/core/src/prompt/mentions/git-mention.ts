@@ -1,4 +1,5 @@
 import path from "node:path";
+import { type HostGit, openHostGit } from "../../host-git/index.js";
 import type { IgnoreRules } from "../../policy/ignore-rules.js";
 import { formatBytes } from "../../tools/text-bytes.js";
 import { attr, type Expansion, type MentionLimits, refused } from "./limits.js";
@@ -14,9 +15,13 @@ export type GitContext = { cwd: string; ignore: IgnoreRules; limits: MentionLimi
 /**
  * Both git mentions stay inside the boundary: `--relative` limits the diff to the workspace
  * (which may be a folder inside a larger repository) and files .cairnignore blocks are
- * excluded by pathspec, with a note saying how many were hidden.
+ * excluded by pathspec, with a note saying how many were hidden. git runs on the host here, so
+ * through host-git: the repository's config names no program that runs (fsmonitor, filters,
+ * diff drivers, hooks).
  */
-export async function expandGitChanges(raw: string, ctx: GitContext): Promise<Expansion> {
+export async function expandGitChanges(raw: string, context: GitContext): Promise<Expansion> {
+  const ctx = open(context);
+  if (typeof ctx === "string") return refused(raw, ctx === "" ? "the workspace is not in a git repository." : ctx);
   if (!(await isRepository(ctx))) return refused(raw, "the workspace is not in a git repository.");
   const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"]);
   const base = head.exitCode === 0 ? "HEAD" : EMPTY_TREE;
@@ -43,7 +48,7 @@ export async function expandGitChanges(raw: string, ctx: GitContext): Promise<Ex
   if (hidden > 0) lines.push(`[${hidden} changed file${hidden === 1 ? " is" : "s are"} hidden: blocked by ${ctx.ignore.files.join(" and ")}.]`);
 
   if (visibleChanged.length > 0) {
-    const diff = await git(ctx, ["diff", base, "--relative", "--no-color", "--no-ext-diff", "--", ".", ...excludes(hiddenPaths)], true);
+    const diff = await git(ctx, ["diff", base, "--relative", "--no-color", "--", ".", ...excludes(hiddenPaths)], true);
     lines.push("", diff.output.trimEnd());
     if (diff.cut) {
       lines.push(`[The diff is cut here at ${formatBytes(ctx.limits.gitBytes)}; run git diff on single files for the rest.]`);
@@ -55,14 +60,16 @@ export async function expandGitChanges(raw: string, ctx: GitContext): Promise<Ex
 }
 
 /** `@a1b2c3d`: the commit's message, stat and patch (within the workspace, minus blocked files). */
-export async function expandCommit(raw: string, hash: string, ctx: GitContext): Promise<Expansion> {
+export async function expandCommit(raw: string, hash: string, context: GitContext): Promise<Expansion> {
+  const ctx = open(context);
+  if (typeof ctx === "string") return refused(raw, ctx === "" ? "the workspace is not in a git repository, so it cannot be a commit." : ctx);
   if (!(await isRepository(ctx))) return refused(raw, "the workspace is not in a git repository, so it cannot be a commit.");
   const resolved = await git(ctx, ["rev-parse", "--verify", "--quiet", `${hash}^{commit}`]);
   if (resolved.exitCode !== 0) return refused(raw, `no commit ${hash} in this repository.`);
   const full = resolved.output.trim();
   const files = splitZ((await git(ctx, ["show", "--relative", "--name-only", "--format=", "-z", full])).output);
   const blockedFiles = files.filter((p) => blocked(ctx, p));
-  const shown = await git(ctx, ["show", "--stat", "--patch", "--relative", "--no-color", "--no-ext-diff", full, "--", ".", ...excludes(blockedFiles)], true);
+  const shown = await git(ctx, ["show", "--stat", "--patch", "--relative", "--no-color", full, "--", ".", ...excludes(blockedFiles)], true);
   const lines = [shown.output.trimEnd()];
   const notes: string[] = [];
   if (shown.cut) {
@@ -74,14 +81,25 @@ export async function expandCommit(raw: string, hash: string, ctx: GitContext): 
   return { block: `<git_commit hash="${attr(full)}">\n${lines.join("\n")}\n</git_commit>`, notes, mentioned };
 }
 
-async function isRepository(ctx: GitContext): Promise<boolean> {
+type OpenedContext = GitContext & { host: HostGit };
+
+/** The context with the repository's git prepared; else why not ("" when there is no repository). */
+function open(ctx: GitContext): OpenedContext | string {
+  const opened = openHostGit(ctx.cwd, { timeoutMs: ctx.limits.gitTimeoutMs });
+  if (opened.kind === "none") return "";
+  if (opened.kind === "refused") return opened.reason;
+  return { ...ctx, host: opened.git };
+}
+
+async function isRepository(ctx: OpenedContext): Promise<boolean> {
   const probe = await git(ctx, ["rev-parse", "--is-inside-work-tree"]);
   return probe.exitCode === 0 && probe.output.trim() === "true";
 }
 
-function git(ctx: GitContext, args: string[], capped = false) {
-  return runCapped("git", ["-c", "core.quotepath=off", ...args], {
+function git(ctx: OpenedContext, args: string[], capped = false) {
+  return runCapped("git", ctx.host.argv(args), {
     cwd: ctx.cwd,
+    env: ctx.host.env,
     timeoutMs: ctx.limits.gitTimeoutMs,
     maxBytes: capped ? ctx.limits.gitBytes : 16 * 1024 * 1024,
     stopWhenFull: capped,
