@@ -41,14 +41,31 @@ describe("IgnoreRules", () => {
     ).toEqual([".env", "config/.env", "certs/server.pem", "private", "private/notes.md"]);
   });
 
-  it("re-includes with ! negation, a later rule winning, even across the two files", async () => {
+  it("re-includes with ! negation within one file, a later rule winning there", async () => {
     await writeFile(at(".cairnignore"), "*.key\n!public.key\nlogs/*\n!logs/keep.log\n");
-    await writeFile(at(".clineignore"), "public.key\n");
     const rules = new IgnoreRules(ws);
-    expect(blocked(rules, ["a.key", "public.key", "logs/x.log", "logs/keep.log"])).toEqual(["a.key", "public.key", "logs/x.log"]);
-
-    await writeFile(at(".clineignore"), "");
     expect(blocked(rules, ["a.key", "public.key", "logs/x.log", "logs/keep.log"])).toEqual(["a.key", "logs/x.log"]);
+  });
+
+  it("ignores what either file ignores: one file's negations never re-include what the other ignores", async () => {
+    await writeFile(at(".cairnignore"), ".env\nsecret/\n*.key\n!public.key\n");
+    const rules = new IgnoreRules(ws);
+    const paths = [".env", "secret/a.txt", "a.key", "public.key", "notes.txt"];
+    expect(blocked(rules, paths)).toEqual([".env", "secret/a.txt", "a.key"]);
+
+    // A command creates .clineignore to un-ignore the person's files: nothing comes back.
+    await writeFile(at(".clineignore"), "!.env\n!secret/\n!secret/a.txt\n!*.key\n");
+    expect(blocked(rules, paths)).toEqual([".env", "secret/a.txt", "a.key"]);
+    // It can only add: public.key, re-included by .cairnignore, is ignored by .clineignore.
+    await writeFile(at(".clineignore"), "!.env\npublic.key\n");
+    expect(blocked(rules, paths)).toEqual([".env", "secret/a.txt", "a.key", "public.key"]);
+    // Deleted and created again, or .cairnignore emptied: the other file's rules still stand alone.
+    await rm(at(".clineignore"));
+    await writeFile(at(".clineignore"), "!*\n");
+    expect(blocked(rules, paths)).toEqual([".env", "secret/a.txt", "a.key"]);
+    await writeFile(at(".cairnignore"), "");
+    await writeFile(at(".clineignore"), "notes.txt\n!.env\n");
+    expect(blocked(rules, paths)).toEqual(["notes.txt"]);
   });
 
   it("applies directory patterns to the folder and everything in it, anchored ones only at the root", async () => {

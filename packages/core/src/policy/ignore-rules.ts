@@ -1,17 +1,16 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { ignoreFileNames, ignoredByAny, matchersOf, readIgnoreTexts, type IgnoreMatchers } from "./ignore-matchers.js";
 import { realPath } from "./workspace.js";
 
-/** The files that block paths from every tool, in the workspace root (gitignore syntax). */
-export const ignoreFileNames = [".cairnignore", ".clineignore"] as const;
+export { ignoreFileNames };
 
 /**
  * Paths the person has put out of the agent's reach with .cairnignore (or Cline's .clineignore).
  * Rules are re-read when a file changes, so an edit applies from the next call on.
  */
 export class IgnoreRules {
-  private matcher: Ignore | undefined;
+  private matchers: IgnoreMatchers = [];
   private stamp = "";
   private realRootCache: string | undefined;
 
@@ -32,21 +31,13 @@ export class IgnoreRules {
     }
   }
 
-  private current(): Ignore | undefined {
+  private current(): IgnoreMatchers {
     const stamp = ignoreFileNames.map((name) => this.stampOf(name)).join("|");
     if (stamp !== this.stamp) {
       this.stamp = stamp;
-      const rules = ignoreFileNames.flatMap((name) => {
-        try {
-          return [readFileSync(path.join(this.cwd, name), "utf8")];
-        } catch {
-          return [];
-        }
-      });
-      // One text: `add(array)` would take each file's whole content as a single pattern.
-      this.matcher = rules.length > 0 ? ignore().add(rules.join("\n")) : undefined;
+      this.matchers = matchersOf(readIgnoreTexts(this.cwd));
     }
-    return this.matcher;
+    return this.matchers;
   }
 
   /**
@@ -56,7 +47,7 @@ export class IgnoreRules {
    * forms are both outside the workspace are never matched here.
    */
   ignores(absolutePath: string): boolean {
-    if (this.current() === undefined) return false; // no rules: no need to resolve anything
+    if (this.current().length === 0) return false; // no rules: no need to resolve anything
     if (this.ignoresAsWritten(absolutePath)) return true;
     const real = realPath(absolutePath);
     // A link loop names no file, so nothing can be read through it.
@@ -69,11 +60,11 @@ export class IgnoreRules {
    * name leads to by now instead of the file in hand.
    */
   ignoresAsWritten(absolutePath: string): boolean {
-    const matcher = this.current();
-    if (!matcher) return false;
-    if (matchesWithin(matcher, this.cwd, absolutePath)) return true;
+    const matchers = this.current();
+    if (matchers.length === 0) return false;
+    if (matchesWithin(matchers, this.cwd, absolutePath)) return true;
     const root = this.realRoot();
-    return root !== undefined && root !== this.cwd && matchesWithin(matcher, root, absolutePath);
+    return root !== undefined && root !== this.cwd && matchesWithin(matchers, root, absolutePath);
   }
 
   private realRoot(): string | undefined {
@@ -82,10 +73,10 @@ export class IgnoreRules {
   }
 }
 
-function matchesWithin(matcher: Ignore, root: string, absolutePath: string): boolean {
+function matchesWithin(matchers: IgnoreMatchers, root: string, absolutePath: string): boolean {
   const relative = path.relative(root, absolutePath);
   const outside = relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
   if (relative === "" || outside) return false; // a name like "..env" is inside
   const posix = relative.split(path.sep).join("/");
-  return matcher.ignores(posix) || matcher.ignores(`${posix}/`);
+  return ignoredByAny(matchers, posix) || ignoredByAny(matchers, `${posix}/`);
 }

@@ -43,6 +43,17 @@ describe("ignoredPaths", () => {
     expect(masks()).toEqual(["dir secrets", "file .env", "file build/key.pem", "file config/.env"]);
   });
 
+  it("masks what either file ignores: a .clineignore created with negations un-masks nothing of .cairnignore", () => {
+    write(".env");
+    write("secrets/a.txt");
+    write("public.key");
+    write("notes.txt");
+    write(".cairnignore", ".env\nsecrets/\n");
+    expect(masks()).toEqual(["dir secrets", "file .env"]);
+    write(".clineignore", "!.env\n!secrets/\n!secrets/a.txt\n*.key\n");
+    expect(masks()).toEqual(["dir secrets", "file .env", "file public.key"]);
+  });
+
   it("skips node_modules and .git unless a rule names them", () => {
     write("node_modules/pkg/.env");
     write(".git/config");

@@ -1,7 +1,6 @@
-import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
-import { ignoreFileNames } from "../policy/ignore-rules.js";
+import { ignoredByAny, matchersOf, readIgnoreTexts, type IgnoreMatchers } from "../policy/ignore-matchers.js";
 import type { Mask } from "./bwrap-args.js";
 
 /** Folders not walked unless a rule names them: big, and not where people keep secrets. */
@@ -20,19 +19,14 @@ export type IgnoredPaths = { ok: true; masks: Mask[] } | { ok: false; reason: st
  * Files created after this moment are not masked (the sandbox is set up before the command runs).
  */
 export function ignoredPaths(workspace: string): IgnoredPaths {
-  const rules = ignoreFileNames.flatMap((name) => {
-    try {
-      return [readFileSync(path.join(workspace, name), "utf8")];
-    } catch {
-      return [];
-    }
-  });
-  if (rules.every((text) => text.trim() === "")) return { ok: true, masks: [] };
-  const text = rules.join("\n");
+  const texts = readIgnoreTexts(workspace);
+  if (texts.length === 0) return { ok: true, masks: [] };
+  // Each file's rules on their own (see IgnoreMatchers): the key keeps where one file ends.
+  const text = JSON.stringify(texts);
   const reused = lastWalk?.workspace === workspace && lastWalk.rules === text && unchanged(lastWalk.folders) ? lastWalk.result : undefined;
   if (reused) return reused;
   const folders = new Map<string, number>();
-  const result = walkWorkspace(workspace, matcherFor(text), folders);
+  const result = walkWorkspace(workspace, matchersFor(text, texts), folders);
   lastWalk = { workspace, rules: text, folders, result };
   return result;
 }
@@ -55,7 +49,7 @@ function unchanged(folders: ReadonlyMap<string, number>): boolean {
   return true;
 }
 
-function walkWorkspace(workspace: string, matcher: Ignore, folders: Map<string, number>): IgnoredPaths {
+function walkWorkspace(workspace: string, matchers: IgnoreMatchers, folders: Map<string, number>): IgnoredPaths {
   const masks: Mask[] = [];
   let seen = 0;
   const walk = (dir: string, relDir: string): string | undefined => {
@@ -73,7 +67,7 @@ function walkWorkspace(workspace: string, matcher: Ignore, folders: Map<string, 
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
       const full = path.join(dir, entry.name);
       const isDir = entry.isDirectory();
-      if (matcher.ignores(isDir ? `${rel}/` : rel)) {
+      if (ignoredByAny(matchers, isDir ? `${rel}/` : rel)) {
         const mask = maskFor(full, entry);
         if (mask) masks.push(mask);
         if (masks.length > MAX_MASKS) return `the ignore files match more than ${MAX_MASKS} paths`;
@@ -92,14 +86,14 @@ function walkWorkspace(workspace: string, matcher: Ignore, folders: Map<string, 
 }
 
 /**
- * The matcher of the last rules seen, kept between commands: it remembers every path it has
+ * The matchers of the last rules seen, kept between commands: each remembers every path it has
  * answered for, so walking an unchanged tree again costs little more than reading its folders.
  */
-let cached: { rules: string; matcher: Ignore } | undefined;
+let cached: { rules: string; matchers: IgnoreMatchers } | undefined;
 
-function matcherFor(rules: string): Ignore {
-  if (cached?.rules !== rules) cached = { rules, matcher: ignore().add(rules) };
-  return cached.matcher;
+function matchersFor(rules: string, texts: readonly string[]): IgnoreMatchers {
+  if (cached?.rules !== rules) cached = { rules, matchers: matchersOf(texts) };
+  return cached.matchers;
 }
 
 function maskFor(full: string, entry: Dirent): Mask | undefined {

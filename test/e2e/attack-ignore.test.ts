@@ -1,0 +1,93 @@
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { cleanEnv, runCairn, type CliRun } from "../support/cairn-cli.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+
+/**
+ * The person's ignore rules attacked from the side: a command writes a second ignore file to
+ * un-ignore what the first one ignores, a hard link gives an ignored file a second name, and a
+ * write plants an agent definition in CAIRN_HOME that every later session would load. The model's
+ * calls are the attacker and are approved (--yolo), so only the policy and the sandbox stand in
+ * the way; each attack has a positive control through the very same mechanism.
+ */
+
+const SECRET = "SECRET=marker-5d2e77-do-not-leak";
+const NOTES = "NOTES-VISIBLE-9191";
+const SHARED = "SHARED-HARDLINK-VISIBLE-3030";
+
+const fx = useE2eFixture((f) => {
+  const ws = f.workspace.dir;
+  writeFileSync(path.join(ws, ".env"), `${SECRET}\n`);
+  writeFileSync(path.join(ws, ".cairnignore"), ".env\n");
+  writeFileSync(path.join(ws, "notes.txt"), `${NOTES}\n`);
+});
+
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+const sh = (command: string) => call("execute_command", { command, requires_approval: false });
+const done = call("attempt_completion", { result: "done" });
+
+/** Every file under `dir`, as text. */
+function everyFile(dir: string): Array<{ file: string; text: string }> {
+  const found: Array<{ file: string; text: string }> = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    if (entry.isFile()) found.push({ file, text: readFileSync(file, "latin1") });
+  }
+  return found;
+}
+
+/** The secret is nowhere: not in stdout or stderr, not in any file under CAIRN_HOME, not in any model request. */
+function expectNoLeak(run: CliRun): void {
+  for (const secret of [SECRET, "marker-5d2e77"]) {
+    expect(run.stdout).not.toContain(secret);
+    expect(run.stderr).not.toContain(secret);
+    for (const { file, text } of everyFile(fx.home.dir)) expect(text.includes(secret), `${secret} leaked into ${file}`).toBe(false);
+    for (const [i, request] of fx.server.requests.entries()) expect(JSON.stringify(request.body).includes(secret), `${secret} reached model request ${i}`).toBe(false);
+  }
+}
+
+/** The result the model got for each call, in order. */
+function results(run: CliRun): Array<{ status: unknown; content: string }> {
+  return run.events.filter((e) => e.type === "tool_call_update" && "content" in e).map((e) => ({ status: e.status, content: String(e.content) }));
+}
+
+async function cairn(turns: ScriptedTurn[], args: string[]): Promise<CliRun> {
+  fx.server = await startScriptedModelServer({ turns });
+  return runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", ...args, "go"], {
+    env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir }),
+    timeoutMs: 90_000,
+  });
+}
+
+describe("a second ignore file cannot un-ignore the first", () => {
+  it("a command that creates .clineignore with !.env un-ignores nothing: read_file, search_files and cat still refuse .env; notes.txt reads", { timeout: 120_000 }, async () => {
+    const run = await cairn(
+      [
+        // The sandbox keeps existing ignore files read-only, but a missing one can be created.
+        sh("printf '!.env\\n!*\\n' > .clineignore && echo created"),
+        call("read_file", { path: ".env" }),
+        sh("cat .env; echo end-of-cat"),
+        call("search_files", { path: ".", regex: "marker" }),
+        // Positive controls: the same tools on a file no ignore file names.
+        call("read_file", { path: "notes.txt" }),
+        sh("cat notes.txt"),
+        done,
+      ],
+      ["--yolo"],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(path.join(fx.workspace.dir, ".clineignore"), "utf8")).toBe("!.env\n!*\n");
+    expectNoLeak(run);
+    const got = results(run);
+    expect(got[0]!.content).toContain("created");
+    expect(got[1]!.status).not.toBe("completed");
+    expect(got[1]!.content).toMatch(/blocked by \.cairnignore/);
+    expect(got[2]!.content).toContain("end-of-cat");
+    expect(got[3]!.content).toMatch(/^No matches/);
+    expect(got[4]!.status).toBe("completed");
+    expect(got[4]!.content).toContain(NOTES);
+    expect(got[5]!.content).toContain(NOTES);
+  });
+});
