@@ -58,6 +58,11 @@ describe("protectedPath", () => {
   it("protects CAIRN_HOME's config and any .cairn or .git folder outside the workspace", () => {
     expect(hit(path.join(home, "settings.json"))).toBe(path.join(home, "settings.json"));
     expect(hit(path.join(home, "checkpoints", "x", "hooks", "post-commit"))).toBeDefined();
+    expect(hit(path.join(home, "agents", "helper.md"))).toBe(path.join(home, "agents", "helper.md"));
+    expect(hit(path.join(home, "workflows", "release.md"))).toBe(path.join(home, "workflows", "release.md"));
+    expect(hit(path.join(home, "agents"))).toBe(path.join(home, "agents"));
+    expect(hit(path.join(home, "AGENTS.md"))).toBeUndefined();
+    expect(hit(path.join(home, "agents-notes.txt"))).toBeUndefined();
     expect(hit(path.join(home, "tasks", "t", "scratch", "out.txt"))).toBeUndefined();
     expect(hit(path.join(base, "other", ".git", "hooks", "pre-commit"))).toBe(path.join(base, "other", ".git", "hooks", "pre-commit"));
     expect(hit(path.join(os.homedir(), ".cairn", "settings.json"))).toBeDefined();

@@ -13,8 +13,10 @@ import { ignoreFileNames } from "./ignore-rules.js";
  * - `.mcp.json`: servers Cairn starts as processes.
  * - `.git/` in any folder (also a `.git` file): hooks run on commit, and config keys such as
  *   core.fsmonitor, core.pager or aliases run commands for the checkpoints and the person's own git.
- * - CAIRN_HOME's settings, MCP settings, approvals, trust records and checkpoint repositories; any
- *   `.cairn` folder outside the workspace (the default CAIRN_HOME is ~/.cairn).
+ * - CAIRN_HOME's settings, MCP settings, approvals, trust records and checkpoint repositories, and
+ *   its agents/ and workflows/: an agent definition names the tools a sub-agent gets and a workflow
+ *   is instructions run by name, in every later session of every project; any `.cairn` folder
+ *   outside the workspace (the default CAIRN_HOME is ~/.cairn).
  *
  * Left out on purpose: rules files (.clinerules, AGENTS.md) are prose the model reads, not
  * permissions; `.gitmodules` runs nothing (git ignores `update = !cmd` there); other tools' files
@@ -25,7 +27,7 @@ import { ignoreFileNames } from "./ignore-rules.js";
 export const protectedFolderNames: readonly string[] = [".git", ".cairn"];
 export const protectedFileNames: readonly string[] = [".mcp.json", ...ignoreFileNames];
 /** Entries of CAIRN_HOME that hold the person's own config and decisions. */
-export const protectedHomeEntries: readonly string[] = ["settings.json", "mcp_settings.json", "mcp_approvals.json", "trust.json", "permissions.json", "checkpoints"];
+export const protectedHomeEntries: readonly string[] = ["settings.json", "mcp_settings.json", "mcp_approvals.json", "trust.json", "permissions.json", "checkpoints", "agents", "workflows"];
 
 const why: Record<string, string> = {
   ".git": "git's folder: its hooks and config run commands",
