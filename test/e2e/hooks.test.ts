@@ -12,9 +12,14 @@ const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ 
 const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir });
 const run = (...args: string[]) => runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", ...args], { env: env() });
 
-/** Writes an executable hook script and a settings.json that runs it for `event`. */
+/**
+ * Writes an executable hook script and a settings.json that runs it for `event`. A project hook's
+ * script ships with the workspace, as a repository's would: it runs in the sandbox, which hides CAIRN_HOME.
+ */
 function hook(event: string, matcher: string | undefined, script: string, where: "global" | "project" = "global"): string {
-  const file = path.join(fx.home.dir, `${event}-${Math.random().toString(36).slice(2)}.sh`);
+  const folder = where === "global" ? fx.home.dir : path.join(fx.workspace.dir, "hooks");
+  mkdirSync(folder, { recursive: true });
+  const file = path.join(folder, `${event}-${Math.random().toString(36).slice(2)}.sh`);
   writeFileSync(file, `#!/bin/sh\n${script}\n`);
   chmodSync(file, 0o755);
   const settingsFile = where === "global" ? path.join(fx.home.dir, "settings.json") : path.join(fx.workspace.dir, ".cairn", "settings.json");

@@ -12,8 +12,10 @@ export const trustHelp = `Usage:
   cairn trust --revoke [--cwd dir]  forget your trust in this workspace's config (and its MCP approvals)
 
 A repository's .cairn/settings.json (hooks) and .mcp.json (MCP servers) can make Cairn run
-commands. They stay inert until you trust their exact content, and the scripts in the workspace
-they run; any change to them needs trust again. Your own CAIRN_HOME config is always trusted.`;
+commands. They stay inert until you trust their exact content, and the workspace scripts their
+commands name; any change to those needs trust again. What those scripts source or run in turn is
+not covered: hooks and servers run in the command sandbox for that, and with --sandbox off they
+run as you. Your own CAIRN_HOME config is always trusted.`;
 
 /** `cairn trust`: review and trust (or list, or revoke) a workspace's config that runs code. */
 export function trustCommand(argv: string[], io: Io): number {

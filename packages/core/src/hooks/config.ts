@@ -20,6 +20,11 @@ export type ConfiguredHook = {
   /** The settings file it came from, for messages. */
   source: string;
   /**
+   * From the workspace's .cairn/settings.json rather than the person's CAIRN_HOME: it runs in the
+   * task's command sandbox when there is one, since the files it sources or runs may be the model's.
+   */
+  fromWorkspace?: true;
+  /**
    * For the workspace's hooks: whether the file and the files its commands name are still what the
    * person trusted. Checked before each run, so a script edited mid-task (by a pull, or by the
    * model) does not run unreviewed.
@@ -100,7 +105,10 @@ export function loadHookConfig(options: { home: string; cwd: string }): HookConf
         const now = readSettingsText(file);
         return typeof now === "string" && now === text && isTrusted(options.home, options.cwd, file, hooksDigest(options.cwd, now, read.hooks).digest);
       };
-      for (const hook of read.hooks) hook.stillTrusted = stillTrusted;
+      for (const hook of read.hooks) {
+        hook.stillTrusted = stillTrusted;
+        hook.fromWorkspace = true;
+      }
     }
     config.hooks.push(...read.hooks);
     config.sources.push(file);

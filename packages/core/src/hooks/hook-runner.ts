@@ -13,6 +13,7 @@ import {
   type StopInput,
   type UserPromptSubmitInput,
 } from "./events.js";
+import type { CommandSandbox } from "../sandbox/index.js";
 import { readReply, type HookNotice, type HookReply } from "./hook-output.js";
 import { runHook } from "./run-hook.js";
 
@@ -52,6 +53,11 @@ export type HookRunnerOptions = {
   maxStopContinuations?: number;
   /** The environment hooks start from (default: process.env; Cairn's provider keys are always removed). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The task's command sandbox: the workspace's hooks run in it (the person's own hooks do not).
+   * Undefined with --sandbox off: then workspace hooks run on the host as the person's do.
+   */
+  sandbox?: CommandSandbox;
 };
 
 /**
@@ -60,7 +66,7 @@ export type HookRunnerOptions = {
  * a broken hook is a notice.
  */
 export class HookRunner {
-  private readonly options: Required<Omit<HookRunnerOptions, "env">> & Pick<HookRunnerOptions, "env">;
+  private readonly options: Required<Omit<HookRunnerOptions, "env" | "sandbox">> & Pick<HookRunnerOptions, "env" | "sandbox">;
 
   constructor(
     private readonly hooks: readonly ConfiguredHook[],
@@ -71,6 +77,7 @@ export class HookRunner {
       killGraceMs: options.killGraceMs ?? 1_000,
       maxStopContinuations: options.maxStopContinuations ?? 3,
       ...(options.env ? { env: options.env } : {}),
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     };
   }
 
@@ -174,6 +181,7 @@ export class HookRunner {
           killGraceMs: this.options.killGraceMs,
           ...(signal ? { signal } : {}),
           ...(this.options.env ? { env: this.options.env } : {}),
+          ...(hook.fromWorkspace && this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
         });
         return readReply(event, hook.command, timeoutMs, run);
       }),

@@ -31,6 +31,13 @@
  * Cairn (minus its provider API keys) plus `CAIRN_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (the
  * workspace). All matching hooks of an event run in parallel; an identical command runs once.
  *
+ * The person's hooks (CAIRN_HOME) run so on the host. The workspace's run inside the task's command
+ * sandbox when there is one (HookRunnerOptions.sandbox): trust's digest covers only the files a
+ * command names, not what a script sources or `npm run` runs, and the model may edit those, so the
+ * hook gets a command's rights (workspace writable, credentials and CAIRN_HOME hidden, so
+ * transcript_path is unreadable there). The contract below is the same inside and out. With
+ * --sandbox off they run on the host like the person's.
+ *
  * stdin is one JSON object: `session_id`, `transcript_path` (the task's conversation file, or ""),
  * `cwd`, `permission_mode` ("default" | "yolo" | "plan"), `hook_event_name`, and per event:
  *

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { CommandSandbox } from "../sandbox/index.js";
 import { agentSecrets, terminateGroup } from "../terminal/index.js";
 
 /** How one hook process ended. */
@@ -22,6 +23,11 @@ export type RunHookOptions = {
   killGraceMs?: number;
   /** After the shell exits, how long to wait for output from processes it left holding the pipes. */
   lingerMs?: number;
+  /**
+   * Run the shell inside this sandbox (a workspace's hook: whatever it sources or runs, the model may
+   * have written, so it gets a command's rights, not the person's). Its processes end with the shell.
+   */
+  sandbox?: CommandSandbox;
 };
 
 /** Output past this is dropped: a hook's reply is a few lines, not a log. */
@@ -34,16 +40,23 @@ const MAX_OUTPUT_BYTES = 1024 * 1024;
  */
 export async function runHook(options: RunHookOptions): Promise<HookRun> {
   if (options.signal?.aborted) return { type: "aborted" };
-  const child = spawn("/bin/sh", ["-c", options.command], {
+  let launch = { file: "/bin/sh", args: ["-c", options.command], env: hookEnv(options.env ?? process.env, options.cwd) };
+  if (options.sandbox) {
+    // The status wrapper of commands is not needed: bubblewrap exits with the shell's own status.
+    const wrapped = options.sandbox.wrap(launch.file, launch.args, { cwd: options.cwd, env: launch.env });
+    if (!wrapped.ok) return { type: "failed", message: wrapped.message };
+    launch = { file: wrapped.file, args: wrapped.args, env: wrapped.env };
+  }
+  const child = spawn(launch.file, launch.args, {
     cwd: options.cwd,
-    env: hookEnv(options.env ?? process.env, options.cwd),
+    env: launch.env,
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
   });
   const pid = child.pid;
   if (pid === undefined) {
     const error = await new Promise<Error>((resolve) => child.once("error", resolve));
-    return { type: "failed", message: `could not start /bin/sh: ${error.message}` };
+    return { type: "failed", message: `could not start ${launch.file}: ${error.message}` };
   }
   // A hook that exits without reading stdin closes the pipe under us: that is its right.
   child.stdin.on("error", () => {});

@@ -378,6 +378,7 @@ export class Task {
       mentions: options.tools.mentions === true,
       modelSupportsImages: options.model.main.info.supportsImages,
       problemsCommand: options.tools.problemsCommand,
+      sandbox: options.workspace.sandbox?.sandbox,
       activePaths: this.tools.activePaths,
       emit,
     });

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../events/index.js";
 import type { ImagePart, Message } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
+import type { CommandSandbox } from "../sandbox/index.js";
 import { workspaceAbsolute } from "../policy/workspace.js";
 import { initialEnvironment } from "../prompt/environment.js";
 import { expandMentions, lastCommandOutput } from "../prompt/mentions/index.js";
@@ -23,6 +24,8 @@ export type UserTextContext = {
   mentions: boolean;
   modelSupportsImages: boolean;
   problemsCommand: string | undefined;
+  /** The task's command sandbox, where @problems runs its checker. */
+  sandbox: CommandSandbox | undefined;
   /** Paths the person mentions are added here, for rules that apply only to some files. */
   activePaths: Set<string>;
   emit: (event: AgentEvent) => void;
@@ -68,6 +71,7 @@ async function mentionsExpanded(text: string, ctx: UserTextContext): Promise<{ t
     modelSupportsImages: ctx.modelSupportsImages,
     latestTerminalOutput: () => lastCommandOutput(ctx.messages),
     ...(ctx.problemsCommand ? { problemsCommand: ctx.problemsCommand } : {}),
+    ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
   });
   for (const path of expanded.mentioned) ctx.activePaths.add(path);
   for (const note of expanded.notes) ctx.emit({ type: "system", subtype: "notice", level: "warning", message: note });

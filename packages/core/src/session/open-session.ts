@@ -134,7 +134,9 @@ type Parts = {
 
 async function assemble(parts: Parts): Promise<Session> {
   const { options, settings, store, notices } = parts;
-  const hooks = loadHooks({ home: settings.home, cwd: settings.cwd });
+  // The workspace's hooks get a command's rights: what they source or run, the model may have written.
+  const sandbox = settings.sandbox.sandbox;
+  const hooks = loadHooks({ home: settings.home, cwd: settings.cwd, ...(sandbox ? { runner: { sandbox } } : {}) });
   notices.push(...hooks.warnings, ...hooks.untrusted.map(untrustedNotice));
   // A sub-agent that only reads changes nothing to checkpoint, and gets no MCP tools (they can write).
   const readOnly = parts.subagent?.tools.every((t) => t.kind !== "edit" && t.kind !== "command") === true;

@@ -16,7 +16,8 @@ export type ConfigDigest = {
  * run unreviewed. The digest therefore covers every word of the commands that names an existing
  * file inside the workspace ($CAIRN_PROJECT_DIR and $CLAUDE_PROJECT_DIR expanded, quotes removed),
  * so a change to any of them needs trust again. Files outside the workspace (installed tools) are
- * the person's own and not covered.
+ * the person's own and not covered. Neither is anything those files source or run (`. ./lib.sh`,
+ * `npm run lint`): that is why workspace hooks run in the command sandbox (see hooks/).
  */
 export function configDigest(cwd: string, text: string, commands: ReadonlyArray<string | readonly string[]>): ConfigDigest {
   const root = realOrSelf(cwd);

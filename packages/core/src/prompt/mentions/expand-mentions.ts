@@ -1,5 +1,6 @@
 import type { ImagePart } from "../../model/types.js";
 import type { IgnoreRules } from "../../policy/ignore-rules.js";
+import type { CommandSandbox } from "../../sandbox/index.js";
 import { findMentions, type Mention } from "./find-mentions.js";
 import { expandCommit, expandGitChanges } from "./git-mention.js";
 import { defaultMentionLimits, type Expansion, type MentionLimits } from "./limits.js";
@@ -16,6 +17,8 @@ export type MentionContext = {
   latestTerminalOutput?: () => string | undefined;
   /** The checker for @problems (settings.json `problemsCommand`), e.g. "npx tsc --noEmit -p .". */
   problemsCommand?: string;
+  /** The task's command sandbox: @problems runs its checker there. */
+  sandbox?: CommandSandbox;
   /** Overrides of the size and time caps. */
   limits?: Partial<MentionLimits>;
   /** The model takes images: an image mention becomes a picture in the message (else it is refused). */
@@ -66,6 +69,6 @@ function expandOne(mention: Mention, ctx: MentionContext, limits: MentionLimits)
     case "terminal":
       return Promise.resolve(expandTerminal(mention.raw, ctx.latestTerminalOutput, limits));
     case "problems":
-      return expandProblems(mention.raw, ctx.problemsCommand, ctx.cwd, limits, ctx.signal);
+      return expandProblems(mention.raw, ctx.problemsCommand, ctx.cwd, limits, ctx.signal, ctx.sandbox);
   }
 }

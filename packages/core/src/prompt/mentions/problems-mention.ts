@@ -1,3 +1,5 @@
+import type { CommandSandbox } from "../../sandbox/index.js";
+import { commandEnv } from "../../terminal/index.js";
 import { formatBytes, headBytes, tailBytes } from "../../tools/text-bytes.js";
 import { attr, type Expansion, type MentionLimits, refused } from "./limits.js";
 import { runCapped } from "./run-capped.js";
@@ -8,14 +10,32 @@ const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u00
  * `@problems`: the output of the checker the person configured (settings.json `problemsCommand`,
  * e.g. "npx tsc --noEmit -p ."), run in the workspace through the shell. A non-zero exit is
  * normal for a checker that found problems; only a timeout or a failure to start is a note.
+ *
+ * A checker runs the workspace's code (node_modules/.bin/tsc, package.json scripts, config
+ * files), which the model may have edited, and may come from the workspace's own settings: so it
+ * runs in the task's command sandbox when there is one, with a command's rights and environment.
  */
-export async function expandProblems(raw: string, command: string | undefined, cwd: string, limits: MentionLimits, signal: AbortSignal | undefined): Promise<Expansion> {
+export async function expandProblems(
+  raw: string,
+  command: string | undefined,
+  cwd: string,
+  limits: MentionLimits,
+  signal: AbortSignal | undefined,
+  sandbox?: CommandSandbox,
+): Promise<Expansion> {
   if (command === undefined || command.trim() === "") {
     return refused(raw, 'no problems checker is configured. Set "problemsCommand" in settings.json (in CAIRN_HOME), for example "problemsCommand": "npx tsc --noEmit -p .".');
   }
-  const run = await runCapped(command, [], {
+  let launch = { file: command, args: [] as string[], shell: true, env: commandEnv() };
+  if (sandbox) {
+    const wrapped = sandbox.wrap("/bin/sh", ["-c", command], { cwd, env: launch.env });
+    if (!wrapped.ok) return refused(raw, wrapped.message);
+    launch = { file: wrapped.file, args: wrapped.args, shell: false, env: wrapped.env };
+  }
+  const run = await runCapped(launch.file, launch.args, {
     cwd,
-    shell: true,
+    shell: launch.shell,
+    env: launch.env,
     mergeStderr: true,
     timeoutMs: limits.problemsTimeoutMs,
     maxBytes: limits.problemsBytes,

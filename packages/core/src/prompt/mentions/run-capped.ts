@@ -27,6 +27,8 @@ export type CappedRunOptions = {
   stopWhenFull?: boolean;
   /** Run `file` through the system shell (a command line the person configured). */
   shell?: boolean;
+  /** The environment to start from (default: Cairn's own). */
+  env?: NodeJS.ProcessEnv;
 };
 
 const STDERR_BYTES = 4096;
@@ -47,7 +49,7 @@ export function runCapped(file: string, args: string[], options: CappedRunOption
       shell: options.shell === true,
       detached: process.platform !== "win32", // its own process group, so a timeout kills its children too
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", PAGER: "cat", CI: "1", NO_COLOR: "1", FORCE_COLOR: "0" },
+      env: { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", PAGER: "cat", CI: "1", NO_COLOR: "1", FORCE_COLOR: "0" },
     });
     const chunks: Buffer[] = [];
     let kept = 0;
