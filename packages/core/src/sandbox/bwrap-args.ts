@@ -31,7 +31,14 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   if (!plan.network) args.push("--unshare-net");
   if (plan.newSession) args.push("--new-session");
   if (plan.dropCapabilities) args.push("--cap-drop", "ALL");
-  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  // A fresh /proc is writable where the kernel lets the caller write: as root (CI, containers,
+  // fleet workers) even with every capability dropped, /proc/sys/kernel/core_pattern runs a
+  // program of the command's choosing on the host at the next crash. The kernel's knobs stay
+  // readable; sysrq-trigger, irq and bus are covered where they exist.
+  args.push("--ro-bind", "/proc/sys", "/proc/sys");
+  for (const knob of ["/proc/sysrq-trigger", "/proc/irq", "/proc/bus"]) args.push("--ro-bind-try", knob, knob);
+  args.push("--tmpfs", "/tmp");
   for (const dir of plan.visibleInTmp ?? []) args.push("--ro-bind", dir, dir);
   for (const dir of plan.writable) args.push("--bind", dir, dir);
   args.push(plan.readOnlyWorkspace ? "--ro-bind" : "--bind", plan.workspace, plan.workspace);
