@@ -147,7 +147,8 @@ describe("abbreviated long options", () => {
     expect(existsSync(at("notes.txt"))).toBe(false);
 
     fx.server = await startScriptedModelServer({ turns: [...attacks.map(command), done] });
-    const allowed = await run(["--auto-approve", "all-commands"]);
+    // git reset --hard writes .git, which the OS sandbox keeps read-only: the control runs without it.
+    const allowed = await run(["--auto-approve", "all-commands", "--sandbox", "off"]);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(existsSync(at("d1"))).toBe(false);
     expect(readFileSync(at("tracked.txt"), "utf8")).toBe("committed\n");

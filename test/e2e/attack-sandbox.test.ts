@@ -80,6 +80,76 @@ function tree(dir: string): Record<string, string> {
   return files;
 }
 
+describe(".git is read-only to commands", () => {
+  it("no write, new file, rename or replacement of .git gets code into the person's git; git reads still work, and writes do with --sandbox off", async () => {
+    writeFileSync(ws("a.txt"), "a\n");
+    git("init", "-q");
+    git("add", "a.txt");
+    git("commit", "-qm", "init");
+    const before = tree(ws(".git"));
+    const pwned = path.join(outside, "PWNED");
+    const fsmonitor = `touch ${pwned}; false`;
+    const attacks = [
+      // t3: a commondir pointing at a copy whose config runs code.
+      `mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "${fsmonitor}"\\n' > evil/config && echo ../evil > .git/commondir`,
+      `git config core.fsmonitor "${fsmonitor}"`,
+      `printf '[include]\\n\\tpath = ../evil/config\\n' >> .git/config`,
+      `mkdir -p .git/modules/sub && printf '[core]\\n\\tfsmonitor = "${fsmonitor}"\\n' > .git/modules/sub/config`,
+      "mkdir -p .git/worktrees/w && echo ../.. > .git/worktrees/w/commondir",
+      `printf '#!/bin/sh\\ntouch ${pwned}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+      // t4: rename .git away (taking any read-only mounts with it) and put a new one in its place.
+      `mv .git .gitx && mkdir .git && cp -a .gitx/. .git/ && git config core.fsmonitor "${fsmonitor}"`,
+      "rm -rf .git; git init -q . && git config core.fsmonitor 'touch /x'",
+      "echo b > b.txt && git add b.txt && git commit -qm b",
+    ];
+    const result = await run([...attacks.map(sh), sh("git status --short; git log --format=LOG:%s"), done]);
+
+    expect(tree(ws(".git"))).toEqual(before);
+    expect(existsSync(ws(".gitx"))).toBe(false);
+    // The person's git, on the host, in the workspace: nothing planted runs.
+    git("status");
+    git("commit", "--allow-empty", "-qm", "person");
+    expect(existsSync(pwned)).toBe(false);
+    // The model hears, in one line, that .git is read-only and what the person can do.
+    expect(toldAfter(attacks.length - 1)).toMatch(/Read-only file system/);
+    expect(toldAfter(attacks.length - 1)).toMatch(/\.git is read-only in the OS sandbox.*run it themselves, or run Cairn with --sandbox off/);
+    expect(toldAfter(6)).toMatch(/Device or resource busy/);
+    // Reading the repository works inside the sandbox.
+    expect(toldAfter(attacks.length)).toMatch(/\?\? b\.txt/);
+    expect(toldAfter(attacks.length)).toContain("LOG:init");
+
+    // Control: the same writes to .git happen without the sandbox.
+    await run([sh("git add b.txt && git commit -qm b && mkdir -p .git/modules/sub && echo x > .git/modules/sub/config"), done], { args: ["--sandbox", "off"] });
+    expect(git("log", "--format=%s")).toMatch(/^b\n/);
+    expect(existsSync(ws(".git", "modules", "sub", "config"))).toBe(true);
+    expect(existsSync(pwned)).toBe(false);
+  }, 120_000);
+
+  it("a .git file (a worktree's or submodule's checkout) and the folder it names inside the workspace cannot be rewritten or replaced", async () => {
+    writeFileSync(ws("a.txt"), "a\n");
+    execFileSync("git", ["init", "-q", `--separate-git-dir=${ws(".repo")}`], { cwd: fx.workspace.dir });
+    const dotGit = readFileSync(ws(".git"), "utf8");
+    const config = readFileSync(ws(".repo", "config"), "utf8");
+    const attacks = [
+      `echo "gitdir: ${outside}" > .git`,
+      "rm -f .git && mkdir .git",
+      "mv .git gitfile",
+      "git config core.fsmonitor 'touch /x'",
+      "echo ../evil > .repo/commondir",
+    ];
+    await run([...attacks.map(sh), sh("git rev-parse --git-dir"), done]);
+    expect(readFileSync(ws(".git"), "utf8")).toBe(dotGit);
+    expect(readFileSync(ws(".repo", "config"), "utf8")).toBe(config);
+    expect(existsSync(ws(".repo", "commondir"))).toBe(false);
+    expect(existsSync(ws("gitfile"))).toBe(false);
+    expect(toldAfter(attacks.length)).toContain(ws(".repo"));
+
+    // Control: without the sandbox the same command rewrites the .git file.
+    await run([sh(`echo "gitdir: ${outside}" > .git`), done], { args: ["--sandbox", "off"] });
+    expect(readFileSync(ws(".git"), "utf8")).toBe(`gitdir: ${outside}\n`);
+  }, 120_000);
+});
+
 describe("/proc/sys", () => {
   it("as root, a kernel setting reads but cannot be written (the current value written back); without the sandbox the write goes through", async () => {
     expect(process.getuid?.(), "this attack needs root, as on CI and in containers").toBe(0);

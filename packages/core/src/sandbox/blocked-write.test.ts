@@ -19,6 +19,18 @@ describe("blockedWriteNote", () => {
     expect(blockedWriteNote("EACCES: permission denied, open '/tmp/x'", set)).toBeUndefined();
   });
 
+  it("says .git is read-only and who can run git when a git write or a rename of .git is blocked", () => {
+    const lines = [
+      "fatal: Unable to create '/home/p/ws/.git/index.lock': Read-only file system",
+      "fatal: cannot lock ref 'refs/heads/x': Unable to create '/home/p/ws/.git/refs/heads/x.lock': Read-only file system",
+      "mv: cannot move '.git' to 'x': Device or resource busy",
+      "sh: 1: cannot create .git/commondir: Read-only file system",
+    ];
+    for (const line of lines) expect(blockedWriteNote(`${line}\n`, set), line).toMatch(/\.git is read-only in the OS sandbox.*run it themselves, or run Cairn with --sandbox off/);
+    expect(blockedWriteNote("mv: cannot move 'a' to 'b': Device or resource busy", set)).toBeUndefined();
+    expect(blockedWriteNote("touch: cannot touch '/etc/.gitconfig': Read-only file system", set)).not.toMatch(/\.git is read-only/);
+  });
+
   it("says nothing for ordinary output", () => {
     expect(blockedWriteNote("all tests passed\n", set)).toBeUndefined();
   });

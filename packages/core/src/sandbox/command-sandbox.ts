@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { SandboxJson } from "../events/index.js";
 import { blockedWriteNote } from "./blocked-write.js";
-import { bwrapArgs, contains, type BwrapPlan, type Mask } from "./bwrap-args.js";
+import { bwrapArgs, contains, type BwrapPlan } from "./bwrap-args.js";
 import { existingMasks } from "./hidden-paths.js";
 import { ignoredPaths } from "./ignored-paths.js";
 
@@ -12,8 +12,14 @@ export type SandboxSummary = SandboxJson;
 /** A task's sandbox as a host opened it: the one commands run in (none when off), and how to describe it. */
 export type TaskSandbox = { sandbox: CommandSandbox | undefined; summary: SandboxSummary };
 
-/** Files and folders of the workspace root that widen permissions or run code: read-only to commands. */
-const PROTECTED = [".cairnignore", ".clineignore", ".cairn", ".mcp.json", ".git/hooks", ".git/config"];
+/**
+ * Files and folders of the workspace root that widen permissions or run code: read-only to commands.
+ * The whole .git, folder or file, as Codex and Claude Code keep it: any file in it can make the
+ * person's git (or Cairn's own, on the host) run code: config, hooks, a commondir or a config
+ * include pointing at a copy, modules/<name>/config, worktrees. A mount point cannot be renamed
+ * or removed either, so `mv .git x && mkdir .git` fails too.
+ */
+const PROTECTED = [".cairnignore", ".clineignore", ".cairn", ".mcp.json", ".git"];
 
 /**
  * Runs inside the sandbox around the command: reports the shell's exit status on fd 3 as soon as
@@ -79,7 +85,9 @@ export class CommandSandbox {
       readOnlyWorkspace: this.mode === "read-only",
       writable: this.config.writablePaths,
       visibleInTmp: programFoldersInTmp([file, ...args, options.cwd], this.workspace),
-      protectedPaths: existingMasks(PROTECTED.map((p) => path.join(this.workspace, p))).filter((m) => contains(this.workspace, m.path)),
+      protectedPaths: existingMasks([...PROTECTED.map((p) => path.join(this.workspace, p)), ...gitFileTarget(this.workspace)]).filter((m) =>
+        contains(this.workspace, m.path),
+      ),
       hidden: existingMasks(this.config.hiddenPaths),
       masked: ignored.masks,
       network: this.network === "on",
@@ -133,4 +141,20 @@ export function programFoldersInTmp(paths: readonly string[], workspace: string)
     folders.add(top);
   }
   return [...folders];
+}
+
+/**
+ * Where a `.git` file (a worktree's or a submodule's checkout) points, when that is a folder: it
+ * holds the repository the person's git trusts, and is protected with `.git` where it lies inside
+ * the workspace (outside, the read-only root already covers it).
+ */
+function gitFileTarget(workspace: string): string[] {
+  const dotGit = path.join(workspace, ".git");
+  try {
+    if (!lstatSync(dotGit).isFile()) return [];
+    const line = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, "utf8").slice(0, 4096));
+    return line ? [path.resolve(workspace, line[1]!)] : [];
+  } catch {
+    return [];
+  }
 }
