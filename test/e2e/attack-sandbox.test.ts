@@ -169,3 +169,103 @@ describe("/proc/sys", () => {
   }, 90_000);
 });
 
+describe("host sockets", () => {
+  let server: Server;
+  let connections = 0;
+  let runUser: string;
+  let createdRunUser = false;
+  beforeEach(async () => {
+    connections = 0;
+    createdRunUser = !existsSync("/run/user");
+    mkdirSync("/run/user", { recursive: true });
+    runUser = mkdtempSync("/run/user/cairn-test-");
+    server = createServer((socket) => {
+      connections += 1;
+      socket.end("HOST-AGENT-ANSWERED\n");
+    });
+    await new Promise<void>((resolve) => server.listen(path.join(runUser, "bus"), resolve));
+  });
+  afterEach(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(runUser, { recursive: true, force: true });
+    if (createdRunUser) rmSync("/run/user", { recursive: true, force: true });
+  });
+
+  it("a listener under /run/user (session bus, systemd --user, agents) is unreachable and the agents' addresses are gone; both are there with --sandbox off", async () => {
+    const socket = path.join(runUser, "bus");
+    const env = { DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}`, SSH_AUTH_SOCK: socket, GPG_AGENT_INFO: `${socket}:0:1` };
+    const connect = `node -e "require('net').connect('${socket}').on('data', d => process.stdout.write('GOT ' + d)).on('error', e => console.log('FAILED', e.code))"; echo "vars:$DBUS_SESSION_BUS_ADDRESS|$SSH_AUTH_SOCK|$GPG_AGENT_INFO"`;
+    await run([sh(connect), done], { env });
+    expect(toldAfter(0)).toContain("FAILED");
+    expect(toldAfter(0)).not.toContain("HOST-AGENT-ANSWERED");
+    expect(toldAfter(0)).toContain("vars:||");
+    expect(connections).toBe(0);
+
+    await run([sh(connect), done], { env, args: ["--sandbox", "off"] });
+    expect(toldAfter(0)).toContain("GOT HOST-AGENT-ANSWERED");
+    expect(toldAfter(0)).toContain(`vars:unix:path=${socket}|${socket}|`);
+    expect(connections).toBe(1);
+  }, 90_000);
+});
+
+describe("secrets", () => {
+  const secrets = {
+    GITHUB_TOKEN: "ghp_GITHUB-TOKEN-MUST-NOT-LEAK",
+    AWS_SECRET_ACCESS_KEY: "AWS-SECRET-MUST-NOT-LEAK",
+    NPM_TOKEN: "npm_NPM-TOKEN-MUST-NOT-LEAK",
+    HF_TOKEN: "hf_HF-TOKEN-MUST-NOT-LEAK",
+    DB_PASSWORD: "DB-PASSWORD-MUST-NOT-LEAK",
+    CAIRN_REDIS_URL: "redis://:REDIS-PASSWORD-MUST-NOT-LEAK@127.0.0.1:1",
+  };
+  const printAll = `printenv ${Object.keys(secrets).join(" ")}; env; echo "home:$HOME lang:$LANG"`;
+
+  it("commands run without variables named like secrets or Cairn's Redis URL; the person's passEnv lets named ones through", async () => {
+    const result = await run([sh(printAll), done], { env: { ...secrets, LANG: "C.UTF-8" } });
+    for (const value of Object.values(secrets)) expectNowhere(value, result);
+    expect(toldAfter(0)).toContain(`home:${process.env.HOME} lang:C.UTF-8`);
+    expect(toldAfter(0)).toMatch(/PATH=/);
+
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { passEnv: ["GITHUB_TOKEN", "AWS_*"] } }));
+    await run([sh(printAll), done], { env: { ...secrets, LANG: "C.UTF-8" } });
+    expect(toldAfter(0)).toContain(secrets.GITHUB_TOKEN);
+    expect(toldAfter(0)).toContain(secrets.AWS_SECRET_ACCESS_KEY);
+    expect(toldAfter(0)).not.toContain(secrets.NPM_TOKEN);
+    expect(toldAfter(0)).not.toContain(secrets.CAIRN_REDIS_URL);
+  }, 90_000);
+
+  it("other agents' logins, database and vault tokens, keyrings, browser profiles, histories and the default ~/.cairn are unreadable; ordinary home files read, and --sandbox off reads them all", async () => {
+    // The person's home outside /tmp (the sandbox's /tmp is private): a real home's place.
+    const home = { dir: path.join(outside, "home") };
+    mkdirSync(home.dir);
+    {
+      const files: Record<string, string> = {
+        ".claude/.credentials.json": "CLAUDE-LOGIN-SECRET",
+        ".codex/auth.json": "CODEX-LOGIN-SECRET",
+        ".config/github-copilot/hosts.json": "COPILOT-SECRET",
+        ".pgpass": "PGPASS-SECRET",
+        ".vault-token": "VAULT-SECRET",
+        ".m2/settings.xml": "MAVEN-SECRET",
+        ".huggingface/token": "HF-FILE-SECRET",
+        ".password-store/bank.gpg": "PASS-STORE-SECRET",
+        ".local/share/keyrings/login.keyring": "KEYRING-SECRET",
+        ".config/google-chrome/Default/Cookies": "CHROME-COOKIE-SECRET",
+        ".bash_history": "export TOKEN=HISTORY-SECRET",
+        ".cairn/settings.json": "DEFAULT-CAIRN-HOME-SECRET",
+      };
+      for (const [file, content] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(home.dir, file)), { recursive: true });
+        writeFileSync(path.join(home.dir, file), `${content}\n`);
+      }
+      writeFileSync(path.join(home.dir, ".gitconfig"), "[user]\n\tname = ORDINARY-HOME-FILE\n");
+      const command = `${Object.keys(files)
+        .map((f) => `cat ~/${f}`)
+        .join("; ")}; cat ~/.gitconfig`;
+      const result = await run([sh(command), done], { env: { HOME: home.dir } });
+      for (const secret of Object.values(files)) expectNowhere(secret.replace(/^export TOKEN=/, ""), result);
+      expect(toldAfter(0)).toContain("ORDINARY-HOME-FILE");
+
+      await run([sh(command), done], { env: { HOME: home.dir }, args: ["--sandbox", "off"] });
+      for (const secret of Object.values(files)) expect(toldAfter(0)).toContain(secret.replace(/^export TOKEN=/, ""));
+    }
+  }, 90_000);
+});

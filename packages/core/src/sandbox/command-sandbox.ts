@@ -3,6 +3,7 @@ import path from "node:path";
 import type { SandboxJson } from "../events/index.js";
 import { blockedWriteNote } from "./blocked-write.js";
 import { bwrapArgs, contains, type BwrapPlan } from "./bwrap-args.js";
+import { sandboxedEnv } from "./command-env.js";
 import { existingMasks } from "./hidden-paths.js";
 import { ignoredPaths } from "./ignored-paths.js";
 
@@ -47,6 +48,8 @@ export type SandboxConfig = {
   hiddenPaths: string[];
   /** Existing real folders writable besides the workspace and /tmp. */
   writablePaths: string[];
+  /** Secret-looking variables that commands keep (settings' passEnv); the rest go (command-env.ts). */
+  passEnv?: string[];
 };
 
 export type Wrapped = { ok: true; file: string; args: string[]; env: NodeJS.ProcessEnv } | { ok: false; message: string };
@@ -67,11 +70,14 @@ export class CommandSandbox {
    * `file args` to run inside the sandbox, with the masks as the workspace is now. With
    * `reportStatus`, the command runs, stderr joined to stdout, under a small shell that reports its exit on fd 3 (the
    * spawner must open fd 3 as a pipe) and keeps the sandbox up while its background processes run.
+   * With `dropSecrets` (a command the model wrote), variables named like secrets are left out
+   * unless settings' passEnv names them; without it (an MCP server the person configured with its
+   * own token) the environment is kept. The person's agents' socket addresses go either way.
    */
   wrap(
     file: string,
     args: readonly string[],
-    options: { cwd: string; env: NodeJS.ProcessEnv; reportStatus?: boolean; newSession?: boolean },
+    options: { cwd: string; env: NodeJS.ProcessEnv; reportStatus?: boolean; newSession?: boolean; dropSecrets?: boolean },
   ): Wrapped {
     const ignored = ignoredPaths(this.workspace);
     if (!ignored.ok) {
@@ -96,7 +102,7 @@ export class CommandSandbox {
       cwd: options.cwd,
     };
     const command = options.reportStatus ? ["/bin/sh", "-c", STATUS_WRAPPER, "sh", file, ...args] : [file, ...args];
-    return { ok: true, file: this.config.bwrap, args: [...bwrapArgs(plan), "--", ...command], env: this.env(options.env) };
+    return { ok: true, file: this.config.bwrap, args: [...bwrapArgs(plan), "--", ...command], env: this.env(options.env, options.dropSecrets === true) };
   }
 
   /** One line for the system prompt: what commands may do. */
@@ -119,10 +125,11 @@ export class CommandSandbox {
   }
 
   /** A TMPDIR outside the writable set would fail every temp file; point it at the private /tmp. */
-  private env(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    const tmp = base.TMPDIR;
-    if (tmp === undefined || contains("/tmp", tmp) || (this.mode === "workspace-write" && contains(this.workspace, tmp))) return base;
-    return { ...base, TMPDIR: "/tmp" };
+  private env(base: NodeJS.ProcessEnv, dropSecrets: boolean): NodeJS.ProcessEnv {
+    const env = sandboxedEnv(base, { dropSecrets, passEnv: this.config.passEnv ?? [] });
+    const tmp = env.TMPDIR;
+    if (tmp === undefined || contains("/tmp", tmp) || (this.mode === "workspace-write" && contains(this.workspace, tmp))) return env;
+    return { ...env, TMPDIR: "/tmp" };
   }
 }
 

@@ -18,6 +18,72 @@ export const credentialPaths = [
   ".pypirc",
   ".cargo/credentials",
   ".cargo/credentials.toml",
+  // Other agents' and assistants' logins.
+  ".claude/.credentials.json",
+  ".codex/auth.json",
+  ".config/github-copilot",
+  ".gemini/oauth_creds.json",
+  // Cloud and infrastructure command lines.
+  ".boto",
+  ".s3cfg",
+  ".config/doctl",
+  ".terraform.d/credentials.tfrc.json",
+  ".config/rclone",
+  ".oci",
+  ".config/hub",
+  ".vault-token",
+  ".pgpass",
+  ".my.cnf",
+  // Package managers' publishing credentials.
+  ".gem/credentials",
+  ".m2/settings.xml",
+  ".m2/settings-security.xml",
+  ".gradle/gradle.properties",
+  ".nuget/NuGet/NuGet.Config",
+  ".config/NuGet/NuGet.Config",
+  ".composer/auth.json",
+  ".config/composer/auth.json",
+  ".yarnrc.yml",
+  ".huggingface/token",
+  ".cache/huggingface/token",
+  // Keyrings, password stores, browser profiles (cookies, saved passwords).
+  ".local/share/keyrings",
+  ".password-store",
+  ".config/google-chrome",
+  ".config/chromium",
+  ".mozilla",
+  ".config/BraveSoftware",
+  // Histories hold pasted tokens and passwords typed on command lines.
+  ".bash_history",
+  ".zsh_history",
+  ".zhistory",
+  ".histfile",
+  ".local/share/fish/fish_history",
+  ".python_history",
+  ".node_repl_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".rediscli_history",
+  ".lesshst",
+  // Cairn's default home, when CAIRN_HOME points elsewhere (CAIRN_HOME itself is always hidden).
+  ".cairn",
+] as const;
+
+/**
+ * Sockets and socket folders of the host that hand out more than the sandbox allows: the session
+ * bus and per-user agents (/run/user/<uid>: systemd --user starts anything outside the sandbox),
+ * Docker, Podman and containerd (a container with / mounted), the system bus and systemd's private
+ * socket (services as root). Masked where they exist; a socket elsewhere on disk stays reachable.
+ */
+export const hostSocketPaths = [
+  "/run/user",
+  "/run/docker.sock",
+  "/var/run/docker.sock",
+  "/run/podman",
+  "/run/containerd",
+  "/run/dbus/system_bus_socket",
+  "/run/systemd/private",
 ] as const;
 
 /** `~/x` and `~` against the home folder; other relative paths against it too (settings hold no workspace-relative paths). */

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import { CommandSandbox, type SandboxSummary } from "./command-sandbox.js";
-import { credentialPaths, existingFolders, expandHome } from "./hidden-paths.js";
+import { credentialPaths, existingFolders, expandHome, hostSocketPaths } from "./hidden-paths.js";
 import { probeBubblewrap } from "./probe.js";
 import type { SandboxRequest } from "./sandbox-settings.js";
 
@@ -47,8 +47,14 @@ export function openSandbox(
     mode: request.mode === "read-only" ? "read-only" : "workspace-write",
     network: request.network,
     workspace: realpathSync.native(where.workspace),
-    hiddenPaths: [where.cairnHome, ...credentialPaths.map((p) => expandHome(`~/${p}`, home)), ...request.hiddenPaths.map((p) => expandHome(p, home))],
+    hiddenPaths: [
+      where.cairnHome,
+      ...credentialPaths.map((p) => expandHome(`~/${p}`, home)),
+      ...hostSocketPaths,
+      ...request.hiddenPaths.map((p) => expandHome(p, home)),
+    ],
     writablePaths: existingFolders(request.writablePaths.map((p) => expandHome(p, home))),
+    passEnv: request.passEnv ?? [],
   });
   return { ok: true, sandbox, summary: sandbox.summary() };
 }

@@ -20,6 +20,12 @@ export const sandboxSettingsSchema = z
     hiddenPaths: z.array(z.string().min(1)),
     /** More folders commands may write to (besides the workspace and a private /tmp), e.g. "~/.npm" for npm's cache. */
     writablePaths: z.array(z.string().min(1)),
+    /**
+     * Variables commands keep although their names look like secrets (KEY, SECRET, TOKEN,
+     * PASSWORD, PASSWD, CREDENTIAL, CAIRN_*_URL), which commands otherwise run without: exact
+     * names, or a prefix ending in `*` ("AWS_*").
+     */
+    passEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, "a variable name, or a prefix ending in *")),
   })
   .partial();
 
@@ -31,6 +37,8 @@ export type SandboxRequest = {
   network: SandboxNetwork;
   hiddenPaths: string[];
   writablePaths: string[];
+  /** Secret-looking variables commands keep (settings' passEnv). */
+  passEnv?: string[];
 };
 
 export function isSandboxMode(value: string): value is SandboxMode {
@@ -63,6 +71,7 @@ export function sandboxRequest(
       network: settings?.network ?? "on",
       hiddenPaths: settings?.hiddenPaths ?? [],
       writablePaths: settings?.writablePaths ?? [],
+      passEnv: settings?.passEnv ?? [],
     },
   };
 }

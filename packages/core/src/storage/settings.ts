@@ -146,13 +146,13 @@ export const settingOptions = {
     flag: { name: "compaction", arg: "<how>", help: "auto (summarise when the window fills) | truncate | off" },
     fromText: oneOf(compactionStrategies, "auto, truncate or off"),
   }),
-  /** The OS sandbox of commands: {"mode", "network", "hiddenPaths", "writablePaths"}; --sandbox and CAIRN_SANDBOX set mode. */
+  /** The OS sandbox of commands: {"mode", "network", "hiddenPaths", "writablePaths", "passEnv"}; --sandbox and CAIRN_SANDBOX set mode. */
   sandbox: option({
     schema: sandboxSettingsSchema,
     flag: {
       name: "sandbox",
       arg: "<mode>",
-      help: "OS sandbox for commands: workspace-write (default) | read-only |\noff | required (workspace-write, or exit 2 if it cannot start)",
+      help: "OS sandbox for commands: workspace-write (default) | read-only |\noff | required (workspace-write, or exit 2 if it cannot start);\nsandboxed commands run without variables named like secrets (KEY,\nSECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL, CAIRN_*_URL): settings\n\"sandbox\": {\"passEnv\": [\"NAME\", \"PREFIX_*\"]} keeps them",
     },
     env: "CAIRN_SANDBOX",
     fromText: (text, source) =>

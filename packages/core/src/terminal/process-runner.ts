@@ -124,7 +124,7 @@ export class ManagedProcess {
     let env: NodeJS.ProcessEnv = { ...commandEnv(), ...options.env };
     if (options.sandbox) {
       // The sandbox's status shell joins stderr to stdout itself: no extra sh in between.
-      const wrapped = options.sandbox.wrap(options.shell, ["-c", options.command], { cwd: options.cwd, env, reportStatus: true });
+      const wrapped = options.sandbox.wrap(options.shell, ["-c", options.command], { cwd: options.cwd, env, reportStatus: true, dropSecrets: true });
       if (!wrapped.ok) throw new StartError(wrapped.message);
       ({ file, args, env } = wrapped);
     }
