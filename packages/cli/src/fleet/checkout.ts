@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { openHostGit } from "@cairn/core";
 
 const run = promisify(execFile);
 
@@ -11,6 +12,24 @@ async function git(args: string[], cwd?: string): Promise<string> {
   const { stdout } = await run("git", ["-c", "user.name=cairn fleet", "-c", "user.email=fleet@cairn.invalid", "-c", "commit.gpgsign=false", ...args], {
     cwd,
     env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/**
+ * git in the job's clone once the run is over. The run's commands could write in the clone (its
+ * .gitattributes, and whatever the sandbox lets them reach under .git), and `add -A` runs clean
+ * filters, hooks and fsmonitor, `push` a remote's receivepack, all on the worker outside the
+ * sandbox; host git runs none of the programs the clone's config names.
+ */
+async function gitAfterRun(dir: string, args: string[]): Promise<string> {
+  const opened = openHostGit(dir);
+  if (opened.kind === "none") throw new Error(`${dir} is no longer a git repository: the run removed its .git, so there is nothing to commit.`);
+  if (opened.kind === "refused") throw new Error(`${dir}: ${opened.reason}`);
+  const { stdout } = await run("git", ["-c", "user.name=cairn fleet", "-c", "user.email=fleet@cairn.invalid", ...opened.git.argv(args)], {
+    cwd: dir,
+    env: opened.git.env,
     maxBuffer: 64 * 1024 * 1024,
   });
   return stdout;
@@ -64,11 +83,11 @@ export async function checkout(repo: string, ref: string | undefined, branch: st
  * or the local repository itself). Returns the files changed; none means nothing was pushed.
  */
 export async function commitAndPush(work: Checkout, repo: string, branch: string, message: string): Promise<string[]> {
-  await git(["add", "-A"], work.dir);
-  const staged = (await git(["diff", "--cached", "--name-only", "-z"], work.dir)).split("\0").filter(Boolean);
+  await gitAfterRun(work.dir, ["add", "-A"]);
+  const staged = (await gitAfterRun(work.dir, ["diff", "--cached", "--name-only", "-z"])).split("\0").filter(Boolean);
   if (staged.length === 0) return [];
-  await git(["commit", "--quiet", "--no-verify", "-m", message], work.dir);
+  await gitAfterRun(work.dir, ["commit", "--quiet", "-m", message]);
   // Forced: a job taken up again after its worker died owns its branch; the first try's push, if any, is stale.
-  await git(["push", "--quiet", "--force", repo, `${branch}:refs/heads/${branch}`], work.dir);
+  await gitAfterRun(work.dir, ["push", "--quiet", "--force", repo, `${branch}:refs/heads/${branch}`]);
   return staged;
 }

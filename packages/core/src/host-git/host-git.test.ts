@@ -60,6 +60,10 @@ describe("openHostGit", () => {
     plain("add", "-A");
     plain("commit", "-qm", "first");
     plantTraps();
+    const target = path.join(base, "target.git");
+    execFileSync("git", ["init", "-q", "--bare", target]);
+    // A push to this remote would run its receivepack on the host.
+    writeFileSync(path.join(repo, ".git", "config"), `[remote "dest"]\n\turl = ${target}\n\treceivepack = ${path.join(base, "trap.sh")}\n`, { flag: "a" });
     writeFileSync(path.join(repo, "a.txt"), "two\n");
     // Control: the traps are live for git as the person runs it.
     plain("diff");
@@ -74,6 +78,8 @@ describe("openHostGit", () => {
     run(git, "status", "--porcelain");
     run(git, "add", "-A");
     run(git, "commit", "-qm", "second");
+    run(git, "push", "-q", "dest", "main:refs/heads/pushed");
+    expect(execFileSync("git", ["--git-dir", target, "log", "-1", "--format=%s", "pushed"], { encoding: "utf8" })).toBe("second\n");
     expect(existsSync(marker), existsSync(marker) ? execFileSync("cat", [marker], { encoding: "utf8" }) : "").toBe(false);
   });
 
