@@ -122,7 +122,7 @@ export function openHostGit(cwd: string, options: { timeoutMs?: number } = {}): 
     });
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim().split("\n")[0];
-    return { kind: "refused", reason: `git cannot read the repository's config (${stderr || (error as Error).message}); run git status there to see why.` };
+    return { kind: "refused", reason: `git cannot read the repository's config (${stderr || (error as Error).message}); run git config --list --show-origin there to see which file (it runs nothing the config names).` };
   }
   const overrides = [...FIXED, ...programOverrides(parseConfigListing(listing))];
   const finalEnv = withConfig(env, overrides);
