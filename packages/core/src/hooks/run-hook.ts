@@ -43,7 +43,8 @@ export async function runHook(options: RunHookOptions): Promise<HookRun> {
   let launch = { file: "/bin/sh", args: ["-c", options.command], env: hookEnv(options.env ?? process.env, options.cwd) };
   if (options.sandbox) {
     // The status wrapper of commands is not needed: bubblewrap exits with the shell's own status.
-    const wrapped = options.sandbox.wrap(launch.file, launch.args, { cwd: options.cwd, env: launch.env });
+    // What runs may be the model's, so it goes without the person's tokens, as a command does.
+    const wrapped = options.sandbox.wrap(launch.file, launch.args, { cwd: options.cwd, env: launch.env, dropSecrets: true });
     if (!wrapped.ok) return { type: "failed", message: wrapped.message };
     launch = { file: wrapped.file, args: wrapped.args, env: wrapped.env };
   }

@@ -28,7 +28,7 @@ export async function expandProblems(
   }
   let launch = { file: command, args: [] as string[], shell: true, env: commandEnv() };
   if (sandbox) {
-    const wrapped = sandbox.wrap("/bin/sh", ["-c", command], { cwd, env: launch.env });
+    const wrapped = sandbox.wrap("/bin/sh", ["-c", command], { cwd, env: launch.env, dropSecrets: true });
     if (!wrapped.ok) return refused(raw, wrapped.message);
     launch = { file: wrapped.file, args: wrapped.args, shell: false, env: wrapped.env };
   }
