@@ -254,7 +254,8 @@ describe("pictures attached in cairn web", { timeout: 90_000 }, () => {
     // The preflight is refused, and a no-cors answer is withheld from the page (Cross-Origin-Resource-Policy): no id leaks.
     expect(outcome).toEqual(["Failed to fetch", "Failed to fetch", "Failed to fetch"]);
     // Forged with the token itself (a page cannot have it, but the check must not need that): refused.
-    for (const headers of [{ Origin: "http://evil.example" }, { Origin: `http://127.0.0.1:${w.port + 1}` }, { "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site" }]) {
+    const forged: Array<Record<string, string>> = [{ Origin: "http://evil.example" }, { Origin: `http://127.0.0.1:${w.port + 1}` }, { "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site" }];
+    for (const headers of forged) {
       const res = await postBytes(w, "/api/images", goodHeaders(w, { "Content-Type": "image/png", ...headers }), hostilePicture);
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(res.body).not.toContain('"id"');

@@ -19,7 +19,7 @@ beforeEach(async () => {
   box = await hookSandbox();
   outside = mkdtempSync("/var/tmp/cairn-hook-outside-");
   const opened = openSandbox({ mode: "workspace-write", network: "off", hiddenPaths: [], writablePaths: [] }, { workspace: box.cwd, cairnHome: box.home, env: process.env });
-  if (!opened.ok || !opened.sandbox) throw new Error(`bubblewrap is needed for these tests: ${opened.ok ? opened.summary.reason : opened.error}`);
+  if (!opened.ok || !opened.sandbox) throw new Error(`bubblewrap is needed for these tests: ${opened.ok ? JSON.stringify(opened.summary) : opened.error}`);
   sandbox = opened.sandbox;
 });
 
