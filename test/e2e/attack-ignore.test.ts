@@ -92,6 +92,47 @@ describe("a second ignore file cannot un-ignore the first", () => {
   });
 });
 
+describe("a hard link is the ignored file under another name", () => {
+  it("read_file, search_files and cat in the sandbox refuse or mask a hard link of .env; a hard link of a normal file reads everywhere", { timeout: 120_000 }, async () => {
+    const ws = fx.workspace.dir;
+    mkdirSync(path.join(ws, "docs"));
+    linkSync(path.join(ws, ".env"), path.join(ws, "docs", "env-copy.txt"));
+    writeFileSync(path.join(ws, "shared.txt"), `${SHARED}\n`);
+    linkSync(path.join(ws, "shared.txt"), path.join(ws, "docs", "shared-copy.txt"));
+    const run = await cairn(
+      [
+        call("read_file", { path: "docs/env-copy.txt" }),
+        call("search_files", { path: ".", regex: "marker" }),
+        call("search_files", { path: "docs/env-copy.txt", regex: "marker" }),
+        sh("cat docs/env-copy.txt; echo end-of-cat"),
+        sh("grep -r marker . ; echo end-of-grep"),
+        // Positive controls: the same tools on a hard link of a file no rule ignores.
+        call("read_file", { path: "docs/shared-copy.txt" }),
+        call("search_files", { path: "docs", regex: "SHARED-HARDLINK" }),
+        sh("cat docs/shared-copy.txt"),
+        done,
+      ],
+      ["--yolo"],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expectNoLeak(run);
+    const got = results(run);
+    expect(got[0]!.status).not.toBe("completed");
+    expect(got[0]!.content).toMatch(/hard link of a file blocked by \.cairnignore/);
+    expect(got[1]!.content).toMatch(/^No matches/);
+    expect(got[2]!.status).not.toBe("completed");
+    expect(got[3]!.content).toContain("end-of-cat");
+    expect(got[4]!.content).toContain("end-of-grep");
+    expect(got[5]!.status).toBe("completed");
+    expect(got[5]!.content).toContain(SHARED);
+    expect(got[6]!.content).toContain("docs/shared-copy.txt");
+    expect(got[6]!.content).toContain(SHARED);
+    expect(got[7]!.content).toContain(SHARED);
+    // The files themselves are untouched: still one file under two names.
+    expect(readFileSync(path.join(ws, "docs", "env-copy.txt"), "utf8")).toBe(`${SECRET}\n`);
+  });
+});
+
 describe("CAIRN_HOME's agents and workflows", () => {
   it("under --yolo, writes of an agent definition or a workflow in CAIRN_HOME are denied as protected; a workspace file is written", { timeout: 120_000 }, async () => {
     const agent = path.join(fx.home.dir, "agents", "helper.md");

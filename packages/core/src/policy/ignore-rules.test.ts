@@ -1,4 +1,4 @@
-import { open, mkdir, mkdtemp, realpath, rm, symlink, utimes, writeFile } from "node:fs/promises";
+import { link, open, mkdir, mkdtemp, realpath, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -199,6 +199,40 @@ describe("IgnoreRules", () => {
       expect(rules.ignores(path.join(alias, ".env"))).toBe(true);
       expect(rules.ignores(path.join(ws, ".env"))).toBe(true);
       expect(rules.ignores(path.join(ws, "notes.txt"))).toBe(false);
+    });
+  });
+
+  describe("judges a file with other names (hard links) by its identity", () => {
+    beforeEach(async () => {
+      await writeFile(at(".cairnignore"), ".env\nsecret/\n");
+      await writeFile(at(".env"), "SECRET=1\n");
+      await mkdir(at("secret"));
+      await writeFile(at("secret/key.txt"), "key\n");
+      await writeFile(at("shared.txt"), "shared\n");
+      await mkdir(at("docs"));
+    });
+
+    it("a hard link of an ignored file, or of a file in an ignored folder, is that file; a hard link of a normal file is not", async () => {
+      await link(at(".env"), at("notes.txt"));
+      await link(at("secret/key.txt"), at("docs/key-copy.txt"));
+      await link(at("shared.txt"), at("docs/shared-copy.txt"));
+      const rules = new IgnoreRules(ws);
+      expect(rules.ignores(at("notes.txt"))).toBe(false); // no rule names it...
+      expect(rules.ignoresLinked(await stat(at("notes.txt")))).toBe("ignored"); // ...but it is .env
+      expect(rules.ignoresLinkedAt(at("docs/key-copy.txt"))).toBe("ignored");
+      expect(rules.ignoresLinkedAt(at("docs/shared-copy.txt"))).toBeUndefined();
+      expect(rules.ignoresLinkedAt(at("shared.txt"))).toBeUndefined();
+      expect(rules.ignoresLinkedAt(at("missing.txt"))).toBeUndefined();
+    });
+
+    it("sees a link made after the first look, and forgets it once the ignore rule is gone", async () => {
+      await link(at("shared.txt"), at("shared-copy.txt"));
+      const rules = new IgnoreRules(ws);
+      expect(rules.ignoresLinkedAt(at("shared.txt"))).toBeUndefined(); // walks, finding .env with one link
+      await link(at(".env"), at("docs/later.txt"));
+      expect(rules.ignoresLinkedAt(at("docs/later.txt"))).toBe("ignored");
+      await writeFile(at(".cairnignore"), "secret/\n");
+      expect(rules.ignoresLinkedAt(at("docs/later.txt"))).toBeUndefined();
     });
   });
 });

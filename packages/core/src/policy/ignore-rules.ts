@@ -1,9 +1,19 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { ignoreFileNames, ignoredByAny, matchersOf, readIgnoreTexts, type IgnoreMatchers } from "./ignore-matchers.js";
+import { identityKey, ignoredFiles, statOf } from "./ignored-files.js";
 import { realPath } from "./workspace.js";
 
 export { ignoreFileNames };
+
+/** Looking for the ignored files that have other names stops here (then those names are refused unchecked). */
+const LINK_WALK_LIMITS = { maxEntries: 200_000, maxMatches: 20_000 };
+
+/** What a file's identity says: one of the ignored files, cannot be told (the workspace is too big to walk), or neither. */
+export type LinkVerdict = "ignored" | "unchecked" | undefined;
+
+/** The part of a file's stats that tells its identity and whether it has other names. */
+export type FileIdentity = { dev: number; ino: number; nlink: number; isFile(): boolean };
 
 /**
  * Paths the person has put out of the agent's reach with .cairnignore (or Cline's .clineignore).
@@ -65,6 +75,26 @@ export class IgnoreRules {
     if (matchesWithin(matchers, this.cwd, absolutePath)) return true;
     const root = this.realRoot();
     return root !== undefined && root !== this.cwd && matchesWithin(matchers, root, absolutePath);
+  }
+
+  /**
+   * Whether a file in hand (the fstat of an opened descriptor) is an ignored file under another
+   * name: a regular file with more than one link is judged by its identity as well as its path, so
+   * a hard link `notes.txt` to `.env` is `.env`. Files with one link, the usual case, cost nothing;
+   * the ignored files' identities come from a walk kept until a folder or an ignored file changes.
+   */
+  ignoresLinked(stats: FileIdentity): LinkVerdict {
+    if (!stats.isFile() || stats.nlink < 2 || this.current().length === 0) return undefined;
+    const found = ignoredFiles(this.cwd, LINK_WALK_LIMITS);
+    if (!found.ok) return "unchecked";
+    return found.linkedIdentities.has(identityKey(stats)) ? "ignored" : undefined;
+  }
+
+  /** `ignoresLinked` for the file at a real path, when no descriptor is open (undefined for a path that names nothing). */
+  ignoresLinkedAt(real: string): LinkVerdict {
+    if (this.current().length === 0) return undefined;
+    const stats = statOf(real);
+    return stats === undefined ? undefined : this.ignoresLinked(stats);
   }
 
   private realRoot(): string | undefined {

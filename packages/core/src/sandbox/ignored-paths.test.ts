@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -68,6 +68,32 @@ describe("ignoredPaths", () => {
     symlinkSync(path.join(elsewhere, "real.env"), path.join(ws, ".env"));
     write(".cairnignore", ".env\n");
     expect(masks()).toEqual([`file ${path.relative(ws, path.join(elsewhere, "real.env"))}`]);
+  });
+});
+
+describe("ignoredPaths and hard links", () => {
+  it("masks every other name of an ignored file, also of a file in an ignored folder; a hard link of a normal file stays visible", () => {
+    write(".env", "SECRET");
+    write("secrets/key.pem", "KEY");
+    write("shared.txt", "shared");
+    write(".cairnignore", ".env\nsecrets/\n");
+    mkdirSync(path.join(ws, "docs"));
+    linkSync(path.join(ws, ".env"), path.join(ws, "notes.txt"));
+    linkSync(path.join(ws, ".env"), path.join(ws, "docs", "env.txt"));
+    linkSync(path.join(ws, "secrets", "key.pem"), path.join(ws, "docs", "key.txt"));
+    linkSync(path.join(ws, "shared.txt"), path.join(ws, "docs", "shared-copy.txt"));
+    expect(masks()).toEqual(["dir secrets", "file .env", "file docs/env.txt", "file docs/key.txt", "file notes.txt"]);
+  });
+
+  it("sees a hard link made after the last walk, wherever in the walked tree it is made", () => {
+    write(".env", "SECRET");
+    write("src/deep/a.ts");
+    write(".cairnignore", ".env\n");
+    expect(masks()).toEqual(["file .env"]);
+    linkSync(path.join(ws, ".env"), path.join(ws, "src", "deep", "b.ts"));
+    expect(masks()).toEqual(["file .env", "file src/deep/b.ts"]);
+    rmSync(path.join(ws, "src", "deep", "b.ts"));
+    expect(masks()).toEqual(["file .env"]);
   });
 });
 

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } f
 import { open, type FileHandle } from "node:fs/promises";
 import { realPath } from "../../policy/workspace.js";
 import { openedPath, openedPathSync } from "./opened-path.js";
-import { refusal, refusalFor, type Boundary, type FileUse, type Refusal } from "./path-check.js";
+import { linkRefusal, refusal, refusalFor, type Boundary, type FileUse, type Refusal } from "./path-check.js";
 
 export type OpenedFile = {
   ok: true;
@@ -47,7 +47,11 @@ export async function openChecked(boundary: Boundary, absolute: string, shown: s
     if (opened === undefined) return await closed(handle, refusal(changedWhileOpening(shown)));
     const after = refusalFor(boundary, absolute, opened, shown, use);
     if (after !== undefined) return await closed(handle, refusal(after));
-    return { ok: true, handle, real: opened, stats: await handle.stat() };
+    const stats = await handle.stat();
+    // The file in hand, not a name: a hard link swapped in after the checks is caught here.
+    const linked = linkRefusal(boundary, boundary.ignore.ignoresLinked(stats), shown);
+    if (linked !== undefined) return await closed(handle, refusal(linked));
+    return { ok: true, handle, real: opened, stats };
   } catch (error) {
     await handle.close();
     throw error;
@@ -82,7 +86,8 @@ export function readCheckedSync(boundary: Boundary, absolute: string): Buffer | 
   try {
     const opened = openedPathSync(fd, real);
     if (opened === undefined || refusalFor(boundary, absolute, opened, absolute, "read") !== undefined) return undefined;
-    if (!fstatSync(fd).isFile()) return undefined;
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || boundary.ignore.ignoresLinked(stats) !== undefined) return undefined;
     return readFileSync(fd);
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
 import { isInside, realPath } from "../../policy/workspace.js";
-import type { IgnoreRules } from "../../policy/ignore-rules.js";
+import type { IgnoreRules, LinkVerdict } from "../../policy/ignore-rules.js";
 import type { TextFiles } from "./text-files.js";
 
 /** What a file tool needs to judge a path at the moment it uses it (a ToolContext is one). */
@@ -33,6 +33,9 @@ export function refusalFor(boundary: Boundary, absolute: string, real: string, s
     const files = boundary.ignore.files.join(" / ") || ".cairnignore";
     return `${shown} is blocked by ${files}; the person has put it out of reach. Do not try to access it another way; work without it.`;
   }
+  // A hard link is the ignored file under a name no rule matches: judged by what it is too.
+  const linked = linkRefusal(boundary, boundary.ignore.ignoresLinkedAt(real), shown);
+  if (linked !== undefined) return linked;
   if (boundary.outsideApproved === true) return undefined;
   const root = realPath(boundary.cwd) ?? boundary.cwd;
   if (isInside(root, real)) return undefined;
@@ -41,6 +44,14 @@ export function refusalFor(boundary: Boundary, absolute: string, real: string, s
     if (scratch !== undefined && isInside(scratch, real)) return undefined;
   }
   return `${shown} leads outside the workspace (to ${real}), and this call was approved for a path inside it; a link may have changed since. Check it with list_files; to use files outside the workspace, ask the person.`;
+}
+
+/** Why a file may not be used for what its identity says (see `IgnoreRules.ignoresLinked`), or undefined. */
+export function linkRefusal(boundary: Boundary, verdict: LinkVerdict, shown: string): string | undefined {
+  if (verdict === undefined) return undefined;
+  const files = boundary.ignore.files.join(" / ") || ".cairnignore";
+  if (verdict === "ignored") return `${shown} is a hard link of a file blocked by ${files} (the same file under another name); the person has put it out of reach. Do not try to access it another way; work without it.`;
+  return `${shown} has other names (hard links), and the workspace is too large to check them against ${files}, so it cannot be used. Work without it, or ask the person to narrow ${files}.`;
 }
 
 export function refusal(message: string): Refusal {
