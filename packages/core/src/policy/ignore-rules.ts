@@ -1,13 +1,16 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { ignoreFileNames, ignoredByAny, matchersOf, readIgnoreTexts, type IgnoreMatchers } from "./ignore-matchers.js";
-import { identityKey, ignoredFiles, statOf } from "./ignored-files.js";
+import { identityKey, ignoredFiles, statOf, type IgnoredFiles } from "./ignored-files.js";
 import { realPath } from "./workspace.js";
 
 export { ignoreFileNames };
 
 /** Looking for the ignored files that have other names stops here (then those names are refused unchecked). */
 const LINK_WALK_LIMITS = { maxEntries: 200_000, maxMatches: 20_000 };
+
+/** How long one look for the ignored files' other names answers for. */
+const LINK_MEMO_MS = 1_000;
 
 /** What a file's identity says: one of the ignored files, cannot be told (the workspace is too big to walk), or neither. */
 export type LinkVerdict = "ignored" | "unchecked" | undefined;
@@ -23,6 +26,7 @@ export class IgnoreRules {
   private matchers: IgnoreMatchers = [];
   private stamp = "";
   private realRootCache: string | undefined;
+  private linkedMemo: { stamp: string; at: number; found: IgnoredFiles } | undefined;
 
   constructor(readonly cwd: string) {}
 
@@ -85,7 +89,7 @@ export class IgnoreRules {
    */
   ignoresLinked(stats: FileIdentity): LinkVerdict {
     if (!stats.isFile() || stats.nlink < 2 || this.current().length === 0) return undefined;
-    const found = ignoredFiles(this.cwd, LINK_WALK_LIMITS);
+    const found = this.linkedFiles();
     if (!found.ok) return "unchecked";
     return found.linkedIdentities.has(identityKey(stats)) ? "ignored" : undefined;
   }
@@ -95,6 +99,19 @@ export class IgnoreRules {
     if (this.current().length === 0) return undefined;
     const stats = statOf(real);
     return stats === undefined ? undefined : this.ignoresLinked(stats);
+  }
+
+  /**
+   * The walk's answer, reused for a moment: a search judges hundreds of files in a burst, and in a
+   * pnpm workspace (hard-linked node_modules) each would otherwise stat every folder again. Rules
+   * that change are seen at once (the stamp); a hard link made meanwhile, a moment later.
+   */
+  private linkedFiles(): IgnoredFiles {
+    const now = Date.now();
+    if (this.linkedMemo?.stamp === this.stamp && now - this.linkedMemo.at < LINK_MEMO_MS) return this.linkedMemo.found;
+    const found = ignoredFiles(this.cwd, LINK_WALK_LIMITS);
+    this.linkedMemo = { stamp: this.stamp, at: now, found };
+    return found;
   }
 
   private realRoot(): string | undefined {
