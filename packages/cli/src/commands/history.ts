@@ -87,6 +87,7 @@ export function showCommand(argv: string[], io: Io): number {
   );
   if (meta.parent) io.stdout(`  ${meta.parent.relation === "handoff" ? "handed over from" : "sub-agent of"} ${meta.parent.id}\n`);
   for (const child of meta.children ?? []) io.stdout(`  ${child.relation === "handoff" ? "handed over to" : "sub-agent"} ${child.id}\n`);
+  if (Array.isArray(meta.taskRules) && meta.taskRules.length > 0) io.stdout(`  allowed for this task: ${meta.taskRules.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join(", ")}\n`);
   for (const event of events) {
     if (event.type === "tool_call") io.stdout(`  → ${event.summary}\n`);
     else if (event.type === "tool_call_update" && "content" in event && event.status !== "completed") io.stdout(`    ${event.status === "failed" ? "error" : "denied"}: ${event.content.split("\n")[0]}\n`);

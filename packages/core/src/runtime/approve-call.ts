@@ -1,6 +1,6 @@
 import type { Decision } from "../events/index.js";
 import type { CallFacts } from "../policy/call-facts.js";
-import { commandReasons, decideCall, type CallDecision } from "../policy/decide-call.js";
+import { commandReasons, decideCall, type ActiveRule, type CallDecision } from "../policy/decide-call.js";
 import { parsePermissionRule, suggestedRule, type RuleScope } from "../policy/permission-rules.js";
 import type { ParsedCall } from "../protocol/types.js";
 import { addPermissionRule } from "../storage/permission-store.js";
@@ -72,15 +72,29 @@ function ruleFor(facts: CallFacts): string | undefined {
   }
 }
 
-/** "Always allow": the rule holds for the rest of the task, and is saved for a workspace or user scope. */
+/**
+ * "Always allow": the rule holds for the rest of the task, and is saved for a workspace or user
+ * scope; a task-scope rule (or one that could not be saved) is kept with the task, so resuming the
+ * task does not ask again.
+ */
 function remember(env: CallEnv, text: string, scope: RuleScope): void {
   const parsed = parsePermissionRule(text);
   if (!parsed.ok) return;
-  if (!env.policyState.rules.some((r) => r.text === parsed.rule.text)) env.policyState.rules.push({ ...parsed.rule, scope });
-  if (scope === "task" || !env.home) return;
+  const rule = { ...parsed.rule, scope };
+  if (!env.policyState.rules.some((r) => r.text === rule.text)) env.policyState.rules.push(rule);
+  if (scope === "task" || !env.home) return keepWithTask(env, rule);
   try {
     addPermissionRule(env.home, env.cwd, scope, parsed.rule.text);
   } catch (error) {
     env.emit({ type: "system", subtype: "notice", level: "warning", message: `The rule ${parsed.rule.text} holds for this task only: it could not be saved (${(error as Error).message.split("\n")[0]}).` });
+    keepWithTask(env, rule);
+  }
+}
+
+function keepWithTask(env: CallEnv, rule: ActiveRule): void {
+  try {
+    env.policyState.keep?.(rule);
+  } catch (error) {
+    env.emit({ type: "system", subtype: "notice", level: "warning", message: `The rule ${rule.text} holds until this run ends: it could not be kept with the task (${(error as Error).message.split("\n")[0]}), so resuming it will ask again.` });
   }
 }

@@ -2,7 +2,7 @@ import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
 import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ShellParser } from "../policy/command/index.js";
 import type { Terminal } from "../terminal/index.js";
 import { asAfterVerdict } from "../hooks/index.js";
-import type { ActiveRule } from "../policy/decide-call.js";
+import type { SharedRules } from "./task-options.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
 import { workspaceAbsolute } from "../policy/workspace.js";
@@ -36,7 +36,7 @@ export type CallEnv = {
   previewTexts?: HostTexts | undefined;
   approval: ApprovalSettings;
   /** The "always allow" rules in force (saved and this task's); "always allow" adds to it. */
-  policyState: { rules: ActiveRule[] };
+  policyState: SharedRules;
   /** The task's OS sandbox as hosts show it, for a command's approval. */
   sandbox: SandboxJson;
   terminal: Terminal;

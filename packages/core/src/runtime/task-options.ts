@@ -95,8 +95,11 @@ export type PolicyOptions = {
   shared?: SharedRules;
 };
 
-/** A list of "always allow" rules that several tasks read and add to. */
-export type SharedRules = { rules: ActiveRule[] };
+/**
+ * A list of "always allow" rules that several tasks read and add to. `keep` stores a rule granted
+ * for the task with the task (the session's store), so resuming it does not ask again.
+ */
+export type SharedRules = { rules: ActiveRule[]; keep?(rule: ActiveRule): void };
 
 /** When the task stops on its own, and how its conversation is kept inside the model's window. */
 export type LimitOptions = {

@@ -7,6 +7,8 @@ import type { JournalOptions, SharedRules } from "../runtime/task-options.js";
 import { Task } from "../runtime/task.js";
 import { cairnHome } from "../storage/cairn-home.js";
 import { loadPermissionRules } from "../storage/permission-store.js";
+import { loadTaskRules } from "../storage/task-rules.js";
+import type { ActiveRule } from "../policy/decide-call.js";
 import { TaskNotFoundError, TaskStore, type TaskMetadata } from "../storage/task-store.js";
 import { stopLeftoverCommands } from "../terminal/leftovers.js";
 import type { TextFiles } from "../tools/files/index.js";
@@ -117,8 +119,11 @@ export async function resumeSession(options: ResumeSessionOptions): Promise<Sess
   }
   const { messages, pending, warnings } = store.loadConversation();
   notices.push(...warnings);
+  // What the person allowed for this task ("always allow for this task") holds again; a damaged rule is dropped, with a notice.
+  const taskRules = loadTaskRules(meta.taskRules, path.join(store.dir, "metadata.json"));
+  notices.push(...taskRules.problems);
   const journal: JournalOptions = { sessionId: meta.id, store, messages, pendingResults: pending, prior: priorOf(meta) };
-  const session = await assemble({ options: { ...options, home, env }, settings, store, notices, journal });
+  const session = await assemble({ options: { ...options, home, env }, settings, store, notices, journal, taskRules: taskRules.rules });
   session.resumed = resumedState(store, meta, interrupted, messages);
   return session;
 }
@@ -130,6 +135,8 @@ type Parts = {
   notices: string[];
   journal: JournalOptions;
   subagent?: SubagentSpec;
+  /** A resumed task's own "always allow" rules (stored in its metadata). */
+  taskRules?: ActiveRule[];
 };
 
 async function assemble(parts: Parts): Promise<Session> {
@@ -146,7 +153,8 @@ async function assemble(parts: Parts): Promise<Session> {
   let current: Task | undefined;
   // "Always allow" answers saved for this workspace or for the person (CAIRN_HOME/permissions.json),
   // and the task's own as they come: one list for the task under every model, and for its sub-agents.
-  const rules: SharedRules = parts.subagent?.rules ?? { rules: loadPermissionRules(settings.home, settings.cwd) };
+  // A rule granted for the task is kept in its metadata as it is granted (a sub-agent adds to its parent's list, so to its parent's store).
+  const rules: SharedRules = parts.subagent?.rules ?? { rules: [...loadPermissionRules(settings.home, settings.cwd), ...(parts.taskRules ?? [])], keep: (rule) => store.addTaskRule(rule.text) };
   // Sub-agents are sessions of their own, opened like this one (settings, policy, sandbox), linked to it.
   const subagents = parts.subagent
     ? undefined

@@ -8,6 +8,7 @@ import type { PendingResult, TaskJournal, TaskState } from "./task-journal.js";
 import { appendWholeSync, writeFileAtomicSync } from "../disk/atomic-write.js";
 import { updateHistoryIndex } from "./history.js";
 import { DamagedMetadataError, readTaskMetadata } from "./task-metadata.js";
+import { keptTaskRuleTexts } from "./task-rules.js";
 import type { ProtocolName } from "../model/protocol-name.js";
 
 export type CheckpointRecord = { hash: string; messageIndex: number; label: string; createdAt: string };
@@ -29,6 +30,8 @@ export type TaskMetadata = TaskState & {
   parent?: TaskLink;
   /** Tasks started from this one: the task it handed over to, its sub-agents. */
   children?: TaskLink[];
+  /** "Always allow for this task" rules, as the person granted them, so a resumed task keeps them (read back with loadTaskRules). */
+  taskRules?: string[];
 };
 
 /** A link between two stored tasks, and what the one named is to the other. */
@@ -173,6 +176,16 @@ export class TaskStore implements TaskJournal {
   /** Records a task started from this one (its hand-off, a sub-agent). */
   addChild(link: TaskLink): void {
     this.update({ children: [...(this.meta.children ?? []), link] });
+  }
+
+  /**
+   * Keeps an "always allow for this task" rule with the task, on disk before the call it allowed
+   * runs: a task killed right after the answer still has it when resumed.
+   */
+  addTaskRule(text: string): void {
+    const kept = keptTaskRuleTexts(this.meta.taskRules);
+    if (kept.includes(text)) return;
+    this.update({ taskRules: [...kept, text] });
   }
 
   update(patch: Partial<TaskMetadata>): void {
