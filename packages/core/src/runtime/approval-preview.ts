@@ -2,10 +2,14 @@ import type { ApprovalPreview, SandboxJson } from "../events/index.js";
 import type { CallFacts } from "../policy/call-facts.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { readHostTexts, type HostTexts, type TextFiles } from "../tools/files/index.js";
+import type { PreviewedFiles } from "../tools/edit/previewed-file.js";
 import type { AnyTool } from "../tools/tool.js";
 
-/** Where a preview reads: the workspace through the ignore rules, and the host's text read ahead for this call. */
-type PreviewWhere = { cwd: string; ignore: IgnoreRules; previewTexts?: HostTexts | undefined };
+/**
+ * Where a preview reads: the workspace through the ignore rules, and the host's text read ahead for
+ * this call; `previewed`: where it notes what it read, so the call writes only over that (PreviewedFiles).
+ */
+type PreviewWhere = { cwd: string; ignore: IgnoreRules; previewTexts?: HostTexts | undefined; previewed?: PreviewedFiles | undefined };
 
 /**
  * What the person must see to approve the call, computed once here so no host recomputes it:
@@ -70,7 +74,7 @@ function editedPaths(tool: AnyTool, input: Record<string, unknown>): string[] {
 function toolPreview(tool: AnyTool, input: Record<string, unknown>, where: PreviewWhere): ApprovalPreview | undefined {
   if (!tool.preview) return undefined;
   try {
-    return tool.preview(input, { cwd: where.cwd, ignore: where.ignore, hostTexts: where.previewTexts });
+    return tool.preview(input, { cwd: where.cwd, ignore: where.ignore, hostTexts: where.previewTexts, previewed: where.previewed });
   } catch {
     // No preview rather than no approval, or no run.
     return undefined;

@@ -3,6 +3,7 @@ import { displayPath } from "../policy/workspace.js";
 import { currentText, PREVIEW_MAX_BYTES, unshownText } from "./edit/current-text.js";
 import { failureReason } from "./edit/failure-reason.js";
 import { describeFailure } from "./edit/failure-report.js";
+import { changedSincePreview } from "./edit/previewed-file.js";
 import { applyDiff } from "./edit/streaming-applier.js";
 import { describeSuccess } from "./edit/success-report.js";
 import { openChecked, readOpenedBytes, writeChecked, type OpenedFile } from "./files/index.js";
@@ -97,6 +98,9 @@ export const replaceInFileTool = defineTool({
     } finally {
       await opened.handle.close();
     }
+    // The person approved this diff applied to the text they were shown, not to whatever is there now.
+    const changed = changedSincePreview(ctx, absolute, shown, { real, bytes });
+    if (changed !== undefined) return failure(changed);
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
       return failure(`${shown} is a binary file (${bytes.length} bytes); replace_in_file edits text files only.`);
     }

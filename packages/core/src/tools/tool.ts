@@ -4,6 +4,7 @@ import type { ImagePart, TextPart, Usage } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Mode } from "../policy/mode.js";
 import type { Terminal } from "../terminal/index.js";
+import type { PreviewedFiles } from "./edit/previewed-file.js";
 import type { HostTexts, TextFiles } from "./files/text-files.js";
 import type { SubagentCapability } from "./subagent-capability.js";
 
@@ -34,9 +35,10 @@ export type ToolResult = {
 /**
  * What a preview may read: the workspace, through the ignore rules. `hostTexts`, when the host has
  * its own files (an editor's buffers): their text, read ahead; workspace files are previewed from
- * it alone, as the call will read them, so the diff approved is the diff applied.
+ * it alone, as the call will read them, so the diff approved is the diff applied. `previewed`: where
+ * the preview notes what it started from, for the call to check before it writes.
  */
-export type PreviewContext = { cwd: string; ignore: IgnoreRules; hostTexts?: HostTexts | undefined };
+export type PreviewContext = { cwd: string; ignore: IgnoreRules; hostTexts?: HostTexts | undefined; previewed?: PreviewedFiles | undefined };
 
 /** Everything a tool may use. Host capabilities are passed in, never imported. */
 export type ToolContext = {
@@ -63,6 +65,8 @@ export type ToolContext = {
   terminal: Terminal;
   /** The host's own text files (an editor's buffers): workspace files are read and written there. Default: the local disk. */
   files?: TextFiles | undefined;
+  /** What this call's edit preview started from: an edit refuses to write over a file changed since (changedSincePreview). */
+  previewed?: PreviewedFiles | undefined;
   /** Sub-agents the session lends this call (use_subagents); absent where no session gives them. */
   subagents?: SubagentCapability | undefined;
   /** Hand-offs (new_task) this task may still make in its chain; absent: no limit known. */

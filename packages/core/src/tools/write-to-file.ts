@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { displayPath } from "../policy/workspace.js";
 import { currentText, PREVIEW_MAX_BYTES, unshownText } from "./edit/current-text.js";
+import { changedSincePreview } from "./edit/previewed-file.js";
 import { summarizeRewrite } from "./edit/rewrite-summary.js";
 import { openChecked, readOpenedBytes, writeChecked } from "./files/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
@@ -90,6 +91,9 @@ export const writeToFileTool = defineTool({
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
       // A new file (or a part of its folder path is a file, which the write reports below).
     }
+    // The person approved replacing the text they were shown: text typed or saved since is not overwritten unseen.
+    const changed = changedSincePreview(ctx, absolute, shown, previous === undefined || readFrom === undefined ? undefined : { real: readFrom, bytes: previous });
+    if (changed !== undefined) return failure(changed);
 
     const lines = countLines(content);
     if (previous !== undefined && previous.equals(Buffer.from(content, "utf8"))) {

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
-import { displayPath, realPath, resolveWorkspacePath } from "../../policy/workspace.js";
+import { displayPath, resolveWorkspacePath } from "../../policy/workspace.js";
 import { readCheckedSync, refusalFor, type HostTexts } from "../files/index.js";
 import type { PreviewContext } from "../tool.js";
+import { notePreviewed } from "./previewed-file.js";
 
 /** A NUL byte in this many leading bytes marks a binary file. */
 const BINARY_SNIFF_BYTES = 8 * 1024;
@@ -21,16 +22,21 @@ export type UnshownText = "binary" | "not_utf8" | "too_large";
  * too large to show), or undefined when it must not be read before approval (outside the
  * workspace, ignored) or cannot be. Read before approval, so only through the same checks a tool's read has;
  * from the host's text (`ctx.hostTexts`) when the host has its own files, as the edit will read it.
+ * What it read is noted in `ctx.previewed`, so the call can refuse to write over a file changed since.
  */
 export function currentText(ctx: PreviewContext, path: string): { shown: string; text: string | null } | { shown: string; unshown: UnshownText } | undefined {
   const resolved = resolveWorkspacePath(ctx.cwd, path);
   if (resolved.external) return undefined;
   const shown = displayPath(ctx.cwd, resolved.absolute);
-  const real = realPath(resolved.absolute);
+  const real = resolved.real;
   if (real === undefined) return undefined;
-  if (!existsSync(real)) return { shown, text: null };
+  if (!existsSync(real)) {
+    notePreviewed(ctx.previewed, resolved.absolute, real, null);
+    return { shown, text: null };
+  }
   const bytes = ctx.hostTexts === undefined ? readCheckedSync({ cwd: ctx.cwd, ignore: ctx.ignore }, resolved.absolute) : hostBytes(ctx, ctx.hostTexts, resolved.absolute, real);
   if (bytes === undefined) return undefined;
+  notePreviewed(ctx.previewed, resolved.absolute, real, bytes);
   if (bytes.length > PREVIEW_MAX_BYTES) return { shown, unshown: "too_large" };
   if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { shown, unshown: "binary" };
   try {
