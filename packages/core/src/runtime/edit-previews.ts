@@ -1,7 +1,7 @@
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { resolveWorkspacePath } from "../policy/workspace.js";
 import { StreamingDiffApplier } from "../tools/edit/index.js";
-import { readCheckedSync } from "../tools/files/index.js";
+import { readCheckedSync, type TextFiles } from "../tools/files/index.js";
 import type { AgentEvent } from "../events/index.js";
 
 type Pending = { path: string; diff: string; applier?: StreamingDiffApplier; off?: true };
@@ -11,6 +11,11 @@ type Pending = { path: string; diff: string; applier?: StreamingDiffApplier; off
  * block is applied in memory as soon as it is complete, for hosts that show a live diff. The file
  * on disk changes only when the call runs. Files outside the workspace or blocked by ignore rules
  * are not read before approval, so they get no preview.
+ *
+ * A host with its own files (an editor's buffers, ACP fs) gets none at all: the edit reads the buffer,
+ * so a live diff of the disk would show a change other than the one made, and the buffer cannot be
+ * read here (the stream is handled synchronously; the editor answers asynchronously). No ACP editor
+ * shows edit_preview anyway; the diff it shows comes with the call's approval, from the buffer.
  */
 export class EditPreviews {
   private readonly calls = new Map<string, Pending>();
@@ -18,10 +23,11 @@ export class EditPreviews {
   constructor(
     private readonly cwd: string,
     private readonly ignore: IgnoreRules,
+    private readonly files: TextFiles | undefined,
   ) {}
 
   onDelta(id: string, name: string, param: string | null, text: string): AgentEvent[] {
-    if (name !== "replace_in_file" || param === null) return [];
+    if (name !== "replace_in_file" || param === null || this.files !== undefined) return [];
     const pending = this.calls.get(id) ?? { path: "", diff: "" };
     this.calls.set(id, pending);
     if (pending.off) return [];

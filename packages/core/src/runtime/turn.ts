@@ -95,7 +95,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const notes: string[] = [];
   /** Calls the model wrote as XML text under the native protocol: run, and the model is told to use function calls. */
   const textCalls: string[] = [];
-  const previews = new EditPreviews(input.callEnv.cwd, input.callEnv.ignore);
+  const previews = new EditPreviews(input.callEnv.cwd, input.callEnv.ignore, input.callEnv.files);
 
   // The loop detector's record of calls, kept in the reply's order whatever order the calls finish in.
   const history = input.callEnv.history;
