@@ -13,7 +13,7 @@ import {
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { cairnBin, cleanEnv, runCairn } from "../support/cairn-cli.js";
+import { cairnBin, cleanEnv, runCairn, xmlCall } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
 import { startScriptedModelServer } from "../support/scripted-model-server.js";
@@ -33,6 +33,8 @@ type EditorOptions = {
   args?: string[];
   /** The editor shows session notices. */
   notices?: boolean;
+  /** Done while a permission request is open, before it is answered (the person typing in the meantime). */
+  beforeAnswer?: (request: RequestPermissionRequest) => void;
 };
 
 /**
@@ -97,6 +99,7 @@ class Editor {
   }
   permission(params: RequestPermissionRequest) {
     this.permissions.push(params);
+    this.options.beforeAnswer?.(params);
     const optionId = this.answers.shift();
     if (!optionId) throw new Error(`unexpected permission request for ${params.toolCall.title}`);
     return { outcome: { outcome: "selected" as const, optionId } };
@@ -660,6 +663,134 @@ describe("cairn acp: the diff a person approves is the one applied to the editor
     expect(editor.reads).toEqual([]);
     expect(editor.writes).toEqual([]);
     expect(readFileSync(file, "utf8")).toBe("alpha\nbeta from cairn\ngamma\nsaved line\n");
+  });
+});
+
+describe("cairn acp: an edit writes only over the text its approved diff was shown from", () => {
+  const block = (search: string, replacement: string) => `------- SEARCH\n${search}\n=======\n${replacement}\n+++++++ REPLACE\n`;
+  const diff = (file: string, oldText: string | null, newText: string) => ({ type: "diff", path: file, oldText, newText });
+  const ends = (editor: Editor) =>
+    editor.updates.map((n) => n.update).flatMap((u) => (u.sessionUpdate === "tool_call_update" && (u.status === "completed" || u.status === "failed") ? [u.status] : []));
+  const changedLine = (where: string) => `notes.txt changed ${where} after the person was shown this edit's diff, so nothing was written: read notes.txt again and redo the edit.`;
+
+  it("the person types in the buffer while the permission request is open: the approved edit is not applied, the editor gets no write, and the model is told in one line; an untouched buffer is written", async () => {
+    const file = path.join(fx.workspace.dir, "notes.txt");
+    writeFileSync(file, "on disk\n");
+    const buffers = new Map([[file, "shown\n"]]);
+    const typed = ["shown\ntyped while asked\n", "rewritten by the person\n"];
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("replace_in_file", { path: "notes.txt", diff: block("shown", "from cairn") }),
+        call("write_to_file", { path: "notes.txt", content: "whole file from cairn\n" }),
+        // The control: the buffer is left as shown.
+        call("replace_in_file", { path: "notes.txt", diff: block("rewritten by the person", "edited as approved") }),
+        done("done"),
+      ],
+    });
+    const { editor } = await withEditor(
+      {
+        buffers,
+        answers: ["allow_once", "allow_once", "allow_once"],
+        beforeAnswer: () => {
+          const text = typed.shift();
+          if (text !== undefined) buffers.set(file, text);
+        },
+      },
+      async (ctx) => {
+        const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+        return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit notes" }] });
+      },
+    );
+    // Each request showed the buffer as it was when asked.
+    expect(editor.permissions.map((p) => p.toolCall.content)).toEqual([
+      [diff(file, "shown\n", "from cairn\n")],
+      [diff(file, "shown\ntyped while asked\n", "whole file from cairn\n")],
+      [diff(file, "rewritten by the person\n", "edited as approved\n")],
+    ]);
+    expect(ends(editor)).toEqual(["failed", "failed", "completed"]);
+    // Only the control reached the editor; the person's typing was never overwritten.
+    expect(editor.writes).toEqual([{ path: file, content: "edited as approved\n" }]);
+    // The model read the line for each (requests carry the history: one, then two), and the control's success.
+    const told = (index: number) => bodyText(index).split(changedLine("in the editor")).length - 1;
+    expect([told(1), told(2), told(3)]).toEqual([1, 2, 2]);
+    expect(bodyText(3)).toContain("Edited notes.txt: 1 block");
+    expect(readFileSync(file, "utf8")).toBe("on disk\n");
+  });
+
+  it("without editor fs, a file changed on disk while asked is not written either; unchanged, it is", async () => {
+    const file = path.join(fx.workspace.dir, "notes.txt");
+    writeFileSync(file, "shown\n");
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("replace_in_file", { path: "notes.txt", diff: block("shown", "from cairn") }),
+        call("replace_in_file", { path: "notes.txt", diff: block("saved while asked", "edited as approved") }),
+        done("done"),
+      ],
+    });
+    let asked = 0;
+    const { editor } = await withEditor(
+      {
+        answers: ["allow_once", "allow_once"],
+        beforeAnswer: () => {
+          if (asked++ === 0) writeFileSync(file, "shown\nsaved while asked\n");
+        },
+      },
+      async (ctx) => {
+        const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+        return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit notes" }] });
+      },
+    );
+    expect(editor.permissions[0]!.toolCall.content).toEqual([diff(file, "shown\n", "from cairn\n")]);
+    expect(ends(editor)).toEqual(["failed", "completed"]);
+    expect(bodyText(1)).toContain(changedLine("on disk"));
+    expect(editor.reads).toEqual([]);
+    expect(readFileSync(file, "utf8")).toBe("shown\nedited as approved\n");
+  });
+});
+
+describe("cairn acp: live edit previews while a replace_in_file streams (xml protocol)", () => {
+  const block = (search: string, replacement: string) => `------- SEARCH\n${search}\n=======\n${replacement}\n+++++++ REPLACE\n`;
+  /** Every event of the session's tasks, as their journals hold them. */
+  const journalEvents = () =>
+    readdirSync(path.join(fx.home.dir, "tasks")).flatMap((id) => {
+      const events = path.join(fx.home.dir, "tasks", id, "events.jsonl");
+      if (!existsSync(events)) return [];
+      return readFileSync(events, "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as { type: string; preview?: string });
+    });
+  const streamedEdit = async (buffers: Map<string, string> | undefined) => {
+    fx.server = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "text", text: xmlCall("replace_in_file", { path: "notes.txt", diff: block("alpha", "ALPHA") }) }], chunkSize: 7 },
+        { content: [{ type: "text", text: xmlCall("attempt_completion", { result: "done" }) }] },
+      ],
+    });
+    return await withEditor({ ...(buffers ? { buffers } : {}), args: ["--protocol", "xml", "--auto-approve", "read,edit"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit notes" }] });
+    });
+  };
+
+  it("with the editor's files none is computed from the disk: the journal never holds the disk's text, and the buffer is what gets edited", async () => {
+    const file = path.join(fx.workspace.dir, "notes.txt");
+    writeFileSync(file, "alpha\nDISK-ONLY-LINE\n");
+    const { editor } = await streamedEdit(new Map([[file, "alpha\nbuffer line\n"]]));
+    expect(editor.writes).toEqual([{ path: file, content: "ALPHA\nbuffer line\n" }]);
+    const events = journalEvents();
+    expect(events.some((e) => e.type === "tool_call_update")).toBe(true);
+    expect(events.filter((e) => e.type === "edit_preview")).toEqual([]);
+    expect(readTree(fx.home.dir)).not.toContain("DISK-ONLY-LINE");
+    for (const request of fx.server.requests) expect(JSON.stringify(request.body)).not.toContain("DISK-ONLY-LINE");
+  });
+
+  it("a control: without editor fs the live preview of the disk's file is computed and journaled", async () => {
+    const file = path.join(fx.workspace.dir, "notes.txt");
+    writeFileSync(file, "alpha\nDISK-ONLY-LINE\n");
+    await streamedEdit(undefined);
+    expect(journalEvents().filter((e) => e.type === "edit_preview").map((e) => e.preview)).toContain("ALPHA\nDISK-ONLY-LINE\n");
+    expect(readFileSync(file, "utf8")).toBe("ALPHA\nDISK-ONLY-LINE\n");
   });
 });
 
