@@ -13,6 +13,7 @@ import { runTool, validateInput } from "../tools/run-tool.js";
 import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
 import type { AgentEvent, Decision, SandboxJson, ToolCallEnd } from "../events/index.js";
 import type { HostTexts, TextFiles } from "../tools/files/index.js";
+import type { PreviewedFiles } from "../tools/edit/previewed-file.js";
 import type { SubagentCapability, SubagentRunner } from "../tools/subagent-capability.js";
 import { readPreviewTexts, runningPreview } from "./approval-preview.js";
 import { approveCall } from "./approve-call.js";
@@ -175,7 +176,10 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   // when they use them, so a link swapped while the approval is pending cannot carry them out.
   const reach = tool.kind === "command" ? undefined : approvalCategory(facts);
   // An edit's diff starts from the file as the call will read it: the host's buffer, unsaved edits included.
-  const previewEnv = { ...env, previewTexts: await readPreviewTexts(tool, input, env) };
+  // What the preview read is noted, and the edit writes only over that: the file changed after the
+  // person saw the diff is not written (changedSincePreview).
+  const previewed: PreviewedFiles = new Map();
+  const previewEnv = { ...env, previewTexts: await readPreviewTexts(tool, input, env), previewed };
   const approval = await approveCall(previewEnv, tool, { ...call, input }, summary, facts, (message) => notify(env, message, "permission_prompt"));
   if ("refused" in approval) return finish(env, { ...call, input }, { content: approval.refused, isError: true }, "denied", approval.decision);
   // An edit that ran without asking still shows its diff: previewed here, once, before the file changes.
@@ -189,6 +193,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     scratchDir: env.scratchDir,
     modelSupportsImages: env.modelSupportsImages,
     files: env.files,
+    previewed,
     terminal: env.terminal,
     resolvePath: (path) => workspaceAbsolute(env.cwd, path),
     outsideApproved: reach === "read-external" || reach === "edit-external",
