@@ -7,7 +7,7 @@ import { realPath } from "./workspace.js";
 export { ignoreFileNames };
 
 /** Looking for the ignored files that have other names stops here (then those names are refused unchecked). */
-const LINK_WALK_LIMITS = { maxEntries: 200_000, maxMatches: 20_000 };
+const LINK_WALK_LIMITS = { maxEntries: 200_000, maxMatches: 20_000, maxInsideIgnored: 50_000 };
 
 /** How long one look for the ignored files' other names answers for. */
 const LINK_MEMO_MS = 1_000;
@@ -91,12 +91,13 @@ export class IgnoreRules {
     if (!stats.isFile() || stats.nlink < 2 || this.current().length === 0) return undefined;
     const found = this.linkedFiles();
     if (!found.ok) return "unchecked";
-    return found.linkedIdentities.has(identityKey(stats)) ? "ignored" : undefined;
+    if (found.linkedIdentities.has(identityKey(stats))) return "ignored";
+    return found.complete ? undefined : "unchecked";
   }
 
   /** `ignoresLinked` for the file at a real path, when no descriptor is open (undefined for a path that names nothing). */
   ignoresLinkedAt(real: string): LinkVerdict {
-    if (this.current().length === 0) return undefined;
+    // One stat, and only a file with other names goes further (most files have one).
     const stats = statOf(real);
     return stats === undefined ? undefined : this.ignoresLinked(stats);
   }

@@ -10,6 +10,8 @@ export type WalkLimits = {
   maxEntries: number;
   /** Beyond this many matched paths, the walk stops and says so. */
   maxMatches: number;
+  /** Beyond this many entries inside ignored folders, their files' identities are no longer looked at (`complete` false). */
+  maxInsideIgnored: number;
 };
 
 /** A path the rules match, outermost: a matched folder stands for everything in it. */
@@ -23,6 +25,8 @@ export type IgnoredFiles =
       linkedIdentities: ReadonlySet<string>;
       /** Files the rules do not match that are one of those files: the other names (hard links) of an ignored file. */
       hardLinks: string[];
+      /** False when ignored folders held too much to look at every file in them: some ignored files' other names may be missing. */
+      complete: boolean;
     }
   | { ok: false; reason: string };
 
@@ -31,13 +35,13 @@ export function identityKey(stats: { dev: number; ino: number }): string {
   return `${stats.dev}:${stats.ino}`;
 }
 
-const NOTHING: IgnoredFiles = { ok: true, matched: [], linkedIdentities: new Set(), hardLinks: [] };
+const NOTHING: IgnoredFiles = { ok: true, matched: [], linkedIdentities: new Set(), hardLinks: [], complete: true };
 
 /**
  * The workspace's files its ignore files match, as they are now, and every other name of them:
  * the ignore rules compare paths, and a hard link (`notes.txt` sharing `.env`'s inode) is the
  * ignored file under a name no rule matches. Folders in `HEAVY` are walked only when a rule names
- * them, for the matches and for the hard links alike.
+ * them, for the matches and for the hard links alike; an ignored one is never walked into.
  *
  * Only files with a link count above one can have another name, so the rest of the workspace is
  * stat'ed only when an ignored file has one: the usual walk costs what listing the folders costs.
@@ -71,7 +75,7 @@ const MAX_KEPT_WALKS = 8;
 const lastWalks = new Map<string, { rules: string; limits: string; watched: Map<string, number>; result: IgnoredFiles }>();
 
 function limitsKey(limits: WalkLimits): string {
-  return `${limits.maxEntries}:${limits.maxMatches}`;
+  return `${limits.maxEntries}:${limits.maxMatches}:${limits.maxInsideIgnored}`;
 }
 
 function unchanged(watched: ReadonlyMap<string, number>): boolean {
@@ -93,6 +97,7 @@ function walkWorkspace(workspace: string, matchers: IgnoreMatchers, limits: Walk
   /** Regular files no rule matches: each may be another name of an ignored file. */
   const others: string[] = [];
   let seen = 0;
+  let seenInside = 0;
   const tooMany = () => `the workspace has more than ${limits.maxEntries.toLocaleString("en-US")} entries to check against the ignore files`;
 
   /** Lists a folder, its mtime read first: an entry added in between moves it past what was recorded. */
@@ -111,21 +116,22 @@ function walkWorkspace(workspace: string, matchers: IgnoreMatchers, limits: Walk
     watched.set(file, stats.ctimeMs);
     if (stats.nlink > 1) linked.add(identityKey(stats));
   };
-  /** Every file in an ignored folder is ignored: only their identities are wanted. */
-  const collect = (dir: string): string | undefined => {
+  /**
+   * Every file in an ignored folder is ignored: only their identities are wanted. A big ignored
+   * folder (a data set) stops the looking, not the walk: the folder is still masked whole.
+   */
+  const collect = (dir: string): void => {
     for (const entry of list(dir) ?? []) {
-      seen += 1;
-      if (seen > limits.maxEntries) return tooMany();
+      seenInside += 1;
+      if (seenInside > limits.maxInsideIgnored) return;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory() && !HEAVY.has(entry.name)) {
-        const problem = collect(full);
-        if (problem) return problem;
+        collect(full);
       } else if (entry.isFile()) {
         const stats = statOf(full);
         if (stats !== undefined && stats.nlink > 1) linked.add(identityKey(stats));
       }
     }
-    return undefined;
   };
   const walk = (dir: string, relDir: string): string | undefined => {
     for (const entry of list(dir) ?? []) {
@@ -137,8 +143,8 @@ function walkWorkspace(workspace: string, matchers: IgnoreMatchers, limits: Walk
       if (ignoredByAny(matchers, isDir ? `${rel}/` : rel)) {
         matched.push({ path: full, kind: isDir ? "dir" : entry.isSymbolicLink() ? "link" : "file" });
         if (matched.length > limits.maxMatches) return `the ignore files match more than ${limits.maxMatches} paths`;
-        const problem = isDir ? collect(full) : (noteIgnoredFile(full), undefined);
-        if (problem) return problem;
+        if (!isDir) noteIgnoredFile(full);
+        else if (!HEAVY.has(entry.name)) collect(full);
         continue;
       }
       if (isDir && !HEAVY.has(entry.name)) {
@@ -153,7 +159,7 @@ function walkWorkspace(workspace: string, matchers: IgnoreMatchers, limits: Walk
   const problem = walk(workspace, "");
   if (problem) return { ok: false, reason: problem };
   const hardLinks = linked.size === 0 ? [] : others.filter((file) => isOneOf(file, linked));
-  return { ok: true, matched, linkedIdentities: linked, hardLinks };
+  return { ok: true, matched, linkedIdentities: linked, hardLinks, complete: seenInside <= limits.maxInsideIgnored };
 }
 
 /** A file's stats, undefined for one that is gone or cannot be looked at (unreadable to the tools and the sandbox alike). */

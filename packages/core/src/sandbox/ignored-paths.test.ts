@@ -85,6 +85,14 @@ describe("ignoredPaths and hard links", () => {
     expect(masks()).toEqual(["dir secrets", "file .env", "file docs/env.txt", "file docs/key.txt", "file notes.txt"]);
   });
 
+  it("masks an ignored node_modules whole without looking into it", () => {
+    write("shared.txt", "shared");
+    write("node_modules/pkg/index.js");
+    linkSync(path.join(ws, "shared.txt"), path.join(ws, "node_modules", "pkg", "copy.txt"));
+    write(".cairnignore", "node_modules/\n");
+    expect(masks()).toEqual(["dir node_modules"]);
+  });
+
   it("sees a hard link made after the last walk, wherever in the walked tree it is made", () => {
     write(".env", "SECRET");
     write("src/deep/a.ts");

@@ -4,6 +4,8 @@ import type { Mask } from "./bwrap-args.js";
 
 /** Beyond this many entries looked at, the walk stops (and says so): a command must start quickly. */
 const MAX_ENTRIES = 200_000;
+/** Entries inside ignored folders looked at for hard links (the folders themselves are masked whole). */
+const MAX_INSIDE_IGNORED = 50_000;
 /** Beyond this many masks the command is refused rather than run with some ignored paths visible. */
 export const MAX_MASKS = 4_000;
 
@@ -17,7 +19,9 @@ export type IgnoredPaths = { ok: true; masks: Mask[] } | { ok: false; reason: st
  * Files created after this moment are not masked (the sandbox is set up before the command runs).
  */
 export function ignoredPaths(workspace: string): IgnoredPaths {
-  const found = ignoredFiles(workspace, { maxEntries: MAX_ENTRIES, maxMatches: MAX_MASKS });
+  // Past MAX_INSIDE_IGNORED entries in ignored folders, hard links of the rest go unmasked: a data
+  // set folder must not stop every command, and a hard link into it is not what repositories ship.
+  const found = ignoredFiles(workspace, { maxEntries: MAX_ENTRIES, maxMatches: MAX_MASKS, maxInsideIgnored: MAX_INSIDE_IGNORED });
   if (!found.ok) return found;
   const masks = [...found.matched.flatMap((match) => maskFor(match) ?? []), ...found.hardLinks.map((file): Mask => ({ path: file, kind: "file" }))];
   if (masks.length > MAX_MASKS) return { ok: false, reason: `the ignore files match more than ${MAX_MASKS} paths` };
