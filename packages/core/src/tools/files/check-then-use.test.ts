@@ -115,8 +115,16 @@ describe("a path swapped for a link between approval and use", () => {
     expect(sent).not.toContain("swap-race-marker");
   });
 
-  it("positive controls: a swap to a link to another workspace file is written through, and an approved outside write lands", async () => {
-    const inside = await approvedWithSwap(call("write_to_file", { path: "a.txt", content: "through the link\n" }), () => swapForLink("a.txt", "b.txt"));
+  it("a swap to a link to another workspace file after the diff was shown writes nothing: that file is not the one approved", async () => {
+    const swapped = await approvedWithSwap(call("write_to_file", { path: "a.txt", content: "through the link\n" }), () => swapForLink("a.txt", "b.txt"));
+    expect(swapped.result.is_error).toBe(true);
+    expect(swapped.result.content).toMatch(/a\.txt changed on disk after the person was shown this edit's diff/);
+    expect(readFileSync(at("b.txt"), "utf8")).toBe("bravo\n");
+  });
+
+  it("positive controls: a link to another workspace file, in place when the diff was shown, is written through, and an approved outside write lands", async () => {
+    swapForLink("a.txt", "b.txt");
+    const inside = await approvedWithSwap(call("write_to_file", { path: "a.txt", content: "through the link\n" }), () => {});
     expect(inside.result.is_error).toBe(false);
     expect(readFileSync(at("b.txt"), "utf8")).toBe("through the link\n");
     await server?.close();
