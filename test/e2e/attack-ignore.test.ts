@@ -158,4 +158,25 @@ describe("CAIRN_HOME's agents and workflows", () => {
     expect(got[0]!.content).toContain("is a protected file");
     expect(got[1]!.content).toContain("is a protected file");
   });
+
+  it("under --yolo, another task's records (its metadata holds the rules allowed for it) cannot be rewritten; its scratch folder can", { timeout: 120_000 }, async () => {
+    const other = path.join(fx.home.dir, "tasks", "other-task");
+    const metadata = path.join(other, "metadata.json");
+    mkdirSync(path.join(other, "scratch"), { recursive: true });
+    writeFileSync(metadata, '{"id":"other-task","taskRules":[]}\n');
+    const run = await cairn(
+      [
+        call("write_to_file", { path: metadata, content: '{"id":"other-task","taskRules":["execute_command(*)"]}\n' }),
+        call("write_to_file", { path: path.join(other, "scratch", "notes.txt"), content: "scratch is scratch\n" }),
+        done,
+      ],
+      ["--yolo"],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(metadata, "utf8")).toBe('{"id":"other-task","taskRules":[]}\n');
+    expect(readFileSync(path.join(other, "scratch", "notes.txt"), "utf8")).toBe("scratch is scratch\n");
+    const got = results(run);
+    expect(got.map((r) => r.status)).toEqual(["denied", "completed", "completed"]);
+    expect(got[0]!.content).toContain("is a protected file");
+  });
 });

@@ -64,6 +64,9 @@ describe("protectedPath", () => {
     expect(hit(path.join(home, "AGENTS.md"))).toBeUndefined();
     expect(hit(path.join(home, "agents-notes.txt"))).toBeUndefined();
     expect(hit(path.join(home, "tasks", "t", "scratch", "out.txt"))).toBeUndefined();
+    expect(hit(path.join(home, "tasks", "t", "metadata.json"))).toBe(path.join(home, "tasks", "t", "metadata.json"));
+    expect(hit(path.join(home, "tasks", "t", "conversation.jsonl"))).toBeDefined();
+    expect(hit(path.join(home, "tasks", "index.json"))).toBeDefined();
     expect(hit(path.join(base, "other", ".git", "hooks", "pre-commit"))).toBe(path.join(base, "other", ".git", "hooks", "pre-commit"));
     expect(hit(path.join(os.homedir(), ".cairn", "settings.json"))).toBeDefined();
   });

@@ -13,8 +13,9 @@ import { ignoreFileNames } from "./ignore-rules.js";
  * - `.mcp.json`: servers Cairn starts as processes.
  * - `.git/` in any folder (also a `.git` file): hooks run on commit, and config keys such as
  *   core.fsmonitor, core.pager or aliases run commands for the checkpoints and the person's own git.
- * - CAIRN_HOME's settings, MCP settings, approvals, trust records and checkpoint repositories, and
- *   its agents/ and workflows/: an agent definition names the tools a sub-agent gets and a workflow
+ * - CAIRN_HOME's settings, MCP settings, approvals, trust records and checkpoint repositories, its
+ *   task records (all but each task's scratch/ folder: a task's metadata holds the rules the person
+ *   allowed for that task), and its agents/ and workflows/: an agent definition names the tools a sub-agent gets and a workflow
  *   is instructions run by name, in every later session of every project; any `.cairn` folder
  *   outside the workspace (the default CAIRN_HOME is ~/.cairn).
  *
@@ -91,8 +92,10 @@ function byName(candidate: string, roots: readonly string[]): ProtectedHit | und
 function inHome(candidate: string, homes: readonly string[]): ProtectedHit | undefined {
   for (const home of homes) {
     if (!isInside(home, candidate) || candidate === home) continue;
-    const first = path.relative(home, candidate).split(path.sep)[0]!;
-    if (protectedHomeEntries.includes(first)) return { path: candidate, reason: "Cairn's own settings and records (CAIRN_HOME)" };
+    const parts = path.relative(home, candidate).split(path.sep);
+    if (protectedHomeEntries.includes(parts[0]!)) return { path: candidate, reason: "Cairn's own settings and records (CAIRN_HOME)" };
+    // A task's records (its metadata holds the rules the person allowed for it), all but its scratch folder.
+    if (parts[0] === "tasks" && parts[2] !== "scratch") return { path: candidate, reason: "Cairn's task records (CAIRN_HOME/tasks): a task's metadata holds what the person allowed it" };
   }
   return undefined;
 }
