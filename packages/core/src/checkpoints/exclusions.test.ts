@@ -104,6 +104,13 @@ describe("what checkpoints leave out", () => {
     expect(await read(ws, ".cairnignore")).toBe("private/\n");
   });
 
+  it("keeps .env files out whatever an ignore file says (a command may create a .clineignore with !.env)", async () => {
+    await writeFiles(ws, { ".clineignore": "!.env\n!.env.local\n", ".env": "SECRET=1\n", ".env.local": "SECRET=2\n", "open.md": "o\n" });
+    const checkpoints = await open();
+    const first = await checkpoints.create("first");
+    expect(filesInCheckpoint(checkpoints.gitDir, first.hash).sort()).toEqual([".clineignore", "open.md"]);
+  });
+
   it("lets a .cairnignore negation bring a heavy folder back", async () => {
     await writeFiles(ws, { ".cairnignore": "!build/\n", "build/script.sh": "echo\n", "dist/x.js": "x\n" });
     const checkpoints = await open();

@@ -76,13 +76,9 @@ export function literalPattern(relativePath: string): string {
   return `/${escaped}`;
 }
 
-/** The fixed part of the exclude file: heavy folders, heavy extensions, secrets. */
+/** The part of the exclude file an ignore file may override: heavy folders and heavy extensions. */
 export function defaultExcludeRules(): string[] {
-  return [
-    ...heavyDirectories.map((dir) => `${dir}/`),
-    ...heavyExtensions.map(anyCase),
-    ...alwaysExcluded,
-  ];
+  return [...heavyDirectories.map((dir) => `${dir}/`), ...heavyExtensions.map(anyCase)];
 }
 
 export type ExcludeInputs = {
@@ -98,7 +94,9 @@ export type ExcludeInputs = {
  * The shadow repository's `info/exclude`. Git applies it together with the workspace's own
  * .gitignore files (which take precedence, so a `!pattern` there re-includes a file), so the
  * shadow repo checkpoints what the person would commit, minus heavy artefacts and secrets.
- * Rules from .cairnignore come after the defaults: a `!dist/` line in it brings dist back.
+ * Rules from .cairnignore come after the defaults: a `!dist/` line in it brings dist back. Secrets
+ * come after the ignore files, so no line there (a `!.env` in a .clineignore a command created)
+ * brings a secret into the store.
  */
 export function excludeFileContent(inputs: ExcludeInputs): string {
   const lines = [
@@ -106,6 +104,7 @@ export function excludeFileContent(inputs: ExcludeInputs): string {
     ...defaultExcludeRules(),
     ...inputs.ownFolders.map((folder) => `${literalPattern(folder)}/`),
     ...inputs.ignoreFiles.flatMap((text) => text.split(/\r?\n/)),
+    ...alwaysExcluded,
     // Size limits come last so that no rule from .cairnignore can bring a huge file back.
     ...inputs.largeFiles.filter((file) => !file.includes("\n")).map(literalPattern),
   ];
