@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Mask } from "./bwrap-args.js";
 
@@ -102,9 +102,11 @@ export function existingMasks(paths: readonly string[]): Mask[] {
   const masks: Mask[] = [];
   const seen = new Set<string>();
   for (const candidate of paths) {
+    // Most listed paths do not exist: a failed lstat costs far less than a thrown realpath error.
+    if (lstatSync(candidate, { throwIfNoEntry: false }) === undefined) continue;
     let real: string;
     try {
-      real = realpathSync(candidate);
+      real = realpathSync.native(candidate);
     } catch {
       continue;
     }
