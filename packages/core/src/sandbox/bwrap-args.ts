@@ -34,10 +34,11 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   // A fresh /proc is writable where the kernel lets the caller write: as root (CI, containers,
   // fleet workers) even with every capability dropped, /proc/sys/kernel/core_pattern runs a
-  // program of the command's choosing on the host at the next crash. The kernel's knobs stay
-  // readable; sysrq-trigger, irq and bus are covered where they exist.
+  // program of the command's choosing on the host at the next crash, and sysrq-trigger can reboot.
+  // The kernel's knobs stay readable. (bubblewrap covers /proc/irq and /proc/bus itself, and each
+  // mount costs a command ~0.2 ms.)
   args.push("--ro-bind", "/proc/sys", "/proc/sys");
-  for (const knob of ["/proc/sysrq-trigger", "/proc/irq", "/proc/bus"]) args.push("--ro-bind-try", knob, knob);
+  args.push("--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger");
   args.push("--tmpfs", "/tmp");
   for (const dir of plan.visibleInTmp ?? []) args.push("--ro-bind", dir, dir);
   for (const dir of plan.writable) args.push("--bind", dir, dir);
