@@ -152,12 +152,12 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(readFileSync(path.join(fx.workspace.dir, "new.txt"), "utf8")).toBe("hello from cairn\n");
     expect(readFileSync(path.join(fx.workspace.dir, "keep.txt"), "utf8")).toBe("original\n");
 
-    // The person saw each edit as a diff, with the four choices.
+    // The person saw each edit as a diff, with the choices (always allow: for this task, for this workspace).
     expect(editor.permissions).toHaveLength(2);
     const [first, second] = editor.permissions;
     expect(first!.toolCall.content).toEqual([{ type: "diff", path: path.join(fx.workspace.dir, "new.txt"), oldText: null, newText: "hello from cairn\n" }]);
     expect(second!.toolCall.content).toEqual([{ type: "diff", path: path.join(fx.workspace.dir, "keep.txt"), oldText: "original\n", newText: "overwritten\n" }]);
-    expect(first!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+    expect(first!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "allow_always", "reject_once", "reject_always"]);
 
     // Cards: an edit tool call with its location and input, updated to completed and to failed.
     const calls = editor.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call");
@@ -395,6 +395,67 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(readFileSync(path.join(fx.workspace.dir, "two.txt"), "utf8")).toBe("2\n");
     const saved = readFileSync(path.join(fx.home.dir, "permissions.json"), "utf8");
     expect(saved).toContain("write_to_file(");
+  });
+
+  it("always allow in this task: the rule shown holds for the rest of the task and when its session is loaded again, is kept with the task and not in permissions.json, and a new session asks again", async () => {
+    mkdirSync(path.join(fx.workspace.dir, "src"));
+    fx.server = await startScriptedModelServer({
+      turns: [
+        call("write_to_file", { path: "src/one.txt", content: "1\n" }),
+        call("write_to_file", { path: "src/two.txt", content: "2\n" }),
+        // Outside the rule's folder: the rule is the one shown, not a blanket yes.
+        call("write_to_file", { path: "notes.txt", content: "n\n" }),
+        done("first prompt"),
+        call("write_to_file", { path: "src/three.txt", content: "3\n" }),
+        done("second prompt"),
+        call("write_to_file", { path: "src/four.txt", content: "4\n" }),
+        done("after load"),
+        call("write_to_file", { path: "src/five.txt", content: "5\n" }),
+        done("another task"),
+      ],
+    });
+    const first = await withEditor({ answers: ["allow_always_task", "allow_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write one, two and the notes" }] });
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write three" }] });
+      return sessionId;
+    });
+    const taskId = first.value;
+    // Both scopes were offered, each naming the rule; the person picked the task's.
+    const asked = first.editor.permissions[0]!;
+    expect(asked.toolCall.title).toContain("src/one.txt");
+    expect(asked.options.filter((o) => o.kind === "allow_always").map((o) => [o.optionId, o.name])).toEqual([
+      ["allow_always_task", "Always allow write_to_file(src/**) in this task"],
+      ["allow_always", "Always allow write_to_file(src/**) in this workspace"],
+    ]);
+    // two.txt (same turn run) and three.txt (the next prompt) ran without asking; notes.txt was asked about.
+    expect(first.editor.permissions.map((p) => p.toolCall.title)).toEqual([asked.toolCall.title, expect.stringContaining("notes.txt")]);
+    expect(["one", "two", "three"].map((name) => readFileSync(path.join(fx.workspace.dir, "src", `${name}.txt`), "utf8"))).toEqual(["1\n", "2\n", "3\n"]);
+    expect(existsSync(path.join(fx.home.dir, "permissions.json"))).toBe(false);
+
+    const shown = await runCairn(["show", taskId], { env: cleanEnv({ CAIRN_HOME: fx.home.dir }) });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("allowed for this task: write_to_file(src/**)");
+
+    // The editor loads the session later: the task's rule is still in force.
+    const loaded = await withEditor({ answers: [] }, async (ctx) => {
+      await ctx.request("session/load", { sessionId: taskId, cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId: taskId, prompt: [{ type: "text", text: "write four" }] });
+    });
+    expect(loaded.value.stopReason).toBe("end_turn");
+    expect(loaded.editor.permissions).toEqual([]);
+    expect(readFileSync(path.join(fx.workspace.dir, "src", "four.txt"), "utf8")).toBe("4\n");
+
+    // A new session is a new task: the same call is asked about again, and refused stays unwritten.
+    const other = await withEditor({ answers: ["reject_once"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write five" }] });
+      return sessionId;
+    });
+    expect(other.value).not.toBe(taskId);
+    expect(other.editor.permissions.map((p) => p.toolCall.title)).toEqual([expect.stringContaining("src/five.txt")]);
+    expect(existsSync(path.join(fx.workspace.dir, "src", "five.txt"))).toBe(false);
+    expect(existsSync(path.join(fx.home.dir, "permissions.json"))).toBe(false);
   });
 
   it("a question ends the turn as a message, and the next prompt answers it", async () => {

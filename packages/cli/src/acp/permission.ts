@@ -6,14 +6,40 @@ import { acpToolKind } from "./tool-call-kind.js";
 /** What an approval asks about: the request as core computed it (the diff, the command, the rule "always" would add). */
 type Asked = Pick<ApprovalRequest, "tool_use_id" | "summary" | "preview" | "protected" | "suggested_rule">;
 
-/** allow once / always / reject once / always; no "always" for a protected file, which is asked about every time. */
+/**
+ * The optionIds Cairn answers a permission request with. They are a contract: an editor (or a
+ * person's keybinding) may pick one by id, so they never change meaning. "allow_always" kept its
+ * id from before the task scope existed, and still saves the rule for the workspace.
+ */
+export const PERMISSION_OPTION_IDS = {
+  allowOnce: "allow_once",
+  allowForTask: "allow_always_task",
+  allowForWorkspace: "allow_always",
+  rejectOnce: "reject_once",
+  rejectAlways: "reject_always",
+} as const;
+
+const ids = PERMISSION_OPTION_IDS;
+
+/**
+ * Allow once; always allow the rule core suggests, for this task (kept with it, shared with its
+ * sub-agents) or for this workspace (CAIRN_HOME/permissions.json), both of kind allow_always and
+ * named with the rule, so the person sees what they allow; reject once / always. No "always" for a
+ * protected file, which is asked about every time, nor without a rule to remember.
+ */
 export function permissionOptions(asked: Asked): PermissionOption[] {
   const rule = asked.protected ? undefined : asked.suggested_rule;
+  const always: PermissionOption[] = rule
+    ? [
+        { optionId: ids.allowForTask, name: `Always allow ${rule} in this task`, kind: "allow_always" },
+        { optionId: ids.allowForWorkspace, name: `Always allow ${rule} in this workspace`, kind: "allow_always" },
+      ]
+    : [];
   return [
-    { optionId: "allow_once", name: "Allow", kind: "allow_once" },
-    ...(rule ? [{ optionId: "allow_always", name: `Always allow ${rule} in this workspace`, kind: "allow_always" as const }] : []),
-    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
-    { optionId: "reject_always", name: "Reject, and don't ask again in this session", kind: "reject_always" },
+    { optionId: ids.allowOnce, name: "Allow", kind: "allow_once" },
+    ...always,
+    { optionId: ids.rejectOnce, name: "Reject", kind: "reject_once" },
+    { optionId: ids.rejectAlways, name: "Reject, and don't ask again in this session", kind: "reject_always" },
   ];
 }
 
@@ -32,15 +58,17 @@ export function permissionRequest(sessionId: string, request: ApprovalRequest, c
   };
 }
 
-/** The editor's choice as core's answer. A cancelled prompt refuses the call. */
+/** The editor's choice as core's answer. A cancelled prompt, or an id Cairn never offered, refuses the call. */
 export function answerFrom(outcome: RequestPermissionOutcome): ApprovalResponse & { rejectAlways: boolean } {
   if (outcome.outcome !== "selected") return { approved: false, feedback: "The person cancelled the request.", rejectAlways: false };
   switch (outcome.optionId) {
-    case "allow_once":
+    case ids.allowOnce:
       return { approved: true, rejectAlways: false };
-    case "allow_always":
+    case ids.allowForTask:
+      return { approved: true, remember: "task", rejectAlways: false };
+    case ids.allowForWorkspace:
       return { approved: true, remember: "workspace", rejectAlways: false };
-    case "reject_always":
+    case ids.rejectAlways:
       return { approved: false, rejectAlways: true };
     default:
       return { approved: false, rejectAlways: false };
