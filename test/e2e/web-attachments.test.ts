@@ -168,6 +168,44 @@ describe("pictures attached in cairn web", { timeout: 90_000 }, () => {
     await page.close();
   });
 
+  it("a message's picture count is read back from the stored task: after a reload, and in a new server where the task is opened from the history and carried on", async () => {
+    const w = await serve([done("Two dots."), done("Carried on.")]);
+    const page = await openPage(w);
+    const input = (await page.$('input[type="file"]'))!;
+    await input.uploadFile(file("left.png", png), file("right.gif", gif));
+    await page.waitForFunction(() => document.querySelectorAll('ul[aria-label="Attached images"] img').length === 2, { polling: 100, timeout: 10_000 });
+    await typeAndSend(page, "Task", "Compare the two");
+    await waitForText(page, "Task completed.");
+    const userMessages = () => page.$$eval(".timeline .msg.user", (all) => all.map((m) => (m as HTMLElement).innerText));
+    await page.reload();
+    await page.locator('nav[aria-label="History"] button.history-open').click();
+    await waitForText(page, "Task completed.");
+    expect(await userMessages()).toEqual(["Compare the two (2 images attached)"]);
+
+    // A new server knows nothing the first one kept in memory: the count comes from CAIRN_HOME.
+    await w.stop();
+    web = await startScriptedWeb(model, ws.dir, home.dir);
+    await page.goto(web.url);
+    await page.locator('nav[aria-label="History"] button.history-open').click();
+    await waitForText(page, "This task is stored.");
+    await page.waitForFunction(() => document.querySelector(".timeline .msg.user") !== null, { polling: 100, timeout: 10_000 });
+    expect(await userMessages()).toEqual(["Compare the two (2 images attached)"]);
+    // Carried on here with a message and no picture: the stored message keeps its count, the new one has none.
+    await typeAndSend(page, "Task message", "Anything else?");
+    await page.waitForFunction(() => document.querySelectorAll(".timeline .msg.user").length === 2, { polling: 100, timeout: 30_000 });
+    expect(await userMessages()).toEqual(["Compare the two (2 images attached)", "Anything else?"]);
+    await expect.poll(() => model.requests.length, { timeout: 20_000 }).toBe(2);
+    // What the count stands for: the two pictures the stored conversation sent to the model, again on the carried-on request.
+    const sent = [
+      { type: "base64", media_type: "image/png", data: png.toString("base64") },
+      { type: "base64", media_type: "image/gif", data: gif.toString("base64") },
+    ];
+    expect(picturesSent(model.requests[0]!)).toEqual(sent);
+    const first = (model.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> }).messages[0]!;
+    expect((first.content as Array<{ type: string; source?: Source }>).filter((p) => p.type === "image").map((p) => p.source)).toEqual(sent);
+    await page.close();
+  });
+
   it("a follow-up message carries a picture too", async () => {
     const w = await serve([done("First."), done("Seen.")]);
     const page = await openPage(w);

@@ -3,6 +3,7 @@ import type { RunArgs } from "cairn/dist/run-args.js";
 import { EventLog } from "./event-log.js";
 import { restoreCheckpoint, type RestoreDone, type RestoreWhat } from "./checkpoint-timeline.js";
 import { LiveTask } from "./live-task.js";
+import { withPersonMessages } from "./stored-messages.js";
 import { OpenError, openNewTask, openStoredTask } from "./task-opener.js";
 import { imagesRefused, type ImagePart, type Mode, type SessionOverrides } from "@cairn/core";
 import { checkModel, choiceOverrides, type ModelChoice } from "./model-choices.js";
@@ -138,10 +139,11 @@ export class TaskHub {
     return { ok: true };
   }
 
-  /** A stored task's recorded events (no deltas), to show it before carrying it on; read only. */
+  /** A stored task's recorded events (no deltas) and the person's messages, to show it before carrying it on; read only. */
   storedEvents(id: string): { ok: true; events: unknown[] } | { ok: false; message: string } {
     try {
-      return { ok: true, events: TaskStore.open(cairnHome(this.env), id).loadEvents() };
+      const store = TaskStore.open(cairnHome(this.env), id);
+      return { ok: true, events: withPersonMessages(store.loadEvents(), store.loadConversation().messages) };
     } catch (error) {
       if (error instanceof TaskNotFoundError) return { ok: false, message: error.message };
       throw error;

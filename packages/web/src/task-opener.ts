@@ -15,6 +15,8 @@ import {
   type TaskStore,
 } from "@cairn/core";
 import { overridesOf, type RunArgs } from "cairn/dist/run-args.js";
+import { withPersonMessages } from "./stored-messages.js";
+import type { WebEvent } from "./web-event.js";
 
 /** A task opened for the web host through core's sessions, with what the page shows of it. */
 export type WebSession = {
@@ -27,8 +29,8 @@ export type WebSession = {
   cwd: string;
   model: { id: string; provider: string; contextWindow: number | null; supportsImages: boolean };
   mode: Mode;
-  /** For a stored task: its recorded events, so the page shows where it stopped. */
-  history: AgentEvent[];
+  /** For a stored task: its recorded events and the person's messages, so the page shows where it stopped. */
+  history: Array<AgentEvent | WebEvent>;
   /** The first run: the task itself, or (for a stored task) the message that carries it on; `images` go with it. */
   firstRun(message: string, images: readonly ImagePart[]): AsyncGenerator<AgentEvent, TaskResult>;
   close(): Promise<void>;
@@ -37,7 +39,7 @@ export type WebSession = {
 /** A failure the person must act on (bad options, unknown or busy task): shown as it is. */
 export class OpenError extends Error {}
 
-function webSession(session: Session, title: string, history: AgentEvent[], firstRun: WebSession["firstRun"]): WebSession {
+function webSession(session: Session, title: string, history: WebSession["history"], firstRun: WebSession["firstRun"]): WebSession {
   const { settings } = session;
   return {
     id: session.id,
@@ -74,7 +76,7 @@ export async function openNewTask(args: RunArgs, text: string, host: Host, mode:
 export async function openStoredTask(args: RunArgs, id: string, host: Host, env: NodeJS.ProcessEnv): Promise<WebSession> {
   const session = await mapped(() => resumeSession({ id, env, overrides: overridesOf(args), host }));
   const resumed = session.resumed!;
-  return webSession(session, resumed.meta.title, resumed.events, (message, images) => {
+  return webSession(session, resumed.meta.title, withPersonMessages(resumed.events, resumed.messages), (message, images) => {
     session.store.claim();
     return session.task.continue(resumeMessage(resumed, session.settings.mode, message || undefined), images);
   });

@@ -1,3 +1,4 @@
+import type { WebEvent } from "../../src/web-event.ts";
 import type { AgentEvent } from "./tool-calls.ts";
 import type { Mode } from "./tool-calls.ts";
 
@@ -69,7 +70,8 @@ export const api = {
       return "The cairn web server cannot be reached; is it still running?";
     }
   },
-  storedEvents: (id: string) => get<{ events: AgentEvent[] }>(`/api/history/${encodeURIComponent(id)}/events`),
+  /** A stored task's journal, with the person's messages (and how many pictures each carried) where its runs began. */
+  storedEvents: (id: string) => get<{ events: Array<AgentEvent | WebEvent> }>(`/api/history/${encodeURIComponent(id)}/events`),
   history: async (): Promise<HistoryEntry[]> => {
     const res = await fetch("/api/history", { credentials: "same-origin" });
     if (!res.ok) return [];
