@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDir } from "../support/cairn-cli.js";
+import { cleanEnv, tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { goodHeaders, rawRequest, startScriptedWeb, type WebRun } from "../support/web-harness.js";
+import { goodHeaders, rawRequest, startScriptedWeb, startWeb, type WebRun } from "../support/web-harness.js";
 
 type Frame = { id: number; task_id: string; event: { type: string; status?: string; tool_use_id?: string } };
 
@@ -167,5 +167,51 @@ describe("cairn web's task API and event stream", () => {
     expect(new Set(all.map((f) => f.task_id))).toEqual(new Set([id]));
     expect(all.filter((f) => f.event.type === "web_task")).toHaveLength(1); // not reopened
     expect(JSON.stringify(model.requests[1]!.body)).toContain("remember kestrel");
+  });
+});
+
+describe("cairn web --open", () => {
+  /** `cairn web --open` with only `pathDirs` on PATH (the scripted model as its model). */
+  async function serveOpen(pathDirs: string[]): Promise<WebRun> {
+    model = await startScriptedModelServer({ turns: [] });
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir, PATH: pathDirs.join(path.delimiter) });
+    web = await startWeb(["--provider", "anthropic", "--base-url", model.url, "--cwd", ws.dir, "--open"], { env });
+    return web;
+  }
+
+  it("hands the printed link, token and all, to the desktop's opener found on PATH, and that link opens the page", async () => {
+    // Stands in for the desktop's xdg-open (a system program, not Cairn's): it writes down what it was given.
+    const bin = tempDir("web-open-bin");
+    const got = path.join(bin.dir, "args.txt");
+    writeFileSync(path.join(bin.dir, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$@" > '${got}'\n`);
+    chmodSync(path.join(bin.dir, "xdg-open"), 0o755);
+    try {
+      const w = await serveOpen([bin.dir, ...(process.env.PATH ?? "").split(path.delimiter)]);
+      await expect.poll(() => existsSync(got) && readFileSync(got, "utf8"), { timeout: 10_000 }).toBe(`${w.url}\n`); // one argument: the whole link
+      expect(w.token).not.toBe("");
+      expect(new URL(w.url).searchParams.get("token")).toBe(w.token);
+      const opened = new URL(readFileSync(got, "utf8").trim());
+      const page = await rawRequest(w, { path: `${opened.pathname}${opened.search}`, headers: { Host: opened.host } });
+      // The token is accepted: it is traded for the access cookie (a wrong one is refused with 401).
+      expect(page.status).toBe(303);
+      expect(String(page.headers["set-cookie"])).toContain(`=${w.token};`);
+      expect(w.stderr()).not.toContain("--open");
+    } finally {
+      bin.cleanup();
+    }
+  });
+
+  it("with no opener on PATH, the server still starts, prints the link and says so in one line", async () => {
+    const empty = tempDir("web-open-empty");
+    try {
+      const w = await serveOpen([empty.dir]);
+      expect(w.stdout()).toContain(`Cairn is running at ${w.url}`);
+      await expect.poll(() => w.stderr(), { timeout: 10_000 }).toContain("--open");
+      expect(w.stderr().split("\n").filter((l) => l.includes("--open"))).toEqual(["cairn: --open found no xdg-open on PATH to open a browser; open the link above."]);
+      // Still serving: the API answers with the printed token.
+      expect((await rawRequest(w, { path: "/api/state", headers: goodHeaders(w) })).status).toBe(200);
+    } finally {
+      empty.cleanup();
+    }
   });
 });

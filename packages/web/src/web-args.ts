@@ -11,7 +11,7 @@ token: anyone with the link can run tasks here). Stop it with Ctrl-C.
   --port <n>     port (default: a free one)
   --host <h>     address to listen on (default 127.0.0.1; anything else is reachable from
                  other machines: only on a network you trust)
-  --open         open the link in your browser
+  --open         open the link in your browser (with xdg-open, open or start, found on PATH)
 
 ${runHelp.split("\n").slice(4).join("\n").replace(/\n  --json[^\n]*/, "")}`;
 

@@ -37,7 +37,10 @@ export async function webCommand(argv: string[], io: Io): Promise<number> {
     const away = await server.fleet.probe();
     io.stderr(away ? `cairn: the Fleet view waits for Redis: ${away}\n` : `cairn: showing the fleet on ${server.fleet.url}\n`);
   }
-  if (args.open && !(await openBrowser(server.url))) io.stderr("cairn: could not open a browser; open the link above.\n");
+  if (args.open) {
+    const note = await openBrowser(server.url, io.env as NodeJS.ProcessEnv);
+    if (note) io.stderr(`${note}\n`);
+  }
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
