@@ -33,6 +33,8 @@ export async function run(): Promise<BenchRow[]> {
     for (let f = 0; f < 15; f += 1) writeFileSync(path.join(ws, "src", `mod${d}`, `file${f}.ts`), "export {};\n");
   }
   writeFileSync(path.join(ws, ".env"), "SECRET=1\n");
+  // One nested too: its folders are pinned (mounted onto themselves) so a command cannot move it.
+  writeFileSync(path.join(ws, "src", "mod3", ".env"), "SECRET=1\n");
   writeFileSync(path.join(ws, ".cairnignore"), ".env\n*.pem\n");
   const opened = openSandbox({ mode: "workspace-write", network: "on", hiddenPaths: [], writablePaths: [] }, { workspace: ws, cairnHome: path.join(dir, "home"), env: process.env });
   const sandbox = opened.ok ? opened.sandbox : undefined;

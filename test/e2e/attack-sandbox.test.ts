@@ -269,3 +269,53 @@ describe("secrets", () => {
     }
   }, 90_000);
 });
+
+describe("folders holding ignored files", () => {
+  const CONFIG_SECRET = "CONFIG-SECRET-JSON-MUST-NOT-LEAK";
+  const ENV_SECRET = "APPS-WEB-ENV-MUST-NOT-LEAK";
+  beforeEach(() => {
+    mkdirSync(ws("config"));
+    mkdirSync(ws("apps", "web"), { recursive: true });
+    mkdirSync(ws("plain"));
+    writeFileSync(ws("config", "secret.json"), `${CONFIG_SECRET}\n`);
+    writeFileSync(ws("config", "a.txt"), "a\n");
+    writeFileSync(ws("apps", "web", ".env"), `${ENV_SECRET}\n`);
+    writeFileSync(ws("apps", "web", "index.js"), "\n");
+    writeFileSync(ws("plain", "p.txt"), "p\n");
+    writeFileSync(ws(".cairnignore"), "config/secret.json\n.env\n");
+  });
+  // Every path the secrets are at, or could be at after a move.
+  const everywhere = ["config/secret.json", "cfg2/secret.json", "apps/web/.env", "node_modules/apps/web/.env"];
+  const moves = ["mv config cfg2; echo mv1:$?", "mkdir -p node_modules && mv apps node_modules/; echo mv2:$?"];
+
+  it("cannot be moved to where no rule matches (renamed, or into node_modules), so the next command and read_file still see no secret; other work in them goes on, and --sandbox off moves them", async () => {
+    const ordinary = "echo b > config/b.txt && rm config/a.txt && mkdir config/sub && mv config/sub config/sub2 && mv apps/web/index.js apps/web/main.js && mv plain plain2 && echo ordinary:ok";
+    const result = await run([
+      ...moves.map(sh),
+      ...everywhere.map((p) => call("read_file", { path: p })),
+      sh(`cat ${everywhere.join(" ")}; echo end-of-cat`),
+      sh(ordinary),
+      done,
+    ]);
+    expect(toldAfter(0)).toMatch(/Device or resource busy[\s\S]*mv1:1/);
+    expect(toldAfter(1)).toMatch(/Device or resource busy[\s\S]*mv2:1/);
+    expect(toldAfter(everywhere.length + 2)).toContain("end-of-cat");
+    for (const secret of [CONFIG_SECRET, ENV_SECRET]) expectNowhere(secret, result);
+    expect(readFileSync(ws("config", "secret.json"), "utf8")).toBe(`${CONFIG_SECRET}\n`);
+    expect(readFileSync(ws("apps", "web", ".env"), "utf8")).toBe(`${ENV_SECRET}\n`);
+    expect(existsSync(ws("cfg2"))).toBe(false);
+    expect(existsSync(ws("node_modules", "apps"))).toBe(false);
+    // Control: creating, deleting and renaming inside the pinned folders, and moving a folder with no ignored file, all work.
+    expect(toldAfter(everywhere.length + 3)).toContain("ordinary:ok");
+    expect(readdirSync(ws("config")).sort()).toEqual(["b.txt", "secret.json", "sub2"]);
+    expect(readdirSync(ws("apps", "web")).sort()).toEqual([".env", "main.js"]);
+    expect(readdirSync(ws("plain2"))).toEqual(["p.txt"]);
+
+    // Control: without the sandbox the same moves go through.
+    await run(moves.map(sh).concat(done), { args: ["--sandbox", "off"] });
+    expect(toldAfter(0)).toContain("mv1:0");
+    expect(toldAfter(1)).toContain("mv2:0");
+    expect(readFileSync(ws("cfg2", "secret.json"), "utf8")).toBe(`${CONFIG_SECRET}\n`);
+    expect(readFileSync(ws("node_modules", "apps", "web", ".env"), "utf8")).toBe(`${ENV_SECRET}\n`);
+  }, 120_000);
+});

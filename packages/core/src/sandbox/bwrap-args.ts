@@ -1,4 +1,5 @@
 import path from "node:path";
+import { pinnedFolders } from "./pinned-folders.js";
 
 /** A path to cover inside the sandbox: a folder gets an empty read-only tmpfs, a file /dev/null. */
 export type Mask = { path: string; kind: "dir" | "file" };
@@ -43,6 +44,9 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   for (const dir of plan.visibleInTmp ?? []) args.push("--ro-bind", dir, dir);
   for (const dir of plan.writable) args.push("--bind", dir, dir);
   args.push(plan.readOnlyWorkspace ? "--ro-bind" : "--bind", plan.workspace, plan.workspace);
+  // Before the protected paths, so a pinned folder never makes one of them writable again.
+  const writableRoots = plan.readOnlyWorkspace ? plan.writable : [...plan.writable, plan.workspace];
+  for (const dir of pinnedFolders([...plan.hidden, ...plan.masked], writableRoots)) args.push("--bind", dir, dir);
   for (const p of plan.protectedPaths) {
     if (!plan.readOnlyWorkspace) args.push("--ro-bind", p.path, p.path);
   }
