@@ -1,4 +1,4 @@
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -89,6 +89,64 @@ describe("a second ignore file cannot un-ignore the first", () => {
     expect(got[4]!.status).toBe("completed");
     expect(got[4]!.content).toContain(NOTES);
     expect(got[5]!.content).toContain(NOTES);
+  });
+});
+
+describe("deleting an ignore file during the task removes none of its rules", () => {
+  const PEM = "PEM-marker-71c0aa";
+
+  it("a command deletes the symlinked .cairnignore and .clineignore: read_file and cat still refuse .env and key.pem; the next task reads .env", { timeout: 180_000 }, async () => {
+    const ws = fx.workspace.dir;
+    // Ignore files kept elsewhere and linked in: the sandbox's read-only mount lands on the target, not the link.
+    mkdirSync(path.join(ws, "meta"));
+    writeFileSync(path.join(ws, "meta", "cairnignore"), ".env\n");
+    writeFileSync(path.join(ws, "meta", "clineignore"), "key.pem\n");
+    rmSync(path.join(ws, ".cairnignore"));
+    symlinkSync("meta/cairnignore", path.join(ws, ".cairnignore"));
+    symlinkSync("meta/clineignore", path.join(ws, ".clineignore"));
+    writeFileSync(path.join(ws, "key.pem"), `${PEM}\n`);
+    const run = await cairn(
+      [
+        sh("rm .cairnignore .clineignore && echo removed"),
+        call("read_file", { path: ".env" }),
+        call("read_file", { path: "key.pem" }),
+        sh("cat .env key.pem; echo end-of-cat"),
+        sh("sleep 1; cat .env key.pem; echo end-of-second-cat"),
+        call("search_files", { path: ".", regex: "marker" }),
+        // Positive control: the same tools on a file no rule names.
+        call("read_file", { path: "notes.txt" }),
+        sh("cat notes.txt"),
+        done,
+      ],
+      ["--yolo"],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    // The attack itself worked: both links are gone from the workspace.
+    expect(() => lstatSync(path.join(ws, ".cairnignore"))).toThrow();
+    expect(() => lstatSync(path.join(ws, ".clineignore"))).toThrow();
+    expectNoLeak(run);
+    expect(run.stdout).not.toContain(PEM);
+    for (const [i, request] of fx.server.requests.entries()) expect(JSON.stringify(request.body).includes(PEM), `${PEM} reached model request ${i}`).toBe(false);
+    const got = results(run);
+    expect(got[0]!.content).toContain("removed");
+    expect(got[1]!.status).not.toBe("completed");
+    expect(got[1]!.content).toMatch(/blocked by \.cairnignore/);
+    expect(got[2]!.status).not.toBe("completed");
+    expect(got[2]!.content).toMatch(/blocked by/);
+    expect(got[3]!.content).toContain("end-of-cat");
+    expect(got[4]!.content).toContain("end-of-second-cat");
+    expect(got[5]!.content).toMatch(/^No matches/);
+    expect(got[6]!.status).toBe("completed");
+    expect(got[6]!.content).toContain(NOTES);
+    expect(got[7]!.content).toContain(NOTES);
+
+    // The person's choice at the next task's start: without the ignore files, .env reads.
+    const next = await cairn([call("read_file", { path: ".env" }), sh("cat key.pem"), done], ["--yolo"]);
+    expect(next.code, next.stderr).toBe(0);
+    const nextGot = results(next);
+    expect(nextGot[0]!.status).toBe("completed");
+    expect(nextGot[0]!.content).toContain(SECRET);
+    expect(nextGot[1]!.content).toContain(PEM);
   });
 });
 

@@ -59,13 +59,15 @@ describe("IgnoreRules", () => {
     // It can only add: public.key, re-included by .cairnignore, is ignored by .clineignore.
     await writeFile(at(".clineignore"), "!.env\npublic.key\n");
     expect(blocked(rules, paths)).toEqual([".env", "secret/a.txt", "a.key", "public.key"]);
-    // Deleted and created again, or .cairnignore emptied: the other file's rules still stand alone.
+    // Deleted and created again, or .cairnignore emptied: every rule read during the task still stands.
     await rm(at(".clineignore"));
     await writeFile(at(".clineignore"), "!*\n");
-    expect(blocked(rules, paths)).toEqual([".env", "secret/a.txt", "a.key"]);
+    expect(blocked(rules, paths)).toEqual([".env", "secret/a.txt", "a.key", "public.key"]);
     await writeFile(at(".cairnignore"), "");
     await writeFile(at(".clineignore"), "notes.txt\n!.env\n");
-    expect(blocked(rules, paths)).toEqual(["notes.txt"]);
+    expect(blocked(rules, paths)).toEqual([".env", "secret/a.txt", "a.key", "public.key", "notes.txt"]);
+    // The next task reads the files as they are: each file's rules on their own.
+    expect(blocked(new IgnoreRules(ws), paths)).toEqual(["notes.txt"]);
   });
 
   it("applies directory patterns to the folder and everything in it, anchored ones only at the root", async () => {
@@ -86,7 +88,7 @@ describe("IgnoreRules", () => {
     ).toEqual(["build", "build/out.js", "packages/a/build/out.js", "secrets", "secrets/deep/key.txt", "docs/internal/plan.md"]);
   });
 
-  it("re-reads the rules when an ignore file is created, changed or removed", async () => {
+  it("applies a rule added during the task at once, and keeps it when the file changes again", async () => {
     const rules = new IgnoreRules(ws);
     expect(rules.ignores(at("a.txt"))).toBe(false);
 
@@ -97,14 +99,64 @@ describe("IgnoreRules", () => {
     await writeFile(at(".cairnignore"), "b.txt\n");
     const later = new Date(Date.now() + 5_000);
     await utimes(at(".cairnignore"), later, later);
-    expect(blocked(rules, ["a.txt", "b.txt"])).toEqual(["b.txt"]);
+    expect(blocked(rules, ["a.txt", "b.txt"])).toEqual(["a.txt", "b.txt"]);
 
     await writeFile(at(".cairnignore"), "b.txt\nc.txt\n");
-    expect(blocked(rules, ["a.txt", "b.txt", "c.txt"])).toEqual(["b.txt", "c.txt"]);
+    expect(blocked(rules, ["a.txt", "b.txt", "c.txt", "d.txt"])).toEqual(["a.txt", "b.txt", "c.txt"]);
 
     await rm(at(".cairnignore"));
-    expect(blocked(rules, ["a.txt", "b.txt", "c.txt"])).toEqual([]);
-    expect(rules.files).toEqual([]);
+    expect(blocked(rules, ["a.txt", "b.txt", "c.txt", "d.txt"])).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect(rules.files).toEqual([".cairnignore"]);
+    // The next task (a new instance) reads the files as the person left them.
+    expect(blocked(new IgnoreRules(ws), ["a.txt", "b.txt", "c.txt"])).toEqual([]);
+  });
+
+  describe("keeps the rules the task began with, whatever happens to the files", () => {
+    beforeEach(async () => {
+      await mkdir(at("meta"));
+      await writeFile(at("meta/cairnignore"), ".env\n");
+      await symlink("meta/cairnignore", at(".cairnignore"));
+      await writeFile(at(".clineignore"), "private/\n");
+    });
+
+    it("deleting the symlinked .cairnignore or the .clineignore removes no rule", async () => {
+      const rules = new IgnoreRules(ws);
+      await rm(at(".cairnignore"));
+      await rm(at(".clineignore"));
+      expect(blocked(rules, [".env", "private/a.md", "src/a.ts"])).toEqual([".env", "private/a.md"]);
+      expect(rules.files).toEqual([".cairnignore", ".clineignore"]);
+    });
+
+    it("emptying a file, rewriting it with negations or pointing the link elsewhere removes no rule", async () => {
+      const rules = new IgnoreRules(ws);
+      await writeFile(at("meta/cairnignore"), "");
+      await writeFile(at(".clineignore"), "!private/\n!.env\n");
+      expect(blocked(rules, [".env", "private/a.md"])).toEqual([".env", "private/a.md"]);
+      await writeFile(at("meta/other"), "!.env\nnotes.md\n");
+      await rm(at(".cairnignore"));
+      await symlink("meta/other", at(".cairnignore"));
+      // The new file's rule applies at once; the old ones hold.
+      expect(blocked(rules, [".env", "private/a.md", "notes.md", "src/a.ts"])).toEqual([".env", "private/a.md", "notes.md"]);
+    });
+
+    it("holds the rules for commands' masks while a run holds them, and lets go after it", async () => {
+      const { ignoredFiles } = await import("./ignored-files.js");
+      await writeFile(at(".env"), "SECRET=1\n");
+      const limits = { maxEntries: 1_000, maxMatches: 100, maxInsideIgnored: 100 };
+      const masked = () => (ignoredFiles(ws, limits) as { matched: { path: string }[] }).matched.map((m) => path.relative(ws, m.path));
+      const rules = new IgnoreRules(ws);
+      const release = rules.holdForCommands();
+      await rm(at(".cairnignore"));
+      expect(masked()).toContain(".env");
+      // A rule the person adds during the run is held too, once a command's start has read it.
+      await writeFile(at(".clineignore"), "private/\nnotes.md\n");
+      await writeFile(at("notes.md"), "n\n");
+      expect(masked()).toContain("notes.md");
+      await writeFile(at(".clineignore"), "");
+      expect(masked()).toEqual(expect.arrayContaining([".env", "notes.md"]));
+      release();
+      expect(masked()).toEqual([]);
+    });
   });
 
   it("never matches the workspace itself or paths outside it, but does match names starting with ..", async () => {
@@ -225,7 +277,7 @@ describe("IgnoreRules", () => {
       expect(rules.ignoresLinkedAt(at("missing.txt"))).toBeUndefined();
     });
 
-    it("sees a link made after the first look (a moment later), and forgets it as soon as the ignore rule is gone", async () => {
+    it("sees a link made after the first look (a moment later), and forgets it at the next task once the ignore rule is gone", async () => {
       await link(at("shared.txt"), at("shared-copy.txt"));
       const rules = new IgnoreRules(ws);
       vi.useFakeTimers({ toFake: ["Date"] });
@@ -238,7 +290,9 @@ describe("IgnoreRules", () => {
         vi.useRealTimers();
       }
       await writeFile(at(".cairnignore"), "secret/\n");
-      expect(rules.ignoresLinkedAt(at("docs/later.txt"))).toBeUndefined();
+      // The rule holds for this task; the next task (a new instance) no longer has it.
+      expect(rules.ignoresLinkedAt(at("docs/later.txt"))).toBe("ignored");
+      expect(new IgnoreRules(ws).ignoresLinkedAt(at("docs/later.txt"))).toBeUndefined();
     });
   });
 });

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { ignoreFileNames, ignoredByAny, matchersOf, readIgnoreTexts, type IgnoreMatchers } from "./ignore-matchers.js";
 import { identityKey, ignoredFiles, statOf, type IgnoredFiles } from "./ignored-files.js";
+import { pinIgnoreTexts, unionOfTexts } from "./pinned-ignore-rules.js";
 import { realPath } from "./workspace.js";
 
 export { ignoreFileNames };
@@ -20,19 +21,42 @@ export type FileIdentity = { dev: number; ino: number; nlink: number; isFile(): 
 
 /**
  * Paths the person has put out of the agent's reach with .cairnignore (or Cline's .clineignore).
- * Rules are re-read when a file changes, so an edit applies from the next call on.
+ * Rules are re-read when a file changes, so a rule added applies from the next call on; every text
+ * this instance has read (one instance per task) stays in force with them. A command can delete,
+ * empty or rewrite an ignore file (one that is a symlink is not held read-only), so a change can
+ * only add rules during the task: removing one is the person's choice at the next task's start.
  */
 export class IgnoreRules {
   private matchers: IgnoreMatchers = [];
   private stamp = "";
   private realRootCache: string | undefined;
   private linkedMemo: { stamp: string; at: number; found: IgnoredFiles } | undefined;
+  /** Every text read so far (the first ones when the task began), and the names of the files that held them. */
+  private readonly seen: string[];
+  private readonly seenFiles = new Set<string>();
 
-  constructor(readonly cwd: string) {}
+  constructor(readonly cwd: string) {
+    this.seen = readIgnoreTexts(cwd);
+    this.noteFiles();
+  }
 
-  /** Names of the ignore files in force, for messages. */
+  /** Names of the ignore files in force (now or earlier in the task), for messages. */
   get files(): string[] {
-    return ignoreFileNames.filter((name) => this.stampOf(name) !== "");
+    this.noteFiles();
+    return ignoreFileNames.filter((name) => this.seenFiles.has(name));
+  }
+
+  private noteFiles(): void {
+    for (const name of ignoreFileNames) if (this.stampOf(name) !== "") this.seenFiles.add(name);
+  }
+
+  /**
+   * Holds the rules read so far for the sandbox's masks too (they are computed from the files at
+   * each command's start, which then adds what it reads) until the returned function is called:
+   * for the length of a run.
+   */
+  holdForCommands(): () => void {
+    return pinIgnoreTexts(this.cwd, this.seen);
   }
 
   private stampOf(name: string): string {
@@ -49,7 +73,9 @@ export class IgnoreRules {
     const stamp = ignoreFileNames.map((name) => this.stampOf(name)).join("|");
     if (stamp !== this.stamp) {
       this.stamp = stamp;
-      this.matchers = matchersOf(readIgnoreTexts(this.cwd));
+      for (const text of unionOfTexts(this.seen, readIgnoreTexts(this.cwd)).slice(this.seen.length)) this.seen.push(text);
+      this.matchers = matchersOf(this.seen);
+      this.noteFiles();
     }
     return this.matchers;
   }
@@ -110,7 +136,7 @@ export class IgnoreRules {
   private linkedFiles(): IgnoredFiles {
     const now = Date.now();
     if (this.linkedMemo?.stamp === this.stamp && now - this.linkedMemo.at < LINK_MEMO_MS) return this.linkedMemo.found;
-    const found = ignoredFiles(this.cwd, LINK_WALK_LIMITS);
+    const found = ignoredFiles(this.cwd, LINK_WALK_LIMITS, this.seen);
     this.linkedMemo = { stamp: this.stamp, at: now, found };
     return found;
   }

@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
-import { ignoredByAny, matchersOf, readIgnoreTexts, type IgnoreMatchers } from "./ignore-matchers.js";
+import { ignoredByAny, matchersOf, type IgnoreMatchers } from "./ignore-matchers.js";
+import { ignoreTextsInForce } from "./pinned-ignore-rules.js";
 
 /** Folders not walked unless a rule names them: big, and not where people keep secrets. */
 const HEAVY = new Set(["node_modules", ".git"]);
@@ -46,8 +47,8 @@ const NOTHING: IgnoredFiles = { ok: true, matched: [], linkedIdentities: new Set
  * Only files with a link count above one can have another name, so the rest of the workspace is
  * stat'ed only when an ignored file has one: the usual walk costs what listing the folders costs.
  */
-export function ignoredFiles(workspace: string, limits: WalkLimits): IgnoredFiles {
-  const texts = readIgnoreTexts(workspace);
+export function ignoredFiles(workspace: string, limits: WalkLimits, texts: readonly string[] = ignoreTextsInForce(workspace)): IgnoredFiles {
+  // By default with the rules tasks in progress have read (see pinned-ignore-rules.ts).
   if (texts.length === 0) return NOTHING;
   // Each file's rules on their own (see IgnoreMatchers): the key keeps where one file ends.
   const rules = JSON.stringify(texts);

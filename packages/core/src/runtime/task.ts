@@ -186,6 +186,8 @@ export class Task {
     this.running = true;
     if (this.controller.signal.aborted) this.controller = new AbortController();
     this.processes.begin();
+    // Commands' masks keep every ignore rule read since the task began, even if a command deletes its file.
+    const releaseIgnoreRules = this.ignore.holdForCommands();
     const channel = new Channel<AgentEvent>();
     const emit = (event: AgentEvent) => {
       this.publish(event);
@@ -205,6 +207,7 @@ export class Task {
         await driving.catch(() => undefined);
       }
       await this.processes.end();
+      releaseIgnoreRules();
       this.running = false;
     }
   }
