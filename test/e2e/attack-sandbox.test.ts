@@ -216,24 +216,40 @@ describe("secrets", () => {
     HF_TOKEN: "hf_HF-TOKEN-MUST-NOT-LEAK",
     DB_PASSWORD: "DB-PASSWORD-MUST-NOT-LEAK",
     CAIRN_REDIS_URL: "redis://:REDIS-PASSWORD-MUST-NOT-LEAK@127.0.0.1:1",
+    DB_PASS: "DB-PASS-MUST-NOT-LEAK",
+    MYSQL_PWD: "MYSQL-PWD-MUST-NOT-LEAK",
+    GH_PAT: "github_pat_GH-PAT-MUST-NOT-LEAK",
+    SENTRY_DSN: "https://SENTRY-DSN-MUST-NOT-LEAK@o1.ingest.sentry.io/1",
+    AZURE_STORAGE_CONNECTION_STRING: "AccountName=a;AccountKey=AZURE-CONN-MUST-NOT-LEAK",
+    CI_JOB_JWT: "eyJ.CI-JOB-JWT-MUST-NOT-LEAK",
+    // Named like nothing secret: the password in the URL gives it away.
+    UPSTREAM: "postgres://app:DATABASE-URL-PASSWORD-MUST-NOT-LEAK@db:5432/app",
+    XAUTHORITY: "/run/user/0/XAUTH-PATH-MUST-NOT-LEAK",
+    DISPLAY: ":0-DISPLAY-MUST-NOT-LEAK",
   };
   const printAll = `printenv ${Object.keys(secrets).join(" ")}; env; echo "home:$HOME lang:$LANG"`;
 
-  it("commands run without variables named like secrets or Cairn's Redis URL; the person's passEnv lets named ones through", async () => {
+  it("commands run without variables named like secrets (PASS, _PWD, _PAT, JWT, DSN, connection strings), holding a URL with a password, Cairn's Redis URL or the display; the person's passEnv lets named ones through, and --sandbox off passes all", async () => {
     const result = await run([sh(printAll), done], { env: { ...secrets, LANG: "C.UTF-8" } });
     for (const value of Object.values(secrets)) expectNowhere(value, result);
     expect(toldAfter(0)).toContain(`home:${process.env.HOME} lang:C.UTF-8`);
     expect(toldAfter(0)).toMatch(/PATH=/);
 
-    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { passEnv: ["GITHUB_TOKEN", "AWS_*"] } }));
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { passEnv: ["GITHUB_TOKEN", "AWS_*", "UPSTREAM"] } }));
     await run([sh(printAll), done], { env: { ...secrets, LANG: "C.UTF-8" } });
+    expect(toldAfter(0)).toContain(secrets.UPSTREAM);
     expect(toldAfter(0)).toContain(secrets.GITHUB_TOKEN);
     expect(toldAfter(0)).toContain(secrets.AWS_SECRET_ACCESS_KEY);
     expect(toldAfter(0)).not.toContain(secrets.NPM_TOKEN);
     expect(toldAfter(0)).not.toContain(secrets.CAIRN_REDIS_URL);
+    expect(toldAfter(0)).not.toContain(secrets.DB_PASS);
+
+    // Control: without the sandbox, commands see them all.
+    await run([sh(printAll), done], { env: { ...secrets, LANG: "C.UTF-8" }, args: ["--sandbox", "off"] });
+    for (const value of Object.values(secrets)) expect(toldAfter(0)).toContain(value);
   }, 90_000);
 
-  it("other agents' logins, database and vault tokens, keyrings, browser profiles, histories and the default ~/.cairn are unreadable; ordinary home files read, and --sandbox off reads them all", async () => {
+  it("other agents' logins, database and vault tokens, keyrings, browser profiles, histories, the X cookie (also where XAUTHORITY points) and the default ~/.cairn are unreadable; ordinary home files read, and --sandbox off reads them all", async () => {
     // The person's home outside /tmp (the sandbox's /tmp is private): a real home's place.
     const home = { dir: path.join(outside, "home") };
     mkdirSync(home.dir);
@@ -251,6 +267,15 @@ describe("secrets", () => {
         ".config/google-chrome/Default/Cookies": "CHROME-COOKIE-SECRET",
         ".bash_history": "export TOKEN=HISTORY-SECRET",
         ".cairn/settings.json": "DEFAULT-CAIRN-HOME-SECRET",
+        ".config/git/credentials": "https://u:GIT-XDG-CREDENTIALS-SECRET@github.com",
+        ".config/configstore/firebase-tools.json": "FIREBASE-SECRET",
+        ".fly/config.yml": "FLY-SECRET",
+        ".config/sops/age/keys.txt": "SOPS-AGE-SECRET",
+        ".kaggle/kaggle.json": "KAGGLE-SECRET",
+        ".config/solana/id.json": "SOLANA-SECRET",
+        ".Xauthority": "XAUTHORITY-COOKIE-SECRET",
+        // Where XAUTHORITY points, outside the home folder's usual place.
+        "xauth/cookie": "XAUTHORITY-ENV-COOKIE-SECRET",
       };
       for (const [file, content] of Object.entries(files)) {
         mkdirSync(path.dirname(path.join(home.dir, file)), { recursive: true });
@@ -260,11 +285,12 @@ describe("secrets", () => {
       const command = `${Object.keys(files)
         .map((f) => `cat ~/${f}`)
         .join("; ")}; cat ~/.gitconfig`;
-      const result = await run([sh(command), done], { env: { HOME: home.dir } });
+      const env = { HOME: home.dir, XAUTHORITY: path.join(home.dir, "xauth", "cookie") };
+      const result = await run([sh(command), done], { env });
       for (const secret of Object.values(files)) expectNowhere(secret.replace(/^export TOKEN=/, ""), result);
       expect(toldAfter(0)).toContain("ORDINARY-HOME-FILE");
 
-      await run([sh(command), done], { env: { HOME: home.dir }, args: ["--sandbox", "off"] });
+      await run([sh(command), done], { env, args: ["--sandbox", "off"] });
       for (const secret of Object.values(files)) expect(toldAfter(0)).toContain(secret.replace(/^export TOKEN=/, ""));
     }
   }, 90_000);

@@ -22,12 +22,35 @@ const base = {
   SSH_AUTH_SOCK: "/run/user/1000/ssh",
   DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus",
   GPG_AGENT_INFO: "/run/user/1000/gnupg",
+  DISPLAY: ":0",
+  XAUTHORITY: "/home/p/.Xauthority",
+  WAYLAND_DISPLAY: "wayland-0",
+  DB_PASS: "pw",
+  MYSQL_PWD: "pw",
+  GH_PAT: "ghp_x",
+  SENTRY_DSN: "https://k@sentry.io/1",
+  AZURE_STORAGE_CONNECTION_STRING: "AccountKey=x",
+  CI_JOB_JWT: "eyJ",
+  SIGNING_PRIVATE: "k",
+  DATABASE_URL: "postgres://app:pw@db:5432/app",
+  UPSTREAM: "redis://:pw@cache:6379",
+  PWD: "/home/p/ws",
+  OLDPWD: "/home/p",
+  DOCS_URL: "https://user@example.com/docs?a=b:c@d",
+  HOMEPAGE: "https://example.com/a:b@c",
 };
 
 describe("sandboxedEnv", () => {
-  it("drops every variable named like a secret, Cairn's endpoints and the agents' sockets from a model's command; keeps the rest", () => {
+  it("drops every variable named like a secret or holding a URL with a password, Cairn's endpoints, the agents' sockets and the display from a model's command; keeps the rest", () => {
     const env = sandboxedEnv(base, { dropSecrets: true, passEnv: [] });
-    expect(Object.keys(env).sort()).toEqual(["CAIRN_SANDBOX", "HOME", "LANG", "PATH", "TERM", "TMPDIR"]);
+    expect(Object.keys(env).sort()).toEqual(["CAIRN_SANDBOX", "DOCS_URL", "HOME", "HOMEPAGE", "LANG", "OLDPWD", "PATH", "PWD", "TERM", "TMPDIR"]);
+  });
+
+  it("lets a URL with a password through when passEnv names it", () => {
+    const env = sandboxedEnv(base, { dropSecrets: true, passEnv: ["DATABASE_URL", "DISPLAY"] });
+    expect(env.DATABASE_URL).toBe(base.DATABASE_URL);
+    expect(env.DISPLAY).toBe(":0");
+    expect(env.UPSTREAM).toBeUndefined();
   });
 
   it("passes the person's named variables and prefixes through", () => {
@@ -44,10 +67,13 @@ describe("sandboxedEnv", () => {
     expect(env.GITHUB_TOKEN).toBe("ghp_x");
     expect(env.SSH_AUTH_SOCK).toBeUndefined();
     expect(env.DBUS_SESSION_BUS_ADDRESS).toBeUndefined();
+    expect(env.DISPLAY).toBeUndefined();
+    expect(env.XAUTHORITY).toBeUndefined();
+    expect(env.WAYLAND_DISPLAY).toBeUndefined();
   });
 
   it("matches names case-insensitively", () => {
-    for (const name of ["api_key", "Secret", "x_token_y", "PgPassword", "CREDENTIALS_FILE"]) expect(isSecretVariable(name), name).toBe(true);
-    for (const name of ["PATH", "HOME", "LANG", "TERM", "EDITOR", "NODE_OPTIONS", "CAIRN_HOME"]) expect(isSecretVariable(name), name).toBe(false);
+    for (const name of ["api_key", "Secret", "x_token_y", "PgPassword", "CREDENTIALS_FILE", "db_pass", "Mysql_Pwd", "gh_pat", "sentry_dsn", "ci_job_jwt", "PRIVATE_KEY_PATH"]) expect(isSecretVariable(name), name).toBe(true);
+    for (const name of ["PATH", "HOME", "LANG", "TERM", "EDITOR", "NODE_OPTIONS", "CAIRN_HOME", "PWD", "OLDPWD", "PATCH_LEVEL", "PATH_INFO"]) expect(isSecretVariable(name), name).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ export const credentialPaths = [
   ".npmrc",
   ".kube",
   ".git-credentials",
+  ".config/git/credentials",
   ".config/gh",
   ".azure",
   ".pypirc",
@@ -31,6 +32,14 @@ export const credentialPaths = [
   ".config/rclone",
   ".oci",
   ".config/hub",
+  ".fly",
+  ".config/sops",
+  ".kaggle",
+  ".config/solana",
+  // Tokens of command lines built on configstore (firebase-tools and others).
+  ".config/configstore",
+  // The X server's cookie: with it, any client that reaches the display (an abstract socket, with network on) can type into the person's terminals.
+  ".Xauthority",
   ".vault-token",
   ".pgpass",
   ".my.cnf",

@@ -50,6 +50,8 @@ export function openSandbox(
     hiddenPaths: [
       where.cairnHome,
       ...credentialPaths.map((p) => expandHome(`~/${p}`, home)),
+      // The X server's cookie where the session keeps it elsewhere (/run/user/<uid>/..., /tmp/xauth_...).
+      ...(where.env.XAUTHORITY?.trim() ? [expandHome(where.env.XAUTHORITY.trim(), home)] : []),
       ...hostSocketPaths,
       ...request.hiddenPaths.map((p) => expandHome(p, home)),
     ],
