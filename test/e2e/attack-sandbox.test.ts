@@ -208,6 +208,38 @@ describe("host sockets", () => {
   }, 90_000);
 });
 
+describe("abstract unix sockets (X11's @/tmp/.X11-unix/X0, older session buses)", () => {
+  let server: Server;
+  let connections = 0;
+  const name = `cairn-test-abstract-${process.pid}`;
+  beforeEach(async () => {
+    connections = 0;
+    server = createServer((socket) => {
+      connections += 1;
+      socket.end("ABSTRACT-LISTENER-ANSWERED\n");
+    });
+    await new Promise<void>((resolve) => server.listen(`\0${name}`, resolve));
+  });
+  afterEach(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("are out of reach with network off (a network namespace of its own), and reachable with network on, as the README says", async () => {
+    const connect = `node -e "require('net').connect('\\0${name}').on('data', d => process.stdout.write('GOT ' + d)).on('error', e => console.log('FAILED', e.code))"`;
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { network: "off" } }));
+    await run([sh(connect), done]);
+    expect(toldAfter(0)).toContain("FAILED");
+    expect(toldAfter(0)).not.toContain("ABSTRACT-LISTENER-ANSWERED");
+    expect(connections).toBe(0);
+
+    // Control: with network on, the same listener answers (the limit the README names).
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { network: "on" } }));
+    await run([sh(connect), done]);
+    expect(toldAfter(0)).toContain("GOT ABSTRACT-LISTENER-ANSWERED");
+    expect(connections).toBe(1);
+  }, 90_000);
+});
+
 describe("secrets", () => {
   const secrets = {
     GITHUB_TOKEN: "ghp_GITHUB-TOKEN-MUST-NOT-LEAK",
