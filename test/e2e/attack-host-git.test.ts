@@ -159,4 +159,32 @@ describe("git Cairn runs on the person's repository runs none of the repository'
     expect(run.stdout).not.toContain("hunter2-host-git");
     expectTrapsLive(["fsmonitor", "hook-post-index-change"]);
   });
+
+  it("a config include (a file a background command could swap between git's reads): Cairn's git refuses the repository, says why, and runs nothing; without the include, @git-changes expands", async () => {
+    project();
+    // The reviewer's R5: .git/config includes ../inc.cfg, a file in the working tree that a command
+    // can rewrite between Cairn's one listing of the config and the git diff that reads it again.
+    writeFileSync(path.join(fx.workspace.dir, "inc.cfg"), trappedConfig());
+    const plainConfig = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n";
+    writeFileSync(path.join(fx.workspace.dir, ".git", "config"), `${plainConfig}[include]\n\tpath = ../inc.cfg\n`);
+    const run = await runTask("review @git-changes", []);
+    expect(run.code, run.stderr).toBe(0);
+    expect(fired()).toEqual([]);
+    const reason = "the repository's own config includes another file (include.path = ../inc.cfg)";
+    expect(firstRequest()).toContain(`@git-changes was not expanded: ${reason}`);
+    expect(firstRequest()).not.toContain("+NEW-WORKING-LINE");
+    expect(run.stdout).toContain(reason);
+    expect(run.stdout).toContain("remove the include");
+
+    // Control: the same repository without the include; the mention expands with the real diff.
+    writeFileSync(path.join(fx.workspace.dir, ".git", "config"), plainConfig);
+    const control = await runTask("review @git-changes", []);
+    expect(control.code, control.stderr).toBe(0);
+    expect(firstRequest()).toContain("<git_working_state>");
+    expect(firstRequest()).toContain("+NEW-WORKING-LINE");
+    expect(fired()).toEqual([]);
+    // And the include was live: plain git, with it back, runs the included filter.
+    writeFileSync(path.join(fx.workspace.dir, ".git", "config"), `${plainConfig}[include]\n\tpath = ../inc.cfg\n`);
+    expectTrapsLive(["fsmonitor", "filter-clean"]);
+  });
 });

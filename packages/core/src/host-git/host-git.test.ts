@@ -83,16 +83,49 @@ describe("openHostGit", () => {
     expect(existsSync(marker), existsSync(marker) ? execFileSync("cat", [marker], { encoding: "utf8" }) : "").toBe(false);
   });
 
-  it("follows config includes when neutralising (the include's filter is as much the repository's)", () => {
+  it("refuses a repository whose own config includes a file (git reads it again later, and a command could swap it), and runs nothing", () => {
     writeFileSync(path.join(repo, ".gitattributes"), "*.txt filter=trap\n");
     writeFileSync(path.join(repo, "a.txt"), "one\n");
     plain("add", "-A");
     plain("commit", "-qm", "first");
     plantTraps(path.join(base, "included"));
-    writeFileSync(path.join(repo, ".git", "config"), `[core]\n\trepositoryformatversion = 0\n[include]\n\tpath = ${path.join(base, "included")}\n`);
-    writeFileSync(path.join(repo, "a.txt"), "two\n");
-    expect(run(opened(), "diff", "HEAD", "--stat")).toContain("a.txt");
+    const included = path.join(base, "included");
+    for (const section of ["[include]", '[includeIf "gitdir:/"]']) {
+      writeFileSync(path.join(repo, ".git", "config"), `[core]\n\trepositoryformatversion = 0\n${section}\n\tpath = ${included}\n`);
+      writeFileSync(path.join(repo, "a.txt"), "two\n");
+      const result = openHostGit(repo);
+      expect(result.kind).toBe("refused");
+      expect(result.kind === "refused" && result.reason).toContain(`path = ${included}`);
+      expect(result.kind === "refused" && result.reason).toContain("remove the include");
+    }
     expect(existsSync(marker)).toBe(false);
+    // Control: the include is live, git as the person runs it follows it and runs the filter.
+    plain("diff", "HEAD", "--stat");
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it("accepts includes in the person's global config", () => {
+    writeFileSync(path.join(repo, "a.txt"), "one\n");
+    plain("add", "-A");
+    plain("commit", "-qm", "first");
+    const home = path.join(base, "home");
+    mkdirSync(home);
+    writeFileSync(path.join(home, "more.cfg"), "[user]\n\tname = Included Person\n");
+    writeFileSync(path.join(home, ".gitconfig"), `[include]\n\tpath = ${path.join(home, "more.cfg")}\n`);
+    const before = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+    process.env.HOME = home;
+    delete process.env.XDG_CONFIG_HOME;
+    try {
+      const git = opened();
+      writeFileSync(path.join(repo, "a.txt"), "two\n");
+      expect(run(git, "diff", "HEAD", "--stat")).toContain("a.txt");
+      expect(execFileSync("git", ["config", "user.name"], { cwd: repo, env: git.env, encoding: "utf8" })).toBe("Included Person\n");
+    } finally {
+      for (const [name, value] of Object.entries(before)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   it("keeps the work tree where .git is, whatever core.worktree says", () => {

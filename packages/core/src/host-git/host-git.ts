@@ -25,6 +25,10 @@ import { findRepository } from "./repository-layout.js";
  * - Subcommands get the flags that turn drivers off where git offers them (`--no-ext-diff
  *   --no-textconv`, `--ignore-submodules=all` so git does not run itself inside a submodule whose
  *   config was not listed), and only subcommands listed here can run.
+ * - A repository whose own config includes another file (include.path, includeIf.*.path) is
+ *   refused: the listing is one read and each later git process reads the config again, so an
+ *   included file outside .git (which the sandbox keeps read-only) could be swapped between the
+ *   two by a background command, and its filter run. Includes in the person's global config are theirs.
  * - The repository is found by Cairn, not git (repository-layout.ts), and pinned with GIT_DIR and
  *   GIT_WORK_TREE, so `core.worktree` cannot make git compare the index with files elsewhere.
  * - GIT_OPTIONAL_LOCKS=0: reads never write the index; no prompts; the caller's GIT_* variables
@@ -78,6 +82,8 @@ const PROGRAM_KEYS: ReadonlyArray<{ pattern: RegExp; harmless: (key: string) => 
 /** Lists of programs: an empty value empties the list, then the person's own are added back. */
 const PROGRAM_LISTS = /^credential\.(.+\.)?helper$/i;
 const UNTRUSTED_SCOPES = new Set(["local", "worktree"]);
+/** Config keys that make git read another file (each later git process reads it again). */
+const INCLUDE_KEY = /^include(if\..+)?\.path$/i;
 
 /** Subcommands Cairn runs, and the flags that keep each from running a driver. */
 const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
@@ -124,7 +130,15 @@ export function openHostGit(cwd: string, options: { timeoutMs?: number } = {}): 
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim().split("\n")[0];
     return { kind: "refused", reason: `git cannot read the repository's config (${stderr || (error as Error).message}); run git config --list --show-origin there to see which file (it runs nothing the config names).` };
   }
-  const overrides = [...FIXED, ...programOverrides(parseConfigListing(listing))];
+  const entries = parseConfigListing(listing);
+  const include = entries.find((e) => UNTRUSTED_SCOPES.has(e.scope) && INCLUDE_KEY.test(e.key));
+  if (include !== undefined) {
+    return {
+      kind: "refused",
+      reason: `the repository's own config includes another file (${include.key} = ${include.value ?? ""}), which git would read again later and a command could change meanwhile; move those settings into .git/config (or your global config) and remove the include.`,
+    };
+  }
+  const overrides = [...FIXED, ...programOverrides(entries)];
   const finalEnv = withConfig(env, overrides);
   return {
     kind: "repository",
