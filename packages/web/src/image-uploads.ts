@@ -22,6 +22,8 @@ export type Taken = { ok: true; images: ImagePart[] } | { ok: false; message: st
  */
 export class ImageUploads {
   private held = new Map<string, { part: ImagePart; at: number }>();
+  /** Uploads whose bytes are still arriving: each may hold up to a picture's cap in memory, so they count as held. */
+  private arriving = 0;
 
   /** Reads an upload's body: raw bytes, sent as image/* or application/octet-stream. */
   async receive(req: IncomingMessage): Promise<Uploaded> {
@@ -40,21 +42,32 @@ export class ImageUploads {
       req.resume();
       return tooLarge(declared);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > maxImageBytes) {
-        req.resume();
-        return tooLarge();
-      }
-      chunks.push(chunk as Buffer);
+    // The cap is checked before a byte is read, counting uploads still arriving: parallel uploads
+    // past it are refused at once instead of each holding up to a picture's cap first.
+    this.dropStale();
+    if (this.held.size + this.arriving >= maxHeld) {
+      req.resume();
+      return { ok: false, status: 429, message: `${maxHeld} pictures are already waiting to be sent; send or remove some first.` };
     }
-    const bytes = Buffer.concat(chunks);
+    this.arriving += 1;
+    let bytes: Buffer;
+    try {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of req) {
+        size += (chunk as Buffer).length;
+        if (size > maxImageBytes) {
+          req.resume();
+          return tooLarge();
+        }
+        chunks.push(chunk as Buffer);
+      }
+      bytes = Buffer.concat(chunks);
+    } finally {
+      this.arriving -= 1;
+    }
     const mediaType = imageMediaType(bytes);
     if (!mediaType) return { ok: false, status: 415, message: "Not a PNG, JPEG, GIF or WebP picture (judged by its contents, not its name); attach one of those." };
-    this.dropStale();
-    if (this.held.size >= maxHeld) return { ok: false, status: 429, message: `${maxHeld} pictures are already waiting to be sent; send or remove some first.` };
     const id = randomBytes(12).toString("base64url");
     this.held.set(id, { part: { type: "image", mediaType, data: bytes.toString("base64") }, at: Date.now() });
     return { ok: true, id, media_type: mediaType, bytes: bytes.length };
