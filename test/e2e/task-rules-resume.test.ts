@@ -64,7 +64,7 @@ async function startWeb(): Promise<NonNullable<typeof web>> {
     origin: url.origin,
     host: url.host,
     port: Number(url.port),
-    token: url.searchParams.get("token") ?? "",
+    token: new URLSearchParams(url.hash.slice(1)).get("token") ?? "",
     stdout: () => cairn.output().stdout,
     stderr: () => cairn.output().stderr,
     stop: () => end("SIGTERM"),

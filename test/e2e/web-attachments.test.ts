@@ -268,8 +268,8 @@ describe("pictures attached in cairn web", { timeout: 90_000 }, () => {
 
   it("an upload from another origin is refused, from a hostile page in the same browser and from a forged request; the page's own works", async () => {
     const w = await serve([done("Saw the page's picture.")]);
-    const page = await openPage(w); // the person's browser now holds the access cookie
-    // A page on another port of this machine tries to upload a picture and start a task with it, cookie and all.
+    const page = await openPage(w); // the person's tab now holds the token
+    // A page on another port of this machine tries to upload a picture and start a task with it, with the browser's credentials.
     attacker = createServer((_req, res) => {
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end("<!doctype html><title>hostile</title>");
@@ -310,8 +310,10 @@ describe("pictures attached in cairn web", { timeout: 90_000 }, () => {
     await page.bringToFront();
     const own = await page.evaluate(async (base64) => {
       const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-      const uploaded = (await (await fetch("/api/images", { method: "POST", headers: { "Content-Type": "image/png" }, body: bytes })).json()) as { id: string };
-      const started = await fetch("/api/tasks", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: "own task", images: [uploaded.id] }) });
+      // As the page's own script does: the token it keeps in its tab's storage, in a header.
+      const auth = { Authorization: `Bearer ${sessionStorage.getItem("cairn-web-token")}` };
+      const uploaded = (await (await fetch("/api/images", { method: "POST", headers: { "Content-Type": "image/png", ...auth }, body: bytes })).json()) as { id: string };
+      const started = await fetch("/api/tasks", { method: "POST", headers: { "Content-Type": "application/json", ...auth }, body: JSON.stringify({ text: "own task", images: [uploaded.id] }) });
       return started.status;
     }, png.toString("base64"));
     expect(own).toBe(201);

@@ -26,7 +26,8 @@ export async function startWeb(args: string[], options: { env: Record<string, st
     origin: parsed.origin,
     host: parsed.host,
     port: Number(parsed.port),
-    token: parsed.searchParams.get("token") ?? "",
+    // The printed link carries the token in its fragment (#token=…), which no browser sends to a server.
+    token: new URLSearchParams(parsed.hash.slice(1)).get("token") ?? "",
     stdout: () => cairn.output().stdout,
     stderr: () => cairn.output().stderr,
     stop: async () => {
@@ -85,7 +86,7 @@ export function rawRequest(
   });
 }
 
-/** Headers of a legitimate API call from the page: our Host, our Origin, the token. */
+/** Headers of a legitimate API call from the page: our Host and the token in its Authorization header. */
 export function goodHeaders(web: WebRun, extra: Record<string, string> = {}): Record<string, string> {
   return { Host: web.host, Authorization: `Bearer ${web.token}`, ...extra };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hostAllowed, hostPort, readCookie } from "./access-guard.js";
+import type { IncomingMessage } from "node:http";
+import { checkAccess, hostAllowed, hostPort } from "./access-guard.js";
 
 const rules = (host: string) => ({ token: "t", host, port: 4000 });
 
@@ -28,10 +29,17 @@ describe("hostAllowed (DNS rebinding)", () => {
   });
 });
 
-describe("readCookie", () => {
-  it("finds one cookie among others, and no prefix of it", () => {
-    expect(readCookie("a=1; cairn_web_4000=abc=; b=2", "cairn_web_4000")).toBe("abc=");
-    expect(readCookie("xcairn_web_4000=abc", "cairn_web_4000")).toBeUndefined();
-    expect(readCookie(undefined, "cairn_web_4000")).toBeUndefined();
+const request = (headers: Record<string, string>) => ({ headers: { host: "127.0.0.1:4000", ...headers } }) as unknown as IncomingMessage;
+
+describe("checkAccess (the token)", () => {
+  it("takes the token from the Authorization header only, never from a cookie (sent to every port of the host)", () => {
+    const r = { token: "secret-token", host: "127.0.0.1", port: 4000 };
+    expect(checkAccess(request({ authorization: "Bearer secret-token" }), r, true)).toEqual({ ok: true });
+    expect(checkAccess(request({ cookie: "cairn_web_4000=secret-token" }), r, true)).toMatchObject({ ok: false, status: 401 });
+    expect(checkAccess(request({ authorization: "Bearer secret-toke" }), r, true)).toMatchObject({ ok: false, status: 401 });
+    expect(checkAccess(request({}), r, true)).toMatchObject({ ok: false, status: 401 });
+    // The page's files need no token, but still our Host.
+    expect(checkAccess(request({}), r, false)).toEqual({ ok: true });
+    expect(checkAccess(request({ host: "evil.example:4000" }), r, false)).toMatchObject({ ok: false, status: 421 });
   });
 });

@@ -3,9 +3,11 @@ import type { IncomingMessage } from "node:http";
 
 /**
  * Who may talk to the server. A local web server is reachable by every page the person visits,
- * so each request must prove three things: it carries the token printed at start (cookie or
- * Bearer header), it names this server in its Host header (a page on a rebound DNS name cannot),
- * and it does not come from another origin (another site, or another port of this host).
+ * and by every process on this machine, so each API request must prove three things: it carries
+ * the token printed at start in an Authorization header, it names this server in its Host header
+ * (a page on a rebound DNS name cannot), and it does not come from another origin (another site,
+ * or another port of this host). Never a cookie: browsers send a 127.0.0.1 cookie to every port of
+ * 127.0.0.1, so any local server the person opens would receive it and could replay it.
  */
 export type AccessRules = {
   token: string;
@@ -15,8 +17,6 @@ export type AccessRules = {
 };
 
 export type AccessVerdict = { ok: true } | { ok: false; status: 401 | 403 | 421; message: string };
-
-export const cookieName = (port: number) => `cairn_web_${port}`;
 
 const loopbackNames = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 const wildcardHosts = new Set(["0.0.0.0", "::", "[::]"]);
@@ -53,18 +53,10 @@ function sameToken(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=");
-  }
-  return undefined;
-}
-
-export function tokenOf(req: IncomingMessage, port: number): string | undefined {
+/** The token from `Authorization: Bearer <token>`, which only the page's own script (or the person) can add. */
+export function tokenOf(req: IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
-  if (auth?.startsWith("Bearer ")) return auth.slice("Bearer ".length).trim();
-  return readCookie(req.headers.cookie, cookieName(port));
+  return auth?.startsWith("Bearer ") ? auth.slice("Bearer ".length).trim() : undefined;
 }
 
 /** Cross-origin check: an Origin that is not ours, or a browser saying the request comes from another site. */
@@ -86,13 +78,17 @@ export function originAllowed(req: IncomingMessage, rules: AccessRules): boolean
   return site === undefined || site === "same-origin" || site === "none";
 }
 
-/** The three checks, in order; `tokenGiven` lets the page's first load bring the token in its URL. */
-export function checkAccess(req: IncomingMessage, rules: AccessRules, tokenGiven?: string): AccessVerdict {
+/**
+ * The three checks, in order. `needsToken` is false for the page's static files, which hold no
+ * secret: the page reads the token from its link's fragment (never sent to a server) and adds it
+ * to each API call itself.
+ */
+export function checkAccess(req: IncomingMessage, rules: AccessRules, needsToken: boolean): AccessVerdict {
   if (!hostAllowed(req.headers.host, rules)) {
     return { ok: false, status: 421, message: `Refused: the Host header must be ${hostPort(rules.host, rules.port)}.` };
   }
   if (!originAllowed(req, rules)) return { ok: false, status: 403, message: "Refused: cross-origin requests are not allowed." };
-  if (!sameToken(tokenGiven ?? tokenOf(req, rules.port), rules.token)) {
+  if (needsToken && !sameToken(tokenOf(req), rules.token)) {
     return { ok: false, status: 401, message: "Refused: open the link cairn web printed (it carries the access token)." };
   }
   return { ok: true };

@@ -7,7 +7,7 @@ import { providerIds, type ProviderId } from "@cairn/core";
 import { cairnHome } from "@cairn/core/storage";
 import type { RunArgs } from "cairn/dist/run-args.js";
 import { z } from "zod";
-import { checkAccess, cookieName, hostPort, type AccessRules } from "./access-guard.js";
+import { checkAccess, hostPort, type AccessRules } from "./access-guard.js";
 import { stepDiff, timeline } from "./checkpoint-timeline.js";
 import { Completions } from "./completions.js";
 import { streamEvents } from "./event-stream.js";
@@ -64,19 +64,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://x");
-    const givenToken = req.method === "GET" && url.pathname === "/" ? url.searchParams.get("token") ?? undefined : undefined;
-    const verdict = checkAccess(req, rules, givenToken);
+    // The page's files are public (they hold no secret); every /api call needs the token in its header.
+    const verdict = checkAccess(req, rules, url.pathname.startsWith("/api/"));
     if (!verdict.ok) return refuse(res, verdict.status, verdict.message);
-    if (givenToken !== undefined) {
-      // The token leaves the URL (history, screenshots) for a cookie no script and no other site can read.
-      res.writeHead(303, {
-        ...securityHeaders,
-        "Set-Cookie": `${cookieName(rules.port)}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-        Location: "/",
-        "Cache-Control": "no-store",
-      });
-      return void res.end();
-    }
     const route = `${req.method} ${url.pathname}`;
     if (!url.pathname.startsWith("/api/")) {
       if (req.method !== "GET") return refuse(res, 405, "Method not allowed.");
@@ -211,7 +201,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   rules.port = port;
   const shownHost = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
   return {
-    url: `http://${hostPort(shownHost, port)}/?token=${token}`,
+    // In the fragment: a browser never sends it to any server, and the page moves it to its own storage.
+    url: `http://${hostPort(shownHost, port)}/#token=${token}`,
     token,
     host: options.host,
     port,

@@ -1,12 +1,13 @@
+import { apiFetch } from "./access-token.ts";
 import type { WebEvent } from "../../src/web-event.ts";
 import type { AgentEvent } from "./tool-calls.ts";
 import type { Mode } from "./tool-calls.ts";
 
-/** Calls to the server. The access token travels in an HttpOnly cookie the page cannot read. */
+/** Calls to the server, each with the access token in its Authorization header (access-token.ts). */
 async function post(path: string, body: unknown): Promise<{ ok: true; data: Record<string, unknown> } | { ok: false; error: string }> {
   let res: Response;
   try {
-    res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), credentials: "same-origin" });
+    res = await apiFetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   } catch {
     return { ok: false, error: "The cairn web server cannot be reached; is it still running?" };
   }
@@ -17,7 +18,7 @@ async function post(path: string, body: unknown): Promise<{ ok: true; data: Reco
 
 async function get<T>(path: string): Promise<{ ok: true; data: T } | { ok: false; error: string }> {
   try {
-    const res = await fetch(path, { credentials: "same-origin" });
+    const res = await apiFetch(path);
     const data = (await res.json().catch(() => ({}))) as T & { error?: string };
     return res.ok ? { ok: true, data } : { ok: false, error: data.error ?? `The server answered ${res.status}.` };
   } catch {
@@ -43,14 +44,14 @@ export const api = {
   uploadImage: async (file: Blob): Promise<{ ok: true; data: UploadedImage } | { ok: false; error: string }> => {
     try {
       const type = file.type.startsWith("image/") ? file.type : "application/octet-stream";
-      const res = await fetch("/api/images", { method: "POST", headers: { "Content-Type": type }, body: file, credentials: "same-origin" });
+      const res = await apiFetch("/api/images", { method: "POST", headers: { "Content-Type": type }, body: file });
       const data = (await res.json().catch(() => ({}))) as UploadedImage & { error?: string };
       return res.ok ? { ok: true, data } : { ok: false, error: data.error ?? `The server answered ${res.status}.` };
     } catch {
       return { ok: false, error: "The cairn web server cannot be reached; is it still running?" };
     }
   },
-  dropImage: (id: string) => fetch(`/api/images/${encodeURIComponent(id)}`, { method: "DELETE", credentials: "same-origin" }).catch(() => undefined),
+  dropImage: (id: string) => apiFetch(`/api/images/${encodeURIComponent(id)}`, { method: "DELETE" }).catch(() => undefined),
   approve: (id: string, tool_use_id: string, approved: boolean, feedback?: string, remember?: "task" | "workspace" | "user") =>
     post(`/api/tasks/${encodeURIComponent(id)}/approvals`, { tool_use_id, approved, ...(feedback ? { feedback } : {}), ...(remember ? { remember } : {}) }),
   answer: (id: string, answer: string) => post(`/api/tasks/${encodeURIComponent(id)}/answer`, { answer }),
@@ -62,7 +63,7 @@ export const api = {
   stepDiff: (id: string, n: number) => get<{ files: Array<{ path: string }>; patch: string }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints/${n}/diff`),
   remove: async (id: string): Promise<string | undefined> => {
     try {
-      const res = await fetch(`/api/history/${encodeURIComponent(id)}`, { method: "DELETE", credentials: "same-origin" });
+      const res = await apiFetch(`/api/history/${encodeURIComponent(id)}`, { method: "DELETE" });
       if (res.ok) return undefined;
       const data = (await res.json().catch(() => ({}))) as { error?: string };
       return data.error ?? `The server answered ${res.status}.`;
@@ -73,7 +74,7 @@ export const api = {
   /** A stored task's journal, with the person's messages (and how many pictures each carried) where its runs began. */
   storedEvents: (id: string) => get<{ events: Array<AgentEvent | WebEvent> }>(`/api/history/${encodeURIComponent(id)}/events`),
   history: async (): Promise<HistoryEntry[]> => {
-    const res = await fetch("/api/history", { credentials: "same-origin" });
+    const res = await apiFetch("/api/history");
     if (!res.ok) return [];
     return ((await res.json()) as { tasks: HistoryEntry[] }).tasks;
   },

@@ -1,9 +1,11 @@
+import { accessToken } from "./access-token.ts";
+import { openEventStream } from "./event-stream.ts";
 import { applyEntry, type StreamEntry, type TaskState } from "./task-state.ts";
 
 export type Connection = "connecting" | "live" | "reconnecting" | "unauthorized";
 
 /**
- * The page's copy of every task's state, fed by the server's event stream. EventSource resends
+ * The page's copy of every task's state, fed by the server's event stream. The stream resends
  * Last-Event-ID when it reconnects, so the server replays exactly what was missed; a reload
  * starts from nothing and gets everything. Renders are batched to one per animation frame so a
  * fast stream costs one render per frame, not one per token.
@@ -20,40 +22,34 @@ export class EventStore {
   private listeners = new Set<() => void>();
   private scheduled = false;
   private lastRender = 0;
-  private source: EventSource | undefined;
+  private closeStream: (() => void) | undefined;
 
   connect(): void {
-    const source = new EventSource("/api/events");
-    this.source = source;
-    source.onopen = () => this.setConnection("live");
-    source.onmessage = (message) => {
-      const entry = JSON.parse(message.data as string) as StreamEntry;
-      if (entry.event.type === "web_deleted") {
-        this.tasks.delete(entry.task_id);
-        const at = this.order.indexOf(entry.task_id);
-        if (at >= 0) this.order.splice(at, 1);
-      } else {
-        if (!this.tasks.has(entry.task_id)) this.order.push(entry.task_id);
-        applyEntry(this.tasks, entry);
-      }
-      this.deletions += entry.event.type === "web_deleted" ? 1 : 0;
-      this.eventsApplied += 1;
-      this.changed();
-    };
-    source.onerror = () => {
-      void fetch("/api/state", { credentials: "same-origin" })
-        .then((res) => {
-          if (res.status === 401) {
-            source.close();
-            this.setConnection("unauthorized");
-          } else this.setConnection("reconnecting");
-        })
-        .catch(() => this.setConnection("reconnecting"));
-    };
+    // Opened without the printed link (and not earlier in this tab): nothing to ask the server with.
+    if (!accessToken()) return this.setConnection("unauthorized");
+    this.closeStream = openEventStream("/api/events", {
+      onOpen: () => this.setConnection("live"),
+      onMessage: (data) => {
+        const entry = JSON.parse(data) as StreamEntry;
+        if (entry.event.type === "web_deleted") {
+          this.tasks.delete(entry.task_id);
+          const at = this.order.indexOf(entry.task_id);
+          if (at >= 0) this.order.splice(at, 1);
+        } else {
+          if (!this.tasks.has(entry.task_id)) this.order.push(entry.task_id);
+          applyEntry(this.tasks, entry);
+        }
+        this.deletions += entry.event.type === "web_deleted" ? 1 : 0;
+        this.eventsApplied += 1;
+        this.changed();
+      },
+      onUnauthorized: () => this.setConnection("unauthorized"),
+      onError: () => this.setConnection("reconnecting"),
+    });
   }
 
   close(): void {
-    this.source?.close();
+    this.closeStream?.();
   }
 
   subscribe = (listener: () => void): (() => void) => {

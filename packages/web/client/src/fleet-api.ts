@@ -1,4 +1,5 @@
 /** The fleet's part of the server's API, as the page reads it: cairn fleet's JobView, and the branch diff. */
+import { apiFetch } from "./access-token.ts";
 import type { JobView } from "../../../cli/src/fleet/job-view.ts";
 
 export type FleetJob = JobView;
@@ -10,7 +11,7 @@ type Answer<T> = { ok: true; data: T } | { ok: false; error: string };
 
 async function call<T>(path: string, method: "GET" | "POST" = "GET"): Promise<Answer<T>> {
   try {
-    const res = await fetch(path, { method, credentials: "same-origin", ...(method === "POST" ? { headers: { "Content-Type": "application/json" }, body: "{}" } : {}) });
+    const res = await apiFetch(path, { method, ...(method === "POST" ? { headers: { "Content-Type": "application/json" }, body: "{}" } : {}) });
     const data = (await res.json().catch(() => ({}))) as T & { error?: string };
     return res.ok ? { ok: true, data } : { ok: false, error: data.error ?? `The server answered ${res.status}.` };
   } catch {

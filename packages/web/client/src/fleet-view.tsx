@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { DiffView } from "./diff-view.tsx";
+import { openEventStream } from "./event-stream.ts";
 import { fleetApi, type FleetDiff, type FleetJob } from "./fleet-api.ts";
 import { applyEntry, type StreamEntry, type TaskState } from "./task-state.ts";
 import { ItemView } from "./task-view.tsx";
@@ -14,21 +15,22 @@ function useJobEvents(id: string): TaskState | undefined {
   useEffect(() => {
     const tasks = new Map<string, TaskState>();
     setTask(undefined);
-    const source = new EventSource(fleetApi.eventsUrl(id));
     let scheduled = false;
-    source.onmessage = (message) => {
-      const entry = JSON.parse(message.data as string) as StreamEntry;
-      applyEntry(tasks, entry);
-      if (scheduled) return;
-      scheduled = true;
-      // One render per frame, however many events arrive in it.
-      requestAnimationFrame(() => {
-        scheduled = false;
-        const folded = tasks.get(entry.task_id);
-        setTask(folded ? { ...folded } : undefined);
-      });
-    };
-    return () => source.close();
+    const close = openEventStream(fleetApi.eventsUrl(id), {
+      onMessage: (data) => {
+        const entry = JSON.parse(data) as StreamEntry;
+        applyEntry(tasks, entry);
+        if (scheduled) return;
+        scheduled = true;
+        // One render per frame, however many events arrive in it.
+        requestAnimationFrame(() => {
+          scheduled = false;
+          const folded = tasks.get(entry.task_id);
+          setTask(folded ? { ...folded } : undefined);
+        });
+      },
+    });
+    return close;
   }, [id]);
   return task;
 }

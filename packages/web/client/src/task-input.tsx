@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { apiFetch } from "./access-token.ts";
 import { ErrorAlert } from "./error-alert.tsx";
 import { AttachedImages, filesOf, useImageAttachments } from "./image-attachments.tsx";
 
@@ -18,7 +19,7 @@ async function fetchCompletion(text: string, cursor: number, taskId: string | un
   if (!/(^\/\S*$)|((^|[\s([{"'])@"?[^\s"]*$)/.test(text.slice(0, cursor))) return undefined;
   const query = new URLSearchParams({ text, cursor: String(cursor), ...(taskId ? { task: taskId } : {}) });
   try {
-    const res = await fetch(`/api/complete?${query}`, { credentials: "same-origin" });
+    const res = await apiFetch(`/api/complete?${query}`);
     if (!res.ok) return undefined;
     const found = (await res.json()) as Completion;
     return found.items.length > 0 ? found : undefined;
