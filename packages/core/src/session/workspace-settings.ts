@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { hooksDigest, parseHooks, projectSettingsFile } from "../hooks/config.js";
-import { ConfigFileError, parseJsonConfig } from "../disk/config-file.js";
+import { ConfigFileError, parseJsonConfig, schemaProblem } from "../disk/config-file.js";
 import { realOrResolved } from "../disk/real-path.js";
-import { describeIssue, settingsSchema, type Settings } from "../storage/settings.js";
+import { settingsSchema, type Settings } from "../storage/settings.js";
 import { isTrusted, trustRecord, workspaceKey } from "../trust/trust-store.js";
 import { untrustedNotice } from "../trust/untrusted.js";
 import { SessionError } from "./session-error.js";
@@ -40,6 +40,6 @@ export function loadWorkspaceSettings(home: string, cwd: string): { settings: Pa
     return { settings: {}, notice: untrustedNotice({ file, workspace: workspaceKey(cwd), what: "settings", changed }) };
   }
   const parsed = settingsSchema.safeParse(rest);
-  if (!parsed.success) throw new SessionError(`${file}: ${describeIssue(parsed.error.issues[0]!, settingsSchema)}. Fix the file or move it aside.`);
+  if (!parsed.success) throw new SessionError(schemaProblem(file, parsed.error, settingsSchema));
   return { settings: parsed.data };
 }
