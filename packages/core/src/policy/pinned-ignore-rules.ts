@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realOrResolved } from "../disk/real-path.js";
 import { readIgnoreTexts } from "./ignore-matchers.js";
 
 /**
@@ -17,7 +17,7 @@ const pinned = new Map<string, Map<symbol, string[]>>();
  * is pinned too, so a later command cannot take it away either.
  */
 export function pinIgnoreTexts(workspace: string, texts: string[]): () => void {
-  const key = realKey(workspace);
+  const key = realOrResolved(workspace);
   const token = Symbol("task");
   const held = pinned.get(key) ?? new Map<symbol, string[]>();
   held.set(token, texts);
@@ -32,7 +32,7 @@ export function pinIgnoreTexts(workspace: string, texts: string[]): () => void {
 export function ignoreTextsInForce(workspace: string): string[] {
   const now = readIgnoreTexts(workspace);
   if (pinned.size === 0) return now; // the usual case costs no realpath
-  const held = [...(pinned.get(realKey(workspace))?.values() ?? [])];
+  const held = [...(pinned.get(realOrResolved(workspace))?.values() ?? [])];
   for (const texts of held) for (const text of now) if (!texts.includes(text)) texts.push(text);
   return unionOfTexts(now, held.flat());
 }
@@ -42,12 +42,4 @@ export function unionOfTexts(first: readonly string[], more: readonly string[]):
   const union = [...first];
   for (const text of more) if (!union.includes(text)) union.push(text);
   return union;
-}
-
-function realKey(workspace: string): string {
-  try {
-    return realpathSync.native(workspace);
-  } catch {
-    return workspace;
-  }
 }
