@@ -1,4 +1,5 @@
 import { ModelError } from "./errors.js";
+import { innermost } from "./settings-fault.js";
 import { speaksTls } from "./tls-probe.js";
 
 export type FetchGuard = {
@@ -17,22 +18,10 @@ function stalled(guard: FetchGuard): ModelError {
   return new ModelError("timeout", `No response from ${guard.url} for ${seconds} s; check the provider or raise --request-timeout.`);
 }
 
-/** The innermost code along an error's cause chain (undici puts the socket's there). */
-function innermostCode(error: unknown): string | undefined {
-  let code: string | undefined;
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current && typeof current === "object"; depth++) {
-    const value = (current as { code?: unknown }).code;
-    if (typeof value === "string") code = value;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return code;
-}
-
 /** An http:// request closed before any answer by a server that speaks TLS: the URL wants https://. */
 async function plainHttpToTls(guard: FetchGuard, error: unknown): Promise<ModelError | undefined> {
   if (!/^http:/i.test(guard.url)) return undefined;
-  const code = innermostCode(error);
+  const { code } = innermost(error);
   if (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET") return undefined;
   if (!(await speaksTls(guard.url))) return undefined;
   const https = guard.url.replace(/^http:/i, "https:");

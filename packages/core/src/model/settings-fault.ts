@@ -43,7 +43,7 @@ const certificateFixes: Record<string, string> = {
 const badHeaderValue = /invalid header value|Cannot convert argument to a ByteString/i;
 
 /** The innermost error's message and code along the cause chain, where undici and OpenSSL put them. */
-function innermost(error: unknown): { message: string; code: string | undefined } {
+export function innermost(error: unknown): { message: string; code: string | undefined } {
   let message = "";
   let code: string | undefined;
   let current: unknown = error;
