@@ -1,4 +1,5 @@
 import { imagesRefused, type AgentEvent, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
+import { afterStop } from "cairn/dist/stop-note.js";
 import type { WebSession } from "./task-opener.js";
 import type { WebEvent } from "./web-event.js";
 import type { Mode } from "@cairn/core";
@@ -68,7 +69,7 @@ export class LiveTask {
     if (images.length > 0 && !session.model.supportsImages) return { ok: false, status: 400, message: imagesRefused(session.model.id) };
     if (text !== "" || images.length > 0) this.publish({ type: "web_user_message", text, ...(images.length > 0 ? { images: images.length } : {}) });
     // After a stop the model is told so, as the terminal UI tells it, then gets the message.
-    const message = this.lastResult === "error_aborted" ? `[The task was stopped by the user and has now been resumed.]\n\n${text || "Continue the task."}` : text;
+    const message = this.lastResult === "error_aborted" ? afterStop(text) : text;
     const generator = this.firstRunDone ? session.task.continue(message, images) : session.firstRun(text, images);
     this.firstRunDone = true;
     this.run = this.drive(generator);

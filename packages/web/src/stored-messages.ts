@@ -1,4 +1,5 @@
 import type { AgentEvent, Message } from "@cairn/core";
+import { withoutAddedContext } from "cairn/dist/stop-note.js";
 import type { WebEvent } from "./web-event.js";
 
 type PersonMessage = Extract<WebEvent, { type: "web_user_message" }>;
@@ -8,15 +9,6 @@ type PersonMessage = Extract<WebEvent, { type: "web_user_message" }>;
  * they are not the person's, and never carry pictures.
  */
 const loopTexts = ["[ERROR] You did not use a tool", "[Your reply was cut off by the output token limit", "[Your previous reply was lost when the task was interrupted"];
-
-/** The person's words without what Cairn appended for the model (the workspace's first look, the environment line, the stop note). */
-function personText(text: string): string {
-  return text
-    .replace(/<environment_details>[\s\S]*?<\/environment_details>/g, "")
-    .replace(/^\[Environment: [^\]\n]*\]$/gm, "")
-    .replace(/^\[The task was stopped by the user[^\]]*\]\s*/, "")
-    .trim();
-}
 
 /**
  * The messages the person sent, as the stored conversation holds them: a user message with no
@@ -29,7 +21,7 @@ export function personMessages(messages: readonly Message[]): PersonMessage[] {
     const images = message.content.filter((p) => p.type === "image").length;
     const raw = message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n\n");
     if (images === 0 && loopTexts.some((t) => raw.startsWith(t))) continue;
-    found.push({ type: "web_user_message", text: personText(raw), ...(images > 0 ? { images } : {}) });
+    found.push({ type: "web_user_message", text: withoutAddedContext(raw), ...(images > 0 ? { images } : {}) });
   }
   return found;
 }

@@ -6,6 +6,7 @@ import { firstMessageAfterLoad, type AcpTask } from "./open-acp-task.js";
 import { answerFrom, permissionRequest } from "./permission.js";
 import { promptText } from "./prompt-text.js";
 import { replayUpdates } from "./replay.js";
+import { afterStop } from "../stop-note.js";
 import { SessionUpdates } from "./session-updates.js";
 
 export function modeState(current: Mode): SessionModeState {
@@ -164,7 +165,7 @@ export class AcpSession {
       return opened.task.continue(message, images);
     }
     if (this.lastResult?.subtype === "error_aborted") {
-      return opened.task.continue(`[The task was stopped by the user and has now been resumed.]\n\n${text || "Continue the task."}`, images);
+      return opened.task.continue(afterStop(text), images);
     }
     return opened.task.continue(text, images);
   }

@@ -2,6 +2,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Message, ToolResultPart } from "@cairn/core";
 import { conversationMessage, textContent } from "./session-updates.js";
 import { acpToolKind } from "./tool-call-kind.js";
+import { withoutAddedContext } from "../stop-note.js";
 
 /**
  * A stored conversation as the updates an editor would have seen live: the person's words, the
@@ -47,16 +48,6 @@ export function replayUpdates(messages: readonly Message[]): SessionUpdate[] {
     }
   }
   return updates;
-}
-
-/** The person's words without what Cairn appended for the model. */
-function withoutAddedContext(text: string): string {
-  return text
-    .replace(/<environment_details>[\s\S]*?<\/environment_details>/g, "")
-    // The line every turn's results carry (time, mode, how full the window is).
-    .replace(/^\[Environment: [^\]\n]*\]$/gm, "")
-    .replace(/^\[The task was stopped by the user[^\]]*\]\s*/, "")
-    .trim();
 }
 
 function summaryOf(name: string, input: Record<string, unknown>): string {

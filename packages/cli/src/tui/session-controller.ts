@@ -23,6 +23,7 @@ import {
 import type { Io } from "../headless.js";
 import { overridesOf, type RunArgs } from "../run-args.js";
 import { isUsageError } from "../usage-error.js";
+import { afterStop } from "../stop-note.js";
 import { InteractiveHost } from "./interactive-host.js";
 import { imageChip, pastedImagePath } from "./pasted-image.js";
 import { EventPresenter } from "./present-events.js";
@@ -276,7 +277,7 @@ export class SessionController {
         return this.drive(task.continue(resumeMessage(resumed, this.view.status.mode, message || undefined), images));
       }
       if (this.lastResult?.subtype === "error_aborted") {
-        return this.drive(task.continue(`[The task was stopped by the user and has now been resumed.]\n\n${message || "Continue the task."}`, images));
+        return this.drive(task.continue(afterStop(message), images));
       }
       return this.drive(task.continue(message, images));
     } catch (error) {
