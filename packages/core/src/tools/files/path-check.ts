@@ -30,8 +30,7 @@ export type Refusal = { ok: false; message: string };
 export function refusalFor(boundary: Boundary, absolute: string, real: string, shown: string, use: FileUse): string | undefined {
   // `real` is already resolved (or the kernel's path of an open descriptor): judged as it is.
   if (boundary.ignore.ignoresAsWritten(absolute) || boundary.ignore.ignoresAsWritten(real)) {
-    const files = boundary.ignore.files.join(" / ") || ".cairnignore";
-    return `${shown} is blocked by ${files}; the person has put it out of reach. Do not try to access it another way; work without it.`;
+    return `${shown} is blocked by ${ignoreFileNames(boundary)}; the person has put it out of reach. Do not try to access it another way; work without it.`;
   }
   // A hard link is the ignored file under a name no rule matches: judged by what it is too.
   const linked = linkRefusal(boundary, boundary.ignore.ignoresLinkedAt(real), shown);
@@ -49,9 +48,14 @@ export function refusalFor(boundary: Boundary, absolute: string, real: string, s
 /** Why a file may not be used for what its identity says (see `IgnoreRules.ignoresLinked`), or undefined. */
 export function linkRefusal(boundary: Boundary, verdict: LinkVerdict, shown: string): string | undefined {
   if (verdict === undefined) return undefined;
-  const files = boundary.ignore.files.join(" / ") || ".cairnignore";
+  const files = ignoreFileNames(boundary);
   if (verdict === "ignored") return `${shown} is a hard link of a file blocked by ${files} (the same file under another name); the person has put it out of reach. Do not try to access it another way; work without it.`;
   return `${shown} has other names (hard links), and the workspace is too large to check them against ${files}, so it cannot be used. Work without it, or ask the person to narrow ${files}.`;
+}
+
+/** The ignore files a refusal names, ".cairnignore" when none exists yet. */
+function ignoreFileNames(boundary: Boundary): string {
+  return boundary.ignore.files.join(" / ") || ".cairnignore";
 }
 
 export function refusal(message: string): Refusal {
