@@ -1,11 +1,10 @@
 /** The fleet's part of the server's API, as the page reads it: cairn fleet's JobView, and the branch diff. */
 import { apiFetch } from "./access-token.ts";
 import type { JobView } from "../../../cli/src/fleet/job-view.ts";
+import type { FleetDiff } from "../../src/fleet-diff.ts";
 
 export type FleetJob = JobView;
-
-export type FleetFileChange = { path: string; status: "added" | "modified" | "deleted"; old_text: string | null; new_text: string | null; note?: string };
-export type FleetDiff = { branch: string; base: string; head: string; files: FleetFileChange[]; more_files: number };
+export type { FleetDiff };
 
 type Answer<T> = { ok: true; data: T } | { ok: false; error: string };
 
