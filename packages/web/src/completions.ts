@@ -17,10 +17,13 @@ export class Completions {
   constructor(private readonly home: string) {}
 
   async at(cwd: string, text: string, cursor: number): Promise<Completion | undefined> {
-    const commands: Command[] = [
-      ...Object.entries(builtinSlashCommands).map(([name, description]) => ({ name, args: name === "compact" || name === "smol" ? "[then…]" : "[what]", description })),
-      ...listWorkflows(cwd, this.home).map((w) => ({ name: w.name, args: "[arguments]", description: `workflow (${w.file})` })),
-    ];
+    // The page asks on every keystroke: the workflows' folders are read only while a command is typed.
+    const commands: Command[] = /^\/\S*$/.test(text.slice(0, cursor))
+      ? [
+          ...Object.entries(builtinSlashCommands).map(([name, description]) => ({ name, args: name === "compact" || name === "smol" ? "[then…]" : "[what]", description })),
+          ...listWorkflows(cwd, this.home).map((w) => ({ name: w.name, args: "[arguments]", description: `workflow (${w.file})` })),
+        ]
+      : [];
     let files: FileIndex | undefined;
     if (/(^|[\s([{"'])@"?[^\s"]*$/.test(text.slice(0, cursor))) {
       let cached = this.indexes.get(cwd);
