@@ -32,9 +32,14 @@ export function isProviderId(value: string): value is ProviderId {
   return Object.hasOwn(providers, value);
 }
 
+/** Where a provider's key may come from, in the order looked up: its own variables, then Cairn's. */
+function keyVariables(provider: ProviderId): string[] {
+  return [...providers[provider].keyEnv, "CAIRN_API_KEY"];
+}
+
 /** The first key found in the environment for this provider, then CAIRN_API_KEY. */
 export function apiKeyFromEnv(provider: ProviderId, env: Record<string, string | undefined>): string | undefined {
-  for (const name of [...providers[provider].keyEnv, "CAIRN_API_KEY"]) {
+  for (const name of keyVariables(provider)) {
     const value = env[name]?.trim();
     if (value) return value;
   }
@@ -80,14 +85,13 @@ function anthropicBaseUrl(url: string): string {
 export function createModel(config: ModelConfig): Model {
   const defaults = providers[config.provider];
   if (!defaults) throw new ModelConfigError(`Unknown provider "${String(config.provider)}". Use one of: ${providerIds.join(", ")}.`);
+  const keyEnv = keyVariables(config.provider);
   if (defaults.keyRequired && !config.apiKey) {
-    const names = [...defaults.keyEnv, "CAIRN_API_KEY"].join(" or ");
-    throw new ModelConfigError(`No API key for ${config.provider}: set ${names}.`);
+    throw new ModelConfigError(`No API key for ${config.provider}: set ${keyEnv.join(" or ")}.`);
   }
   const keyProblem = config.apiKey === undefined ? undefined : apiKeyProblem(config.apiKey);
   if (keyProblem) {
-    const names = [...defaults.keyEnv, "CAIRN_API_KEY"].join(" or ");
-    throw new ModelConfigError(`The API key for ${config.provider} (from ${names}) has ${keyProblem}, which cannot be sent in an HTTP header; copy the key again.`);
+    throw new ModelConfigError(`The API key for ${config.provider} (from ${keyEnv.join(" or ")}) has ${keyProblem}, which cannot be sent in an HTTP header; copy the key again.`);
   }
   // new URL() forgives surrounding spaces; the messages that name the URL should not show them.
   const baseUrl = (config.baseUrl ?? defaults.baseUrl)?.trim();
@@ -107,7 +111,7 @@ export function createModel(config: ModelConfig): Model {
     provider: config.provider,
     model: config.model,
     url: apiUrl ?? officialApiUrls[config.provider] ?? config.provider,
-    keyEnv: [...defaults.keyEnv, "CAIRN_API_KEY"],
+    keyEnv,
   };
   const fetch = guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000 });
   const load = async (): Promise<LanguageModelV3> => {
