@@ -4,7 +4,7 @@ import { maxImageBytes, type ImagePart } from "@cairn/core";
 import { imageMediaType } from "./image-type.js";
 
 /** Pictures one message may carry; providers cap a request's images, and a page of thumbnails should stay readable. */
-export const maxImagesPerMessage = 10;
+const maxImagesPerMessage = 10;
 /** Pictures held at once for every open page (attached, not sent yet): a bound on the memory they take. */
 const maxHeld = 3 * maxImagesPerMessage;
 /** An attachment left behind (a tab closed before sending) is dropped after this long. */

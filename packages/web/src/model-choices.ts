@@ -34,7 +34,7 @@ export type ModelCheck = { ok: true; provider: string; model: string; supports_i
 const families: Partial<Record<ProviderId, string>> = { anthropic: "claude-", openai: "gpt-", deepseek: "deepseek-" };
 
 /** The provider and model a new task gets when the person picks none: the same layers a session resolves (flags > env > workspace > user). */
-export function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice {
+function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice {
   let settings: Settings = {};
   try {
     const home = cairnHome(env);

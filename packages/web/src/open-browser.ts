@@ -11,7 +11,7 @@ function systemOpener(platform: NodeJS.Platform, url: string): { name: string; a
 }
 
 /** The executable `name` resolves to on the PATH in `env` (with Windows' PATHEXT), as a shell would find it. */
-export function findOnPath(name: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
+function findOnPath(name: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
   const dirs = (env.PATH ?? env.Path ?? "").split(platform === "win32" ? ";" : ":").filter((d) => d !== "");
   const extensions = platform === "win32" ? (env.PATHEXT ?? ".COM;.EXE;.BAT;.CMD").split(";") : [""];
   for (const dir of dirs) {

@@ -11,7 +11,7 @@ type Asked = Pick<ApprovalRequest, "tool_use_id" | "summary" | "preview" | "prot
  * person's keybinding) may pick one by id, so they never change meaning. "allow_always" kept its
  * id from before the task scope existed, and still saves the rule for the workspace.
  */
-export const PERMISSION_OPTION_IDS = {
+const PERMISSION_OPTION_IDS = {
   allowOnce: "allow_once",
   allowForTask: "allow_always_task",
   allowForWorkspace: "allow_always",
