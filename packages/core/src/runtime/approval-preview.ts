@@ -4,6 +4,7 @@ import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { readHostTexts, type HostTexts, type TextFiles } from "../tools/files/index.js";
 import type { PreviewedFiles } from "../tools/edit/previewed-file.js";
 import type { AnyTool } from "../tools/tool.js";
+import { accessesOf } from "./gather-facts.js";
 
 /**
  * Where a preview reads: the workspace through the ignore rules, and the host's text read ahead for
@@ -63,12 +64,8 @@ export async function readPreviewTexts(tool: AnyTool, input: Record<string, unkn
 }
 
 function editedPaths(tool: AnyTool, input: Record<string, unknown>): string[] {
-  try {
-    return (tool.access?.(input) ?? []).flatMap((access) => (access.type === "edit" ? [access.path] : []));
-  } catch {
-    // Paths it cannot name get no host text: their preview is left out, as one that throws is.
-    return [];
-  }
+  // Paths it cannot name (access() throws) get no host text: their preview is left out, as one that throws is.
+  return accessesOf(tool, input).flatMap((access) => (access.type === "edit" ? [access.path] : []));
 }
 
 function toolPreview(tool: AnyTool, input: Record<string, unknown>, where: PreviewWhere): ApprovalPreview | undefined {

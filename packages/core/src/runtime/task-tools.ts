@@ -4,6 +4,7 @@ import { offeredTools } from "../tools/brief-tools.js";
 import { mcpTools, nativeMcpTools } from "../tools/mcp/mcp-tools.js";
 import type { AnyTool, Mode } from "../tools/tool.js";
 import type { ExecutedCall } from "./execute-call.js";
+import { accessesOf } from "./gather-facts.js";
 import type { TaskResult } from "./task-options.js";
 
 /**
@@ -49,20 +50,12 @@ export class TaskTools {
     const denials: TaskResult["permission_denials"] = [];
     for (const done of executed) {
       this.called.add(done.call.name);
-      for (const path of accessedPaths(this.byName.get(done.call.name), done.call.input)) this.activePaths.add(path);
+      for (const access of accessesOf(this.byName.get(done.call.name), done.call.input)) this.activePaths.add(access.path);
       if (done.call.name === "use_mcp_tool" && done.verdict === "ok" && !done.call.input.tool_name && typeof done.call.input.server_name === "string") {
         this.mcpLoaded.add(done.call.input.server_name);
       }
       if (done.verdict === "denied") denials.push({ tool_name: done.call.name, tool_use_id: done.call.id, tool_input: done.call.input });
     }
     return denials;
-  }
-}
-
-function accessedPaths(tool: AnyTool | undefined, input: Record<string, unknown>): string[] {
-  try {
-    return (tool?.access?.(input) ?? []).flatMap((a) => (a.type !== "none" && typeof a.path === "string" ? [a.path] : []));
-  } catch {
-    return []; // input the tool could not read: it touched nothing
   }
 }
