@@ -168,7 +168,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
         return deny(env, { ...call, input }, `Command denied by the command rules: ${reason}`, "policy", reason);
       }
     }
-    commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands], gitTracksIgnored: gitTracksIgnored(env.cwd, env.ignore) }, shell);
+    commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands], gitTracksIgnored: () => gitTracksIgnored(env.cwd, env.ignore) }, shell);
   }
 
   const facts = gatherFacts(env, tool, input, { commandRisk, shell, hook: hookDecision });

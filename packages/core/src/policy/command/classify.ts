@@ -22,9 +22,10 @@ export type ClassifyOptions = {
   extraPatterns?: readonly string[];
   /**
    * The repository tracks files the ignore rules block: git commands that print stored content
-   * (show, log -p, diff, grep, …) could hand them to the model, so they need the person.
+   * (show, log -p, diff, grep, …) could hand them to the model, so they need the person. A function
+   * is asked only for a command that reads git's objects: finding out runs git on the host.
    */
-  gitTracksIgnored?: boolean;
+  gitTracksIgnored?: boolean | (() => boolean);
 };
 
 const downloaders = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET"]);
@@ -50,9 +51,9 @@ export function classifyCommand(command: string, options: ClassifyOptions, shell
       if (reason !== undefined) reasons.add(reason);
     }
   }
-  if (options.gitTracksIgnored) {
-    const git = views.find(readsGitObjects);
-    if (git) reasons.add("git can print stored copies of files the ignore rules block (this repository tracks some)");
+  if (options.gitTracksIgnored !== undefined && views.some(readsGitObjects)) {
+    const tracks = typeof options.gitTracksIgnored === "function" ? options.gitTracksIgnored() : options.gitTracksIgnored;
+    if (tracks) reasons.add("git can print stored copies of files the ignore rules block (this repository tracks some)");
   }
   for (const redirect of analysis.redirects) {
     const reason = redirectOutside(redirect, context);
