@@ -4,6 +4,7 @@ import { workspaceAbsolute } from "../policy/workspace.js";
 import type { TaskJournal } from "../storage/task-journal.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { ExecutedCall } from "./execute-call.js";
+import { accessesOf } from "./gather-facts.js";
 
 type Emit = (event: AgentEvent) => void;
 
@@ -160,13 +161,10 @@ function editedPaths(tools: ReadonlyMap<string, AnyTool>, calls: readonly Execut
   for (const done of calls) {
     const tool = tools.get(done.call.name);
     if (tool?.kind !== "edit") return undefined;
-    try {
-      const edits = (tool.access?.(done.call.input) ?? []).flatMap((a) => (a.type === "edit" && typeof a.path === "string" ? [a.path] : []));
-      if (edits.length === 0) return undefined;
-      for (const edit of edits) paths.push(workspaceAbsolute(cwd, edit));
-    } catch {
-      return undefined; // input the tool could not read: look at everything
-    }
+    // Input the tool could not read names no path (accessesOf): look at everything.
+    const edits = accessesOf(tool, done.call.input).flatMap((a) => (a.type === "edit" ? [a.path] : []));
+    if (edits.length === 0) return undefined;
+    for (const edit of edits) paths.push(workspaceAbsolute(cwd, edit));
   }
   return paths;
 }
