@@ -27,7 +27,7 @@ const AGENT_SOCKETS = ["DBUS_SESSION_BUS_ADDRESS", "SSH_AUTH_SOCK", "GPG_AGENT_I
  * Whether `name` is passed by one of the person's `passEnv` entries: an exact name, or a prefix
  * ending in `*` ("AWS_*").
  */
-export function passedThrough(name: string, passEnv: readonly string[]): boolean {
+function passedThrough(name: string, passEnv: readonly string[]): boolean {
   return passEnv.some((entry) => (entry.endsWith("*") ? name.startsWith(entry.slice(0, -1)) : name === entry));
 }
 
