@@ -1,5 +1,5 @@
 import type { ActiveRule } from "../policy/decide-call.js";
-import { parsePermissionRule, ruleProblem } from "../policy/permission-rules.js";
+import { parsePermissionRule, ruleProblem, type PermissionRule } from "../policy/permission-rules.js";
 
 /**
  * The "always allow for this task" rules kept in a task's metadata.json (`taskRules`), read back
@@ -21,13 +21,12 @@ export function loadTaskRules(stored: unknown, file: string): LoadedTaskRules {
   const rules: ActiveRule[] = [];
   const problems: string[] = [];
   for (const entry of stored as unknown[]) {
-    const why = typeof entry === "string" ? ruleError(entry) : "not a rule";
-    if (why === undefined) {
-      const parsed = parsePermissionRule(entry as string);
-      if (parsed.ok && !rules.some((r) => r.text === parsed.rule.text)) rules.push({ ...parsed.rule, scope: "task" });
+    const read = typeof entry === "string" ? readRule(entry) : { why: "not a rule" };
+    if ("rule" in read) {
+      if (!rules.some((r) => r.text === read.rule.text)) rules.push({ ...read.rule, scope: "task" });
       continue;
     }
-    problems.push(`${file} is damaged (the task rule ${oneLine(entry)}: ${why}); it was dropped, so you will be asked again for what it allowed.`);
+    problems.push(`${file} is damaged (the task rule ${oneLine(entry)}: ${read.why}); it was dropped, so you will be asked again for what it allowed.`);
   }
   return { rules, problems };
 }
@@ -37,11 +36,12 @@ export function keptTaskRuleTexts(stored: unknown): string[] {
   return loadTaskRules(stored, "").rules.map((r) => r.text);
 }
 
-function ruleError(text: string): string | undefined {
+/** The rule, parsed once, or why it cannot be restored. */
+function readRule(text: string): { rule: PermissionRule } | { why: string } {
   const parsed = parsePermissionRule(text);
-  if (!parsed.ok) return firstLine(parsed.error);
+  if (!parsed.ok) return { why: firstLine(parsed.error) };
   const problem = ruleProblem(parsed.rule);
-  return problem ? firstLine(problem) : undefined;
+  return problem ? { why: firstLine(problem) } : { rule: parsed.rule };
 }
 
 function firstLine(text: string): string {
