@@ -27,12 +27,14 @@ beforeEach(() => {
 afterEach(async () => {
   await web?.stop();
   web = undefined;
+  // The browser's page may still hold a connection to the other server: close it, or close() waits on it.
+  other?.closeAllConnections();
   await new Promise((resolve) => (other ? other.close(resolve) : resolve(undefined)));
   other = undefined;
   await model?.close();
   ws.cleanup();
   home.cleanup();
-});
+}, 60_000);
 
 describe("cairn web's token never reaches another local server", { timeout: 90_000 }, () => {
   it("a server on another 127.0.0.1 port opened in the same browser gets no credential, and the old cookie form approves nothing; the header does", async () => {
