@@ -124,7 +124,12 @@ describe("pictures attached in cairn web", { timeout: 90_000 }, () => {
     await page.locator('::-p-aria([name="Task"][role="textbox"])').click();
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Attach image");
-    const [chooser] = await Promise.all([page.waitForFileChooser(), page.keyboard.press("Enter")]);
+    // Ask for the chooser first, and let one round trip pass so the browser intercepts it before the key
+    // arrives: puppeteer turns interception on asynchronously, and a key press can overtake it.
+    const chooserShown = page.waitForFileChooser();
+    await page.evaluate(() => 0);
+    await page.keyboard.press("Enter");
+    const chooser = await chooserShown;
     await chooser.accept([shot]);
     await page.waitForFunction(() => document.querySelectorAll('ul[aria-label="Attached images"] img').length === 1, { polling: 100, timeout: 10_000 });
     expect(await thumbnails(page)).toEqual(["shot.png"]);
