@@ -9,7 +9,7 @@ import { fleetKeys, queueName, retentionSeconds } from "./fleet-keys.js";
 import type { FleetJob } from "./fleet-job.js";
 import { newJobId } from "./job-id.js";
 import { takeFlags } from "./take-flags.js";
-import { connectOnce, redisUrl } from "./redis-connection.js";
+import { connectOnce, redisUrl, shownRedisUrl } from "./redis-connection.js";
 import { flagsFromOptions, validateRunFlags } from "./run-flags.js";
 
 export const addHelp = `Usage: cairn fleet add --repo <git url or path> [--ref <rev>] [run options] -- "task"
@@ -118,7 +118,7 @@ export async function addCommand(argv: string[], io: Io): Promise<number> {
     );
     if (batchBudget) await redis.set(fleetKeys.batchSpent(batch), "0", "EX", retentionSeconds);
     for (const job of added) io.stdout(`${job.id}\n`);
-    io.stderr(`Added ${added.length} job${added.length === 1 ? "" : "s"} (batch ${batch}) to ${url}. Follow them with cairn fleet status.\n`);
+    io.stderr(`Added ${added.length} job${added.length === 1 ? "" : "s"} (batch ${batch}) to ${shownRedisUrl(url)}. Follow them with cairn fleet status.\n`);
     return 0;
   } finally {
     await queue.close();

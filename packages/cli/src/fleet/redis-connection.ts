@@ -7,6 +7,20 @@ export function redisUrl(env: Record<string, string | undefined>): string {
   return env.CAIRN_REDIS_URL?.trim() || defaultRedisUrl;
 }
 
+/** The Redis URL as it may be printed or sent to a page: any password (and user name) replaced by ***. */
+export function shownRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === "" && parsed.username === "") return url;
+    if (parsed.username !== "") parsed.username = "***";
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    // Not a URL ioredis would take either; show only its scheme-less host part, never what may be a secret.
+    return url.replace(/\/\/[^@/]*@/, "//***@");
+  }
+}
+
 /**
  * A connection for a short command (add, status, cancel…): it fails fast with one line when Redis
  * cannot be reached, instead of ioredis' default of retrying forever in silence.
@@ -39,5 +53,5 @@ export async function connectLasting(url: string): Promise<Redis> {
 
 function unreachable(url: string, error: unknown): UsageError {
   const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-  return new UsageError(`cannot reach Redis at ${url} (${reason}). Start one (redis-server) or set CAIRN_REDIS_URL to yours.`);
+  return new UsageError(`cannot reach Redis at ${shownRedisUrl(url)} (${reason}). Start one (redis-server) or set CAIRN_REDIS_URL to yours.`);
 }

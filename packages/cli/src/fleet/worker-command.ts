@@ -5,7 +5,7 @@ import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 import { fleetKeys, queueName } from "./fleet-keys.js";
 import { processJob, type StopReason } from "./process-job.js";
-import { connectLasting, redisUrl } from "./redis-connection.js";
+import { connectLasting, redisUrl, shownRedisUrl } from "./redis-connection.js";
 import { takeFlags } from "./take-flags.js";
 
 export const workerHelp = `Usage: cairn fleet worker [--concurrency N] [--provider-cap <provider>=<n>,...] [--name <name>]
@@ -100,7 +100,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  log(`worker ${name}: ready (concurrency ${concurrency}, ${url})`);
+  log(`worker ${name}: ready (concurrency ${concurrency}, ${shownRedisUrl(url)})`);
   try {
     await worker.run();
   } finally {
