@@ -162,6 +162,7 @@ async function assemble(parts: Parts): Promise<Session> {
         agents: tools!.agents,
         budgetLeft: () => budgetLeft(settings, current),
         rules,
+        mode: () => current?.snapshot().mode ?? settings.mode,
         open: (spec) =>
           openSession({
             ...options,
@@ -169,7 +170,10 @@ async function assemble(parts: Parts): Promise<Session> {
             title: spec.prompt,
             parent: { store, relation: "subagent" },
             subagent: spec,
-            overrides: { ...defined(options.overrides ?? {}), mode: "act", ...(spec.model ? { model: spec.model } : {}), ...(spec.maxBudgetUsd !== undefined ? { maxBudgetUsd: spec.maxBudgetUsd } : {}) },
+            // The parent's settings as they were decided for it (approvals, sandbox, command rules, yolo),
+            // not read again: a settings file changed since cannot give a sub-agent more than its parent.
+            // ACT mode, where attempt_completion is; its tools hold it to the parent's mode (subagentTools).
+            overrides: { ...pinned(settings), mode: "act", ...(spec.model ? { model: spec.model } : {}), ...(spec.maxBudgetUsd !== undefined ? { maxBudgetUsd: spec.maxBudgetUsd } : {}) },
           }),
       });
   const build = (resolved: ResolvedSettings, journal: JournalOptions, opening: readonly string[]): Task => {
@@ -280,6 +284,12 @@ function handoffDepth(home: string, store: TaskStore): number {
     }
   }
   return depth;
+}
+
+/** A session's decided settings as overrides for one opened from it (a sub-agent): the same, whatever the files say by then. */
+function pinned(settings: ResolvedSettings): SessionOverrides {
+  const { hooks: _hooks, ...decided } = settings.settings;
+  return { ...decided, autoApprove: settings.autoApprove, yolo: settings.yolo };
 }
 
 /** What the task may still spend, for its sub-agents to share; undefined without a budget. */

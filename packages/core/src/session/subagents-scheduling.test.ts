@@ -51,6 +51,7 @@ async function run(agent: string | undefined, subTurns: ScriptedTurn[]) {
     agents,
     budgetLeft: () => undefined,
     rules: { rules: [] },
+    mode: () => "act",
     open: async (spec) => ({
       id: `sub-${spec.prompt}`,
       task: new Task({ model: { main: model() }, tools: { list: spec.tools }, workspace: { cwd: ws, environmentDetails: false }, policy: { autoApprove: ["read", "edit"] } }),

@@ -12,4 +12,10 @@ describe("a sub-agent's tools", () => {
     expect(names({ tools: ["Read", "Grep", "Bash"] })).toEqual(["read_file", "search_files", "execute_command", "attempt_completion"]);
     expect(names({ tools: ["use_subagents", "new_task", "ask_followup_question", "plan_mode_respond", "Unknown"] })).toEqual(["attempt_completion"]);
   });
+
+  it("started from PLAN mode, are only those the parent has there: reading ones, whatever the definition lists", () => {
+    const every = { tools: ["Read", "Write", "Edit", "Bash", "browser_action", "use_mcp_tool", "web_fetch"] };
+    expect(subagentTools(every, "plan").map((t) => t.name)).toEqual(["read_file", "web_fetch", "attempt_completion"]);
+    expect(subagentTools(every, "act").map((t) => t.name)).toEqual(["read_file", "write_to_file", "replace_in_file", "execute_command", "browser_action", "web_fetch", "attempt_completion"]);
+  });
 });

@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../events/index.js";
 import { addUsage, emptyUsage, type Usage } from "../model/types.js";
+import type { Mode } from "../policy/mode.js";
 import type { AgentDefinition } from "../prompt/agent-definitions.js";
 import type { SharedRules } from "../runtime/task-options.js";
 import type { Task } from "../runtime/task.js";
@@ -47,6 +48,9 @@ export type SubagentSpec = {
 /** The part of a session the runner needs from a sub-agent's: its task and how to end it. */
 export type SubagentSession = { id: string; task: Pick<Task, "run" | "abort">; close(): Promise<void> };
 
+/** Told to a sub-agent started from a task in PLAN mode, whose definition listed tools it was not given. */
+const planNote = "The task that started you is in PLAN mode: you can only read, whatever else your definition lists. Change nothing; say in your report what should change, where and why.";
+
 const subagentNote = `You are a sub-agent: another agent gave you the task below and will read only your final report. Work with your tools, then call attempt_completion with the report: what you found, with exact file paths, names and line numbers where they matter. You cannot ask questions, nor ask for approval: a call that needs it runs only if the person already allowed it for this task. When one is refused, do not look for another way to do the same; say in your report exactly what you needed (the URL, file or command), so the agent that started you can ask for it.`;
 
 /**
@@ -60,6 +64,8 @@ export function subagentRunner(options: {
   budgetLeft(): number | undefined;
   /** The parent's live "always allow" rules, shared with every sub-agent it starts. */
   rules: SharedRules;
+  /** The parent's mode as the call runs: a sub-agent gets no tool the parent could not use in it. */
+  mode(): Mode;
   open(spec: SubagentSpec): Promise<SubagentSession>;
 }): SubagentRunner {
   return {
@@ -70,10 +76,13 @@ export function subagentRunner(options: {
         const which = known.length > 0 ? `the agent definitions here are: ${known.join(", ")}` : "there are no agent definitions here";
         return { ok: false, error: `No agent definition named "${request.agent}" (${which}). Call use_subagents again without agent, or with one of those names.` };
       }
-      const tools = subagentTools(definition);
+      const mode = options.mode();
+      const tools = subagentTools(definition, mode);
       const left = options.budgetLeft();
       const share = left === undefined ? undefined : Math.max(left, 0) / request.prompts.length;
-      const instructions = definition?.instructions ? `${subagentNote}\n\n${definition.instructions}` : subagentNote;
+      const narrowed = tools.length < subagentTools(definition, "act").length;
+      const note = narrowed ? `${subagentNote}\n\n${planNote}` : subagentNote;
+      const instructions = definition?.instructions ? `${note}\n\n${definition.instructions}` : note;
       const reports = await Promise.all(
         request.prompts.map((prompt, index) =>
           runOne({ index, prompt, parentToolUseId: request.parentToolUseId, signal: request.signal, emit: request.emit }, () =>
@@ -128,13 +137,18 @@ async function runOne(one: One, open: () => Promise<SubagentSession>): Promise<S
   }
 }
 
-/** A definition's tools as Cairn's (Claude Code's names too), always with attempt_completion to report; the read-only set by default. */
-export function subagentTools(definition: Pick<AgentDefinition, "tools"> | undefined): AnyTool[] {
+/**
+ * A definition's tools as Cairn's (Claude Code's names too), always with attempt_completion to
+ * report; the read-only set by default. Only those the parent's `mode` has: started from PLAN
+ * mode, a sub-agent only reads whatever its definition lists (it runs in ACT mode itself, where
+ * attempt_completion is, so its tools are what holds it to the parent's mode).
+ */
+export function subagentTools(definition: Pick<AgentDefinition, "tools"> | undefined, mode: Mode = "act"): AnyTool[] {
   const wanted = new Set<string>();
   for (const name of definition?.tools ?? readOnlySubagentTools) {
     for (const mapped of claudeCodeNames[name.toLowerCase()] ?? [name]) wanted.add(mapped);
   }
-  const chosen = allTools.filter((t) => wanted.has(t.name) && !neverForSubagents.has(t.name));
+  const chosen = allTools.filter((t) => wanted.has(t.name) && !neverForSubagents.has(t.name) && t.modes.includes(mode));
   return [...chosen, ...allTools.filter((t) => t.name === "attempt_completion")];
 }
 
