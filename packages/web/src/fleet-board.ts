@@ -3,7 +3,7 @@ import { cancelJob, retryJob } from "cairn/dist/fleet/control-commands.js";
 import { readEvents, type StreamedEvent } from "cairn/dist/fleet/event-stream.js";
 import { findJob, listedStates, viewOf, type JobView } from "cairn/dist/fleet/job-view.js";
 import { openQueue } from "cairn/dist/fleet/open-queue.js";
-import { redisUrl } from "cairn/dist/fleet/redis-connection.js";
+import { givenRedisUrl, shownRedisUrl, withoutPassword } from "cairn/dist/fleet/redis-connection.js";
 import { renderEvent } from "cairn/dist/fleet/watch-command.js";
 import { UsageError } from "cairn/dist/usage-error.js";
 import { branchDiff, type FleetDiff } from "./fleet-diff.js";
@@ -32,8 +32,14 @@ export class FleetBoard {
     private readonly diffCache: string,
   ) {}
 
+  /** The Redis URL as the terminal and the page may show it: never with its password. */
   get url(): string {
-    return redisUrl(this.env);
+    return shownRedisUrl(givenRedisUrl(this.env));
+  }
+
+  /** A message for the terminal or the page, with the password taken out wherever a library quoted it. */
+  private said(message: string): string {
+    return withoutPassword(message, givenRedisUrl(this.env));
   }
 
   /** Connects (or says in one line why it cannot): called once at start, for the terminal's notice. */
@@ -57,7 +63,8 @@ export class FleetBoard {
       this.failure = undefined;
       return { ok: true, value: this.opened };
     } catch (error) {
-      this.failure = { at: Date.now(), message: (error as Error).message };
+      // openQueue checks the URL first (a Redis on another machine without a password is refused) and says why in one line.
+      this.failure = { at: Date.now(), message: this.said((error as Error).message) };
       return { ok: false, status: 503, message: this.failure.message };
     } finally {
       this.opening = undefined;
@@ -70,8 +77,8 @@ export class FleetBoard {
     try {
       return { ok: true, value: await work(opened.value) };
     } catch (error) {
-      if (error instanceof UsageError) return { ok: false, status: 409, message: error.message };
-      return { ok: false, status: 503, message: `Redis at ${this.url} did not answer: ${(error as Error).message.split("\n")[0]}` };
+      if (error instanceof UsageError) return { ok: false, status: 409, message: this.said(error.message) };
+      return { ok: false, status: 503, message: this.said(`Redis at ${this.url} did not answer: ${(error as Error).message.split("\n")[0]}`) };
     }
   }
 
@@ -120,7 +127,7 @@ export class FleetBoard {
       await reader.connect(); // the fleet's connections connect when asked, and queue nothing while away
     } catch (error) {
       reader.disconnect();
-      return { ok: false, status: 503, message: `Redis at ${this.url} did not answer: ${(error as Error).message.split("\n")[0]}` };
+      return { ok: false, status: 503, message: this.said(`Redis at ${this.url} did not answer: ${(error as Error).message.split("\n")[0]}`) };
     }
     this.readers.add(reader);
     let open = true;

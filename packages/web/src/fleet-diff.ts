@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { branchProblem, fleetGitConfig, fleetGitEnv, repoProblem } from "cairn/dist/fleet/git-target.js";
 
 const run = promisify(execFile);
 
@@ -21,8 +22,12 @@ const maxFiles = 50;
 const maxBytes = 256 * 1024;
 const statusOf: Record<string, FleetFileChange["status"]> = { A: "added", M: "modified", D: "deleted", T: "modified" };
 
+/**
+ * git in the page's cache, on the machine running cairn web: the repository and branch come from
+ * Redis, so only the fleet's transports, no hooks, and every value after --end-of-options or --.
+ */
 async function git(args: string[], cwd: string): Promise<string> {
-  const { stdout } = await run("git", args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" }, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run("git", [...fleetGitConfig, ...args], { cwd, env: fleetGitEnv(), maxBuffer: 64 * 1024 * 1024 });
   return stdout;
 }
 
@@ -36,6 +41,8 @@ const fetching = new Map<string, Promise<unknown>>();
  * commit on its base, so the base is the branch's parent; two commits deep is all that is fetched.
  */
 export async function branchDiff(repo: string, branch: string, cacheRoot: string): Promise<FleetDiff | string> {
+  const problem = repoProblem(repo) ?? branchProblem(branch);
+  if (problem) return `Cannot show this job's diff: ${problem}`;
   const cache = path.join(cacheRoot, `${createHash("sha256").update(repo).digest("hex").slice(0, 16)}.git`);
   const ref = `refs/fleet/${branch}`;
   const previous = fetching.get(cache) ?? Promise.resolve();
@@ -44,7 +51,7 @@ export async function branchDiff(repo: string, branch: string, cacheRoot: string
       mkdirSync(cache, { recursive: true });
       await git(["init", "--quiet", "--bare"], cache);
     }
-    await git(["fetch", "--quiet", "--no-tags", "--depth", "2", repo, `+refs/heads/${branch}:${ref}`], cache);
+    await git(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--depth", "2", "--", repo, `+refs/heads/${branch}:${ref}`], cache);
   });
   fetching.set(cache, fetched);
   try {
@@ -53,9 +60,9 @@ export async function branchDiff(repo: string, branch: string, cacheRoot: string
     const text = ((error as { stderr?: string }).stderr || (error as Error).message).trim().split("\n")[0];
     return `Cannot read ${branch} from ${repo}: ${text}`;
   }
-  const head = (await git(["rev-parse", ref], cache)).trim();
-  const base = (await git(["rev-parse", `${ref}^`], cache)).trim();
-  const listed = (await git(["diff", "--no-renames", "--name-status", "-z", base, head], cache)).split("\0").filter(Boolean);
+  const head = (await git(["rev-parse", "--verify", "--end-of-options", ref], cache)).trim();
+  const base = (await git(["rev-parse", "--verify", "--end-of-options", `${ref}^`], cache)).trim();
+  const listed = (await git(["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-status", "-z", base, head, "--"], cache)).split("\0").filter(Boolean);
   const changes: Array<{ status: FleetFileChange["status"]; path: string }> = [];
   for (let i = 0; i + 1 < listed.length; i += 2) changes.push({ status: statusOf[listed[i]!] ?? "modified", path: listed[i + 1]! });
   const files: FleetFileChange[] = [];

@@ -4,14 +4,18 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { openHostGit } from "@cairn/core";
+import { fleetGitConfig, fleetGitEnv, refProblem, repoProblem } from "./git-target.js";
 
 const run = promisify(execFile);
 
-/** git with an identity and no prompts: a worker has nobody to type a password. */
+/**
+ * git with an identity and no prompts (a worker has nobody to type a password), only the allowed
+ * transports, and no hooks. Every value a job supplies goes after --end-of-options or --.
+ */
 async function git(args: string[], cwd?: string): Promise<string> {
-  const { stdout } = await run("git", ["-c", "user.name=cairn fleet", "-c", "user.email=fleet@cairn.invalid", "-c", "commit.gpgsign=false", ...args], {
+  const { stdout } = await run("git", [...fleetGitConfig, "-c", "user.name=cairn fleet", "-c", "user.email=fleet@cairn.invalid", "-c", "commit.gpgsign=false", ...args], {
     cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+    env: fleetGitEnv(),
     maxBuffer: 64 * 1024 * 1024,
   });
   return stdout;
@@ -29,7 +33,8 @@ async function gitAfterRun(dir: string, args: string[]): Promise<string> {
   if (opened.kind === "refused") throw new Error(`${dir}: ${opened.reason}`);
   const { stdout } = await run("git", ["-c", "user.name=cairn fleet", "-c", "user.email=fleet@cairn.invalid", ...opened.git.argv(args)], {
     cwd: dir,
-    env: opened.git.env,
+    // push reaches the job's repository: only the allowed transports there too.
+    env: { ...opened.git.env, GIT_ALLOW_PROTOCOL: fleetGitEnv().GIT_ALLOW_PROTOCOL },
     maxBuffer: 64 * 1024 * 1024,
   });
   return stdout;
@@ -51,7 +56,7 @@ async function mirrorOf(repo: string, cacheDir: string): Promise<string> {
       mkdirSync(path.dirname(mirror), { recursive: true });
       const partial = `${mirror}.${process.pid}.tmp`;
       rmSync(partial, { recursive: true, force: true });
-      await git(["clone", "--mirror", "--quiet", repo, partial]);
+      await git(["clone", "--mirror", "--quiet", "--", repo, partial]);
       // Another worker on this machine may have finished first; its mirror is as good as ours.
       try {
         renameSync(partial, mirror);
@@ -67,14 +72,21 @@ async function mirrorOf(repo: string, cacheDir: string): Promise<string> {
 
 export type Checkout = { dir: string; base: string };
 
-/** A scratch working tree of the repository at `ref` (default its HEAD), on branch `branch`. */
+/**
+ * A scratch working tree of the repository at `ref` (default its HEAD), on branch `branch`. The
+ * repository and ref come from the queue: a shape git could read as an option or a program is
+ * refused before git runs (an Error whose message says which and why).
+ */
 export async function checkout(repo: string, ref: string | undefined, branch: string, cacheDir: string, scratchDir: string): Promise<Checkout> {
+  const problem = repoProblem(repo) ?? (ref === undefined ? undefined : refProblem(ref));
+  if (problem) throw new Error(problem);
   const mirror = await mirrorOf(repo, cacheDir);
   rmSync(scratchDir, { recursive: true, force: true });
   mkdirSync(path.dirname(scratchDir), { recursive: true });
-  await git(["clone", "--quiet", "--shared", "--no-checkout", mirror, scratchDir]);
-  const base = (await git(["rev-parse", "--verify", `${ref ?? "HEAD"}^{commit}`], scratchDir)).trim();
-  await git(["checkout", "--quiet", "-B", branch, base], scratchDir);
+  await git(["clone", "--quiet", "--shared", "--no-checkout", "--", mirror, scratchDir]);
+  const base = (await git(["rev-parse", "--verify", "--end-of-options", `${ref ?? "HEAD"}^{commit}`], scratchDir)).trim();
+  if (!/^[0-9a-f]{40,64}$/.test(base)) throw new Error(`ref ${JSON.stringify(ref ?? "HEAD")} did not name one commit.`);
+  await git(["checkout", "--quiet", "-B", branch, base, "--"], scratchDir);
   return { dir: scratchDir, base };
 }
 
@@ -83,11 +95,13 @@ export async function checkout(repo: string, ref: string | undefined, branch: st
  * or the local repository itself). Returns the files changed; none means nothing was pushed.
  */
 export async function commitAndPush(work: Checkout, repo: string, branch: string, message: string): Promise<string[]> {
+  const problem = repoProblem(repo);
+  if (problem) throw new Error(problem);
   await gitAfterRun(work.dir, ["add", "-A"]);
   const staged = (await gitAfterRun(work.dir, ["diff", "--cached", "--name-only", "-z"])).split("\0").filter(Boolean);
   if (staged.length === 0) return [];
   await gitAfterRun(work.dir, ["commit", "--quiet", "-m", message]);
   // Forced: a job taken up again after its worker died owns its branch; the first try's push, if any, is stale.
-  await gitAfterRun(work.dir, ["push", "--quiet", "--force", repo, `${branch}:refs/heads/${branch}`]);
+  await gitAfterRun(work.dir, ["push", "--quiet", "--force", "--end-of-options", repo, `${branch}:refs/heads/${branch}`]);
   return staged;
 }

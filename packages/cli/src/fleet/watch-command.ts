@@ -2,9 +2,19 @@ import type { Io } from "../headless.js";
 import { readEvents, type StreamedEvent } from "./event-stream.js";
 import { findJob } from "./job-view.js";
 import { openQueue } from "./open-queue.js";
+import { printable, printableJson } from "./printable.js";
 
-/** One line a person reads for an event, or nothing for the ones that only matter to programs. */
+/**
+ * One line a person reads for an event, or nothing for the ones that only matter to programs.
+ * Whatever the event says came through the queue, from the model or whoever wrote to Redis: it is
+ * printable text by the time it is returned (no escape sequence reaches the terminal).
+ */
 export function renderEvent(e: StreamedEvent): string | undefined {
+  const line = describeEvent(e);
+  return line === undefined ? undefined : printable(line);
+}
+
+function describeEvent(e: StreamedEvent): string | undefined {
   if (e.type === "fleet") {
     if (e.subtype === "started") return `── attempt ${e.attempt} on ${e.worker}`;
     if (e.subtype === "lock_lost") return `── ${e.worker} lost the job (it stopped answering); another worker takes it up`;
@@ -47,7 +57,7 @@ export async function watchCommand(argv: string[], io: Io): Promise<number> {
       const batch = await readEvents(reader, job.id!, from, 1000);
       for (const { id: entry, event } of batch) {
         from = entry;
-        if (json) io.stdout(`${JSON.stringify(event)}\n`);
+        if (json) io.stdout(`${printableJson(event)}\n`);
         else {
           const line = renderEvent(event);
           if (line !== undefined) io.stdout(`${line}\n`);
@@ -59,7 +69,7 @@ export async function watchCommand(argv: string[], io: Io): Promise<number> {
         // Ended with no end event of its own (removed, or failed before it ran): say so and stop.
         const state = await job.getState();
         if (state === "failed" || state === "unknown") {
-          if (!json) io.stdout(`── ${state}${job.failedReason ? `: ${job.failedReason}` : ""}\n`);
+          if (!json) io.stdout(`── ${state}${job.failedReason ? `: ${printable(job.failedReason)}` : ""}\n`);
           return 1;
         }
       }
