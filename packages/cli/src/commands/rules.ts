@@ -12,6 +12,11 @@ the most general to the most specific (later ones win when they conflict):
   workspace .windsurfrules, .cursorrules, .cursor/rules/*.mdc, .clinerules and .cairnrules
   (a file, or a folder of .md files; its workflows/ folder is not rules).
 
+Each is read like any file the agent reads: a project file must really be inside the workspace
+(an AGENTS.md above it, inside the repository) and not blocked by .cairnignore/.clineignore, and
+CAIRN_HOME/AGENTS.md inside CAIRN_HOME. A symlink or hard link that leads elsewhere is skipped,
+and listed here with why.
+
 Options:
   --cwd dir     the workspace (default: the current folder)
   --path file   a workspace-relative file to treat as in play, to see which rules with
@@ -43,12 +48,20 @@ export function rulesCommand(argv: string[], io: Io): number {
 
   if (values.json) {
     const sections = rules.sections.map(({ text: _text, ...rest }) => rest);
-    io.stdout(`${JSON.stringify({ cwd, repositoryRoot, home, activePaths, sections, promptBytes, maxBytes: RULES_MAX_BYTES, truncated: rules.truncated, warnings: rules.warnings })}\n`);
+    io.stdout(`${JSON.stringify({ cwd, repositoryRoot, home, activePaths, sections, skipped: rules.skipped, promptBytes, maxBytes: RULES_MAX_BYTES, truncated: rules.truncated, warnings: rules.warnings })}\n`);
     return 0;
   }
   for (const warning of rules.warnings) io.stderr(`cairn: ${warning}\n`);
   io.stdout(`Rules for ${cwd}${repositoryRoot === null ? " (not in a git repository)" : repositoryRoot === cwd ? "" : ` (repository root ${repositoryRoot})`}\n`);
+  if (rules.skipped.length > 0) {
+    io.stdout(`\nSkipped (not in the prompt):\n`);
+    for (const skip of rules.skipped) io.stdout(`  ${skip.source}: ${skip.reason}.\n`);
+  }
   if (rules.sections.length === 0) {
+    if (rules.skipped.length > 0) {
+      io.stdout(`\nNo rules files in the prompt.\n`);
+      return 0;
+    }
     io.stdout(`\nNo rules files found. Write instructions for Cairn in AGENTS.md or .cairnrules in the workspace, or in ${home}/AGENTS.md for every workspace.\n`);
     return 0;
   }

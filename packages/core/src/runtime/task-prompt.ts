@@ -1,4 +1,5 @@
 import type { McpHub } from "../mcp/index.js";
+import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { environmentLine } from "../prompt/environment.js";
 import { loadRules } from "../prompt/rules/index.js";
 import { buildSystemPrompt } from "../prompt/system-prompt.js";
@@ -30,13 +31,18 @@ export class TaskPrompt {
       environmentDetails: boolean;
       /** Paths mentioned or touched so far, for rules that apply only to some files. */
       activePaths: ReadonlySet<string>;
+      /** The task's ignore rules: a rules file they block is not read into the prompt. */
+      ignore: IgnoreRules;
     },
   ) {}
+
+  /** Skipped rules files already told to the person, so each is said once per task. */
+  private readonly toldSkips = new Set<string>();
 
   system(protocol: ProtocolName, tools: AnyTool[], mode: Mode): string {
     const p = this.parts;
     if (p.replacement) return p.replacement;
-    const rules = p.home ? loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths] }).text : undefined;
+    const rules = p.home ? loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore }).text : undefined;
     return buildSystemPrompt({
       cwd: p.cwd,
       mode,
@@ -48,6 +54,19 @@ export class TaskPrompt {
       ...(p.sandbox ? { sandbox: p.sandbox.promptLine() } : {}),
       ...(p.taskProgress ? { taskProgress: true } : {}),
     });
+  }
+
+  /**
+   * One line per rules file the prompt leaves out (a link outside the workspace or CAIRN_HOME, an
+   * ignored file, ...) not yet told this task: the task goes on without it.
+   */
+  skippedRules(): string[] {
+    const p = this.parts;
+    if (p.replacement || !p.home) return [];
+    const lines = loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore }).skipped.map((s) => `The rules file ${s.source} was skipped: ${s.reason}.`);
+    const fresh = lines.filter((line) => !this.toldSkips.has(line));
+    for (const line of fresh) this.toldSkips.add(line);
+    return fresh;
   }
 
   /** What the model learns with a step's results besides them: `outside` changes, time/mode/context, background output, the checklist. */

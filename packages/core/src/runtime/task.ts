@@ -133,6 +133,7 @@ export class Task {
       taskProgress: this.focus.settings.enabled,
       environmentDetails: options.workspace.environmentDetails !== false,
       activePaths: this.tools.activePaths,
+      ignore: this.ignore,
     });
   }
 
@@ -334,7 +335,7 @@ export class Task {
       auto_approve: [...run.approval.autoApprove],
       sandbox: this.processes.sandboxSummary(),
     });
-    for (const message of this.openingNotices.splice(0)) emit({ type: "system", subtype: "notice", level: "warning", message });
+    for (const message of [...this.openingNotices.splice(0), ...this.prompt.skippedRules()]) emit({ type: "system", subtype: "notice", level: "warning", message });
 
     const ended = await this.openRun(text, attached, run);
     if (ended) return ended;
@@ -355,7 +356,7 @@ export class Task {
       for (const message of repaired.slice(this.conversation.length)) this.conversation.record(message);
       this.pendingResults = undefined;
     }
-    const command = parseSlashCommand(text, { cwd: this.cwd, ...(options.workspace.home ? { home: options.workspace.home } : {}) });
+    const command = parseSlashCommand(text, { cwd: this.cwd, ignore: this.ignore, ...(options.workspace.home ? { home: options.workspace.home } : {}) });
     if (command?.kind === "compact") {
       await this.fit(emit, { fixedText: this.prompt.system(protocol.name, run.offered(), this.mode), model: options.model.main }, "compact");
       text = command.rest || "[The conversation was compacted at the user's request. Continue the task from the summary.]";
@@ -364,6 +365,7 @@ export class Task {
       return this.finish(run, "success", handoff, { new_task: handoff });
     } else if (command?.kind === "text") {
       text = command.text;
+      for (const message of command.notices ?? []) emit({ type: "system", subtype: "notice", level: "warning", message });
     }
     const prompt = await this.hooks.onPrompt(text, emit, this.controller.signal);
     if (prompt.blocked) return this.finish(run, "error_during_execution", `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`);

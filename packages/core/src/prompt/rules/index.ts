@@ -1,1 +1,1 @@
-export { findRepositoryRoot, formatKiB, loadRules, RULES_MAX_BYTES, type LoadedRules, type LoadRulesOptions, type RuleKind, type RuleSection } from "./load-rules.js";
+export { findRepositoryRoot, formatKiB, loadRules, RULES_MAX_BYTES, type LoadedRules, type LoadRulesOptions, type RuleKind, type RuleSection, type SkippedRule } from "./load-rules.js";

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -124,7 +124,7 @@ describe("loadRules: discovery and precedence", () => {
 
   it("no rules anywhere: no sections and an empty text", () => {
     const rules = loadRules({ cwd: repo, home });
-    expect(rules).toEqual({ sections: [], text: "", warnings: [], truncated: false });
+    expect(rules).toEqual({ sections: [], text: "", skipped: [], warnings: [], truncated: false });
   });
 
   it("CAIRN_HOME inside the repository is not read twice", async () => {
@@ -203,10 +203,80 @@ describe("loadRules: size cap", () => {
     expect(rules.sections.every((s) => s.cut === undefined)).toBe(true);
   });
 
-  it("skips binary and oversized files with a warning", async () => {
+  it("skips binary and oversized files, saying why", async () => {
     await files(repo, { "AGENTS.md": "ok\u0000binary", ".cursorrules": "y".repeat(1024 * 1024 + 1) });
     const rules = loadRules({ cwd: repo, home });
     expect(rules.sections).toEqual([]);
-    expect(rules.warnings).toEqual([expect.stringMatching(/^AGENTS\.md is a binary file/), expect.stringMatching(/^\.cursorrules is 1024\.0 KiB, over the 1024 KiB/)]);
+    expect(rules.skipped).toEqual([
+      { source: "AGENTS.md", reason: "it is a binary file, not rules text" },
+      { source: ".cursorrules", reason: expect.stringMatching(/^it is 1\.0 MB, over the 1\.0 MB such a file may be/) },
+    ]);
+    expect(rules.warnings).toEqual([]);
+  });
+});
+
+describe("loadRules: every file is a path like any other", () => {
+  const SECRET = "aws_secret_access_key=RULES-SECRET-1f3c";
+
+  beforeEach(async () => {
+    await files(base, { "outside/credentials": SECRET, "outside/id_ed25519": SECRET, "outside/notes/a.md": SECRET });
+    await files(repo, { ".env": SECRET, ".cairnignore": ".env\nprivate/\n", "private/rules.md": SECRET, "private/other.md": SECRET, "docs/style.md": "IN-WORKSPACE-RULE" });
+  });
+
+  it("skips each rules name that is a symlink to a file outside the workspace, an ignored file or a hard link of one, and says why", async () => {
+    await symlink(path.join(base, "outside", "credentials"), path.join(repo, "AGENTS.md"));
+    await symlink(".env", path.join(repo, ".cursorrules"));
+    await symlink("private/rules.md", path.join(repo, ".windsurfrules"));
+    await mkdir(path.join(repo, ".clinerules"));
+    await symlink(path.join(base, "outside", "id_ed25519"), path.join(repo, ".clinerules", "aws.md"));
+    await link(path.join(repo, ".env"), path.join(repo, ".clinerules", "env.md"));
+    await symlink(path.join(base, "outside", "notes"), path.join(repo, ".clinerules", "linked"));
+    await mkdir(path.join(repo, ".cursor", "rules"), { recursive: true });
+    await symlink("../../private/other.md", path.join(repo, ".cursor", "rules", "env.mdc"));
+    const rules = loadRules({ cwd: repo, home });
+
+    expect(rules.text).not.toContain("RULES-SECRET");
+    expect(rules.sections).toEqual([]);
+    const why = Object.fromEntries(rules.skipped.map((s) => [s.source, s.reason]));
+    expect(why["AGENTS.md"]).toMatch(/^it leads outside the workspace \(to .*outside\/credentials\)/);
+    expect(why[".cursorrules"]).toMatch(/blocked by \.cairnignore/);
+    expect(why[".windsurfrules"]).toMatch(/blocked by \.cairnignore/);
+    expect(why[".clinerules/aws.md"]).toMatch(/^it leads outside/);
+    expect(why[".clinerules/env.md"]).toMatch(/hard link of a file blocked by \.cairnignore/);
+    expect(why[".clinerules/linked"]).toMatch(/^it is a folder that leads outside the workspace/);
+    expect(why[".cursor/rules/env.mdc"]).toMatch(/blocked by \.cairnignore/);
+  });
+
+  it("reads a symlink to a file inside the workspace that is not ignored", async () => {
+    await symlink("docs/style.md", path.join(repo, "AGENTS.md"));
+    await mkdir(path.join(repo, ".cairnrules"));
+    await symlink("../docs/style.md", path.join(repo, ".cairnrules", "style.md"));
+    const rules = loadRules({ cwd: repo, home });
+    expect(rules.skipped).toEqual([]);
+    expect(rules.text).toContain("IN-WORKSPACE-RULE");
+  });
+
+  it("an AGENTS.md above the workspace may lead anywhere in the repository, not out of it", async () => {
+    const cwd = path.join(repo, "packages", "core");
+    await mkdir(cwd, { recursive: true });
+    await symlink("docs/style.md", path.join(repo, "AGENTS.md"));
+    await symlink(path.join(base, "outside", "credentials"), path.join(repo, "packages", "AGENTS.md"));
+    const rules = loadRules({ cwd, home });
+    expect(rules.sections.map((s) => s.source)).toEqual([path.join(repo, "AGENTS.md")]);
+    expect(rules.text).toContain("IN-WORKSPACE-RULE");
+    expect(rules.text).not.toContain("RULES-SECRET");
+    expect(rules.skipped).toEqual([{ source: path.join(repo, "packages", "AGENTS.md"), reason: expect.stringMatching(/^it leads outside the repository/) }]);
+  });
+
+  it("CAIRN_HOME/AGENTS.md must really be inside CAIRN_HOME", async () => {
+    await symlink(path.join(base, "outside", "credentials"), path.join(home, "AGENTS.md"));
+    const rules = loadRules({ cwd: repo, home });
+    expect(rules.text).not.toContain("RULES-SECRET");
+    expect(rules.skipped).toEqual([{ source: path.join(home, "AGENTS.md"), reason: expect.stringMatching(/^it leads outside CAIRN_HOME/) }]);
+
+    await rm(path.join(home, "AGENTS.md"));
+    await files(home, { "notes/global.md": "GLOBAL-FROM-A-LINK" });
+    await symlink("notes/global.md", path.join(home, "AGENTS.md"));
+    expect(loadRules({ cwd: repo, home }).text).toContain("GLOBAL-FROM-A-LINK");
   });
 });

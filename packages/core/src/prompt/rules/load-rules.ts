@@ -1,5 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { IgnoreRules } from "../../policy/ignore-rules.js";
+import { isInside, realPath } from "../../policy/workspace.js";
+import { readPromptFile, type PromptFileScope } from "../prompt-file.js";
 import { compileGlob, globMatches, normalizeRelative } from "./glob.js";
 import { parseFrontMatter } from "./front-matter.js";
 
@@ -30,11 +33,15 @@ export type LoadedRules = {
   sections: RuleSection[];
   /** The block for the system prompt ("" when no rule applies): a header line per source. */
   text: string;
-  /** Files that could not be read or whose front matter was malformed (those apply always). */
+  /** Rules files found but not read, each with why (one line for the person): outside where it belongs, ignored, binary, too big. */
+  skipped: SkippedRule[];
+  /** Rules folders that could not be listed, malformed front matter (those rules apply always), the size cap. */
   warnings: string[];
   /** True when the size cap cut or dropped a rule. */
   truncated: boolean;
 };
+
+export type SkippedRule = { source: string; reason: string };
 
 export type LoadRulesOptions = {
   /** The workspace (real path). */
@@ -45,6 +52,8 @@ export type LoadRulesOptions = {
   activePaths?: readonly string[];
   /** Cap on the rules' text in the prompt, in bytes. Defaults to 32 KiB (Codex's cap). */
   maxBytes?: number;
+  /** The workspace's ignore rules; a task passes its own (they keep every rule read during it). Read afresh when absent. */
+  ignore?: IgnoreRules;
 };
 
 export const RULES_MAX_BYTES = 32 * 1024;
@@ -58,7 +67,8 @@ const MIN_SHORTENED_BYTES = 512;
 /** Subfolders of .cairnrules / .clinerules that hold something other than rules. */
 const NOT_RULES = new Set(["workflows", "hooks"]);
 
-type Candidate = { file: string; kind: RuleKind; scope: "global" | "project" };
+/** `root`: the folder a project file must really be in (the workspace, or the repository root for an AGENTS.md above it). */
+type Candidate = { file: string; kind: RuleKind; scope: "global" | "project"; root?: string };
 
 /**
  * Finds and reads the rules and memory files for a workspace, in precedence order:
@@ -71,18 +81,28 @@ type Candidate = { file: string; kind: RuleKind; scope: "global" | "project" };
  *
  * Later sources are more specific and win when they conflict; the prompt says so. Cairn's own
  * .cairnrules comes last: where it and a file kept for another tool disagree, Cairn's wins.
+ *
+ * Each file is a path like any other (see readPromptFile): a project file must really be inside
+ * the workspace (an AGENTS.md above it, inside the repository) and not blocked by the ignore files,
+ * the global one inside CAIRN_HOME; a symlink or hard link that leads elsewhere is skipped, with why.
  */
 export function loadRules(options: LoadRulesOptions): LoadedRules {
   const warnings: string[] = [];
+  const skipped: SkippedRule[] = [];
+  const ignore = options.ignore ?? new IgnoreRules(options.cwd);
+  const ignoreOf = ignoreFor(options.cwd, ignore);
   const maxBytes = options.maxBytes ?? RULES_MAX_BYTES;
   const active = (options.activePaths ?? []).flatMap((p) => toRelative(options.cwd, p));
   const seen = new Set<string>();
   const sections: RuleSection[] = [];
-  for (const candidate of discover(options.cwd, options.home, warnings)) {
+  for (const candidate of discover(options.cwd, options.home, warnings, skipped)) {
     const identity = realOrSelf(candidate.file);
     if (seen.has(identity)) continue; // CAIRN_HOME inside the repository, a symlinked AGENTS.md
     seen.add(identity);
-    const section = readSection(options.cwd, candidate, active, warnings);
+    const root = candidate.root ?? options.cwd;
+    const scope: PromptFileScope =
+      candidate.scope === "global" ? { kind: "home", home: options.home } : { kind: "project", root, ignore: ignoreOf(root), rootName: root === options.cwd ? "the workspace" : "the repository" };
+    const section = readSection(options.cwd, candidate, scope, active, warnings, skipped);
     if (section) sections.push(section);
   }
   const { text, truncated } = assemble(sections, maxBytes);
@@ -90,7 +110,21 @@ export function loadRules(options: LoadRulesOptions): LoadedRules {
     const lost = sections.filter((s) => s.cut).map((s) => `${s.source} (${s.cut})`);
     warnings.push(`Rules are over the ${formatKiB(maxBytes)} cap; the more specific ones were kept whole: ${lost.join(", ")}.`);
   }
-  return { sections, text, warnings, truncated };
+  return { sections, text, skipped, warnings, truncated };
+}
+
+/**
+ * The ignore rules a project file is held to: the workspace's, and for an AGENTS.md above the
+ * workspace also those of the repository root it lies in (read once per load).
+ */
+function ignoreFor(cwd: string, workspace: IgnoreRules): (root: string) => IgnoreRules[] {
+  const others = new Map<string, IgnoreRules>();
+  return (root) => {
+    if (root === cwd) return [workspace];
+    let rules = others.get(root);
+    if (!rules) others.set(root, (rules = new IgnoreRules(root)));
+    return [workspace, rules];
+  };
 }
 
 /** The nearest folder at or above `cwd` that holds `.git` (a folder, or a file in worktrees). */
@@ -104,7 +138,7 @@ export function findRepositoryRoot(cwd: string): string | undefined {
   }
 }
 
-function discover(cwd: string, home: string, warnings: string[]): Candidate[] {
+function discover(cwd: string, home: string, warnings: string[], skipped: SkippedRule[]): Candidate[] {
   const found: Candidate[] = [];
   const global = path.join(home, "AGENTS.md");
   if (isFile(global)) found.push({ file: global, kind: "agents", scope: "global" });
@@ -112,7 +146,7 @@ function discover(cwd: string, home: string, warnings: string[]): Candidate[] {
   const root = findRepositoryRoot(cwd) ?? cwd;
   for (const dir of foldersFromTo(root, cwd)) {
     const file = path.join(dir, "AGENTS.md");
-    if (isFile(file)) found.push({ file, kind: "agents", scope: "project" });
+    if (isFile(file)) found.push({ file, kind: "agents", scope: "project", root: dir === cwd ? cwd : root });
   }
 
   const inWorkspace = (name: string) => path.join(cwd, name);
@@ -124,7 +158,7 @@ function discover(cwd: string, home: string, warnings: string[]): Candidate[] {
   }
   const cursorRules = inWorkspace(path.join(".cursor", "rules"));
   if (isDirectory(cursorRules)) {
-    for (const file of filesIn(cursorRules, ".mdc", warnings)) found.push({ file, kind: "cursorrules", scope: "project" });
+    for (const file of filesIn(cwd, cursorRules, ".mdc", warnings, skipped)) found.push({ file, kind: "cursorrules", scope: "project" });
   }
   for (const [name, kind] of [
     [".clinerules", "clinerules"],
@@ -132,7 +166,7 @@ function discover(cwd: string, home: string, warnings: string[]): Candidate[] {
   ] as const) {
     const target = inWorkspace(name);
     if (isFile(target)) found.push({ file: target, kind, scope: "project" });
-    else if (isDirectory(target)) for (const file of filesIn(target, ".md", warnings)) found.push({ file, kind, scope: "project" });
+    else if (isDirectory(target)) for (const file of filesIn(cwd, target, ".md", warnings, skipped)) found.push({ file, kind, scope: "project" });
   }
   return found;
 }
@@ -150,10 +184,20 @@ function foldersFromTo(root: string, leaf: string): string[] {
   return folders;
 }
 
-/** Files with the extension under `dir`, sorted by their relative path; workflows/ and hooks/ left out. */
-function filesIn(dir: string, extension: string, warnings: string[]): string[] {
+/**
+ * Files with the extension under `dir`, sorted by their relative path; workflows/ and hooks/ left
+ * out. A folder that really lies outside the workspace (a symlink to ~/) is not walked: one skip
+ * names it, rather than one per file in it.
+ */
+function filesIn(cwd: string, dir: string, extension: string, warnings: string[], skipped: SkippedRule[]): string[] {
   const files: string[] = [];
+  const workspace = realPath(cwd) ?? cwd;
   const walk = (folder: string, depth: number) => {
+    const real = realPath(folder);
+    if (real === undefined || !isInside(workspace, real)) {
+      skipped.push({ source: shownPath(cwd, folder), reason: `it is a folder that leads outside the workspace (to ${real ?? "a loop of symlinks"}); Cairn reads rules only from inside it: copy the files in instead of linking them` });
+      return;
+    }
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(folder, { withFileTypes: true });
@@ -180,22 +224,16 @@ function filesIn(dir: string, extension: string, warnings: string[]): string[] {
   return sorted.slice(0, MAX_FOLDER_FILES).map((s) => s.file);
 }
 
-function readSection(cwd: string, candidate: Candidate, active: string[], warnings: string[]): RuleSection | undefined {
+function readSection(cwd: string, candidate: Candidate, scope: PromptFileScope, active: string[], warnings: string[], skipped: SkippedRule[]): RuleSection | undefined {
   const source = shownPath(cwd, candidate.file);
-  let data: Buffer;
-  try {
-    const size = fs.statSync(candidate.file).size;
-    if (size > MAX_FILE_BYTES) {
-      warnings.push(`${source} is ${formatKiB(size)}, over the ${formatKiB(MAX_FILE_BYTES)} a rules file may be; it was not loaded.`);
-      return undefined;
-    }
-    data = fs.readFileSync(candidate.file);
-  } catch (error) {
-    warnings.push(`Could not read ${source}: ${(error as Error).message}`);
+  const read = readPromptFile(candidate.file, scope, MAX_FILE_BYTES);
+  if (!read.ok) {
+    skipped.push({ source, reason: read.reason });
     return undefined;
   }
+  const data = read.data;
   if (data.subarray(0, 8192).includes(0)) {
-    warnings.push(`${source} is a binary file, not rules text; it was not loaded.`);
+    skipped.push({ source, reason: "it is a binary file, not rules text" });
     return undefined;
   }
   const front = parseFrontMatter(data.toString("utf8"));
