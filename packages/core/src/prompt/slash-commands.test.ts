@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -7,8 +7,8 @@ import { parseSlashCommand } from "./slash-commands.js";
 let cwd: string;
 let home: string;
 beforeEach(() => {
-  cwd = mkdtempSync(path.join(os.tmpdir(), "cairn-slash-"));
-  home = mkdtempSync(path.join(os.tmpdir(), "cairn-slash-home-"));
+  cwd = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-slash-")));
+  home = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-slash-home-")));
 });
 afterEach(() => {
   rmSync(cwd, { recursive: true, force: true });
@@ -38,5 +38,39 @@ describe("parseSlashCommand", () => {
     expect(parseSlashCommand("/etc/hosts has a wrong entry", { cwd, home })).toBeUndefined();
     expect(parseSlashCommand("/unknown thing", { cwd, home })).toBeUndefined();
     expect(parseSlashCommand("please /compact later", { cwd })).toBeUndefined();
+  });
+
+  it("a workflow is a path like any other: a link outside the workspace or CAIRN_HOME, or to an ignored file, is skipped with a notice", () => {
+    const outside = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-slash-outside-")));
+    try {
+      writeFileSync(path.join(outside, "id_ed25519"), "PRIVATE-KEY-WORKFLOW\n");
+      writeFileSync(path.join(cwd, ".env"), "ENV-SECRET-WORKFLOW\n");
+      writeFileSync(path.join(cwd, ".cairnignore"), ".env\n");
+      writeFileSync(path.join(cwd, "checklist.md"), "Check the release.\n");
+      const flows = path.join(cwd, ".cairnrules", "workflows");
+      mkdirSync(flows, { recursive: true });
+      mkdirSync(path.join(home, "workflows"));
+      symlinkSync(path.join(outside, "id_ed25519"), path.join(flows, "key.md"));
+      symlinkSync("../../.env", path.join(flows, "env.md"));
+      linkSync(path.join(cwd, ".env"), path.join(flows, "hard.md"));
+      symlinkSync(path.join(outside, "id_ed25519"), path.join(home, "workflows", "review.md"));
+      symlinkSync("../../checklist.md", path.join(flows, "release.md"));
+
+      for (const name of ["key", "env", "hard", "review"]) {
+        const command = parseSlashCommand(`/${name} now`, { cwd, home });
+        expect(command).toMatchObject({ kind: "text", text: `/${name} now`, notices: [expect.stringMatching(/^The workflow .* was skipped: it/)] });
+        expect(JSON.stringify(command)).not.toMatch(/PRIVATE-KEY|ENV-SECRET/);
+      }
+      expect(parseSlashCommand("/review", { cwd, home })).toMatchObject({ notices: [expect.stringMatching(/leads outside CAIRN_HOME/)] });
+      expect(parseSlashCommand("/env", { cwd, home })).toMatchObject({ notices: [expect.stringMatching(/blocked by \.cairnignore/)] });
+      expect(parseSlashCommand("/hard", { cwd, home })).toMatchObject({ notices: [expect.stringMatching(/hard link of a file blocked/)] });
+      // A link inside the workspace to a file no rule ignores runs.
+      expect(parseSlashCommand("/release", { cwd, home })).toEqual({ kind: "text", text: "Check the release." });
+      // A refused workspace workflow gives way to CAIRN_HOME's of the same name, and says so.
+      writeFileSync(path.join(home, "workflows", "key.md"), "The person's own key workflow.\n");
+      expect(parseSlashCommand("/key", { cwd, home })).toEqual({ kind: "text", text: "The person's own key workflow.", notices: [expect.stringMatching(/^The workflow \.cairnrules\/workflows\/key\.md was skipped: it leads outside the workspace/)] });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { IgnoreRules } from "../policy/ignore-rules.js";
+import { readPromptFile } from "./prompt-file.js";
 import { fillWorkflow } from "./workflow-arguments.js";
 
 export type SlashCommand =
@@ -7,8 +9,11 @@ export type SlashCommand =
   | { kind: "compact"; rest: string }
   /** Hand the essentials over to a fresh task; `rest` adds instructions for it. */
   | { kind: "newtask"; rest: string }
-  /** Not a command the core acts on: the message to send instead (a rule request, a workflow). */
-  | { kind: "text"; text: string };
+  /**
+   * Not a command the core acts on: the message to send instead (a rule request, a workflow).
+   * `notices`: workflow files of that name that were skipped, and why (one line each, for the person).
+   */
+  | { kind: "text"; text: string; notices?: string[] };
 
 export const builtinSlashCommands: Record<string, string> = {
   compact: "summarise the conversation so far and continue (frees context)",
@@ -19,11 +24,41 @@ export const builtinSlashCommands: Record<string, string> = {
 
 const commandPattern = /^\/([a-z][a-z0-9_-]*)(?:\s+([\s\S]*))?$/;
 
+/** A workflow is read whole into the message, like a rules file: one bigger than this is a mistake. */
+const MAX_WORKFLOW_BYTES = 1024 * 1024;
+
 /** Workflow files: `.cairnrules/workflows/<name>.md` in the workspace, then CAIRN_HOME/workflows/<name>.md. */
 export function findWorkflow(name: string, cwd: string, home: string | undefined): string | undefined {
-  const candidates = [path.join(cwd, ".cairnrules", "workflows", `${name}.md`), path.join(cwd, ".clinerules", "workflows", `${name}.md`)];
-  if (home) candidates.push(path.join(home, "workflows", `${name}.md`));
-  return candidates.find((file) => existsSync(file));
+  return workflowFiles(name, cwd, home).find((c) => existsSync(c.file))?.file;
+}
+
+function workflowFiles(name: string, cwd: string, home: string | undefined): Array<{ file: string; global: boolean }> {
+  const candidates = [path.join(cwd, ".cairnrules", "workflows", `${name}.md`), path.join(cwd, ".clinerules", "workflows", `${name}.md`)].map((file) => ({ file, global: false }));
+  if (home) candidates.push({ file: path.join(home, "workflows", `${name}.md`), global: true });
+  return candidates;
+}
+
+/**
+ * The first workflow of that name that may be read, as a path like any other (see readPromptFile):
+ * a workspace one really inside the workspace and not ignored, a global one inside CAIRN_HOME. One
+ * that may not is skipped with a notice, and the next of the name is tried.
+ */
+function readWorkflow(name: string, context: { cwd: string; home?: string; ignore?: IgnoreRules }): { text?: string; notices: string[] } {
+  const notices: string[] = [];
+  let ignore = context.ignore;
+  for (const candidate of workflowFiles(name, context.cwd, context.home)) {
+    if (!existsSync(candidate.file)) continue;
+    ignore ??= new IgnoreRules(context.cwd);
+    const read = readPromptFile(candidate.file, candidate.global ? { kind: "home", home: context.home! } : { kind: "project", root: context.cwd, ignore: [ignore] }, MAX_WORKFLOW_BYTES);
+    if (read.ok) return { text: read.data.toString("utf8"), notices };
+    notices.push(`The workflow ${shownPath(context.cwd, candidate.file)} was skipped: ${read.reason}.`);
+  }
+  return { notices };
+}
+
+function shownPath(cwd: string, file: string): string {
+  const relative = path.relative(cwd, file);
+  return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative.split(path.sep).join("/");
 }
 
 /** Every workflow a task here can run, by command name (the first file of a name wins, as in findWorkflow). */
@@ -55,9 +90,10 @@ When the file is written, finish with attempt_completion naming the file.`;
 
 /**
  * Reads a leading slash command in the person's message. Anything else, including a path such as
- * "/etc/hosts is wrong", is left alone (undefined).
+ * "/etc/hosts is wrong", is left alone (undefined). A workflow whose every file was skipped sends
+ * the message as written, with the notices. `ignore`: the task's ignore rules (read afresh without).
  */
-export function parseSlashCommand(message: string, context: { cwd: string; home?: string }): SlashCommand | undefined {
+export function parseSlashCommand(message: string, context: { cwd: string; home?: string; ignore?: IgnoreRules }): SlashCommand | undefined {
   const match = commandPattern.exec(message.trim());
   if (!match) return undefined;
   const name = match[1]!;
@@ -65,7 +101,9 @@ export function parseSlashCommand(message: string, context: { cwd: string; home?
   if (name === "compact" || name === "smol") return { kind: "compact", rest };
   if (name === "newtask") return { kind: "newtask", rest };
   if (name === "newrule") return { kind: "text", text: newRuleText(rest) };
-  const workflow = findWorkflow(name, context.cwd, context.home);
-  if (!workflow) return undefined;
-  return { kind: "text", text: fillWorkflow(readFileSync(workflow, "utf8").trim(), rest) };
+  const workflow = readWorkflow(name, context);
+  const notices = workflow.notices.length > 0 ? { notices: workflow.notices } : {};
+  if (workflow.text !== undefined) return { kind: "text", text: fillWorkflow(workflow.text.trim(), rest), ...notices };
+  if (workflow.notices.length > 0) return { kind: "text", text: message.trim(), ...notices };
+  return undefined;
 }
