@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -54,5 +54,39 @@ describe("agent definitions (Claude Code's format)", () => {
     const changed = loadAgentDefinitions({ home, cwd });
     expect(changed.agents.map((a) => a.name)).toEqual(["mine"]);
     expect(changed.untrusted).toMatchObject({ changed: true });
+  });
+
+  it("a definition is a path like any other: a link outside CAIRN_HOME or the workspace, or to an ignored file, is skipped with why; one inside is read", () => {
+    const secret = (name: string) => definition(name).replace(`You are ${name}.`, "AGENT-SECRET-77a1");
+    mkdirSync(path.join(root, "outside"));
+    writeFileSync(path.join(root, "outside", "global.md"), secret("global"));
+    writeFileSync(path.join(root, "outside", "project.md"), secret("project"));
+    writeFileSync(path.join(cwd, ".env"), secret("ignored"));
+    writeFileSync(path.join(cwd, ".cairnignore"), ".env\n");
+    writeFileSync(path.join(cwd, "helper.txt"), definition("inside"));
+    symlinkSync(path.join(root, "outside", "global.md"), path.join(home, "agents", "global.md"));
+    symlinkSync(path.join(root, "outside", "project.md"), path.join(cwd, ".cairn", "agents", "project.md"));
+    symlinkSync("../../.env", path.join(cwd, ".cairn", "agents", "ignored.md"));
+    linkSync(path.join(cwd, ".env"), path.join(cwd, ".cairn", "agents", "hard.md"));
+    symlinkSync("../../helper.txt", path.join(cwd, ".cairn", "agents", "inside.md"));
+    const config = projectAgentsConfig(cwd)!;
+    expect(JSON.stringify(config.items)).not.toContain("AGENT-SECRET");
+    expect(config.items).toEqual([
+      expect.stringMatching(/^hard\.md: skipped, it is a hard link of a file blocked by \.cairnignore/),
+      expect.stringMatching(/^ignored\.md: skipped, it, or the file it leads to .* is blocked by \.cairnignore/),
+      "inside: tools read-only default",
+      expect.stringMatching(/^project\.md: skipped, it leads outside the workspace/),
+    ]);
+    trustDigest(home, config.workspace, config.dir, config.digest);
+
+    const loaded = loadAgentDefinitions({ home, cwd });
+    expect(loaded.agents.map((a) => a.name)).toEqual(["inside"]);
+    expect(JSON.stringify(loaded)).not.toContain("AGENT-SECRET");
+    expect(loaded.problems).toEqual([
+      expect.stringMatching(/global\.md skipped: it leads outside CAIRN_HOME/),
+      expect.stringMatching(/hard\.md skipped: it is a hard link/),
+      expect.stringMatching(/ignored\.md skipped: .*blocked by \.cairnignore/),
+      expect.stringMatching(/project\.md skipped: it leads outside the workspace/),
+    ]);
   });
 });

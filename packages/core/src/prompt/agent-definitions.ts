@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
+import { IgnoreRules } from "../policy/ignore-rules.js";
 import { isTrusted, trustRecord, workspaceKey } from "../trust/trust-store.js";
 import type { UntrustedConfig } from "../trust/untrusted.js";
+import { readPromptFile, type PromptFileScope } from "./prompt-file.js";
 
 /**
  * An agent definition in Claude Code's format: a markdown file whose YAML front matter gives
@@ -27,6 +29,9 @@ export type LoadedAgentDefinitions = {
   untrusted?: UntrustedConfig;
 };
 
+/** A definition is read whole into a sub-agent's prompt: one bigger than this is a mistake. */
+const MAX_DEFINITION_BYTES = 256 * 1024;
+
 /** Where a workspace keeps its own agent definitions. */
 export const projectAgentsDir = (workspace: string): string => path.join(workspace, ".cairn", "agents");
 
@@ -35,16 +40,20 @@ export const projectAgentsDir = (workspace: string): string => path.join(workspa
  * the person trusted exactly their content: a definition steers what a sub-agent does and which
  * tools it gets, so a cloned repository must not bring its own unseen. A workspace definition with
  * the name of a personal one replaces it, as in Claude Code.
+ *
+ * Each file is a path like any other (see readPromptFile): the person's must really be inside
+ * CAIRN_HOME, the workspace's inside the workspace and not ignored; a link elsewhere is skipped,
+ * with a problem line saying why.
  */
 export function loadAgentDefinitions(options: { home: string; cwd: string }): LoadedAgentDefinitions {
   const problems: string[] = [];
   const byName = new Map<string, AgentDefinition>();
-  for (const agent of readFolder(path.join(options.home, "agents"), problems)) byName.set(agent.name, agent);
+  for (const agent of readFolder(path.join(options.home, "agents"), { kind: "home", home: options.home }, problems)) byName.set(agent.name, agent);
   const project = projectAgentsConfig(options.cwd);
   let untrusted: UntrustedConfig | undefined;
   if (project && path.resolve(project.dir) !== path.resolve(options.home, "agents")) {
     if (isTrusted(options.home, project.workspace, project.dir, project.digest)) {
-      for (const agent of readFolder(project.dir, problems)) byName.set(agent.name, agent);
+      for (const agent of readFolder(project.dir, projectScope(project.workspace), problems)) byName.set(agent.name, agent);
     } else {
       untrusted = { file: project.dir, workspace: project.workspace, what: "agent definitions", changed: trustRecord(options.home, project.workspace, project.dir) !== undefined };
     }
@@ -60,8 +69,16 @@ export function projectAgentsConfig(cwd: string): { workspace: string; dir: stri
   if (files.length === 0) return undefined;
   const hash = createHash("sha256");
   const items: string[] = [];
+  const scope = projectScope(workspace);
   for (const file of files) {
-    const text = readText(file) ?? "";
+    const read = readDefinition(file, scope);
+    if (!read.ok) {
+      // Trusted as skipped: a link made to lead inside later is a change the person sees again.
+      hash.update(`${path.basename(file)}\0skipped\0`);
+      items.push(`${path.basename(file)}: skipped, ${read.reason}`);
+      continue;
+    }
+    const text = read.text;
     hash.update(`${path.basename(file)}\0${text}\0`);
     const parsed = parseDefinition(file, text);
     items.push("agent" in parsed ? `${parsed.agent.name}: tools ${parsed.agent.tools?.join(", ") ?? "read-only default"}${parsed.agent.model ? `, model ${parsed.agent.model}` : ""}` : `${path.basename(file)}: ${parsed.problem}`);
@@ -69,9 +86,18 @@ export function projectAgentsConfig(cwd: string): { workspace: string; dir: stri
   return { workspace, dir, items, digest: hash.digest("hex") };
 }
 
-function readFolder(dir: string, problems: string[]): AgentDefinition[] {
+function projectScope(workspace: string): PromptFileScope {
+  return { kind: "project", root: workspace, ignore: [new IgnoreRules(workspace)] };
+}
+
+function readFolder(dir: string, scope: PromptFileScope, problems: string[]): AgentDefinition[] {
   return markdownFiles(dir).flatMap((file) => {
-    const parsed = parseDefinition(file, readText(file) ?? "");
+    const read = readDefinition(file, scope);
+    if (!read.ok) {
+      problems.push(`agent definition ${file} skipped: ${read.reason}.`);
+      return [];
+    }
+    const parsed = parseDefinition(file, read.text);
     if ("agent" in parsed) return [parsed.agent];
     problems.push(`agent definition ${file} skipped: ${parsed.problem}`);
     return [];
@@ -80,8 +106,9 @@ function readFolder(dir: string, problems: string[]): AgentDefinition[] {
 
 function markdownFiles(dir: string): string[] {
   try {
+    // Links too: readDefinition judges where they lead (inside, they are read; elsewhere, skipped and said).
     return readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".md"))
+      .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith(".md"))
       .map((e) => path.join(dir, e.name))
       .sort();
   } catch {
@@ -89,12 +116,9 @@ function markdownFiles(dir: string): string[] {
   }
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
+function readDefinition(file: string, scope: PromptFileScope): { ok: true; text: string } | { ok: false; reason: string } {
+  const read = readPromptFile(file, scope, MAX_DEFINITION_BYTES);
+  return read.ok ? { ok: true, text: read.data.toString("utf8") } : read;
 }
 
 /** One definition file: front matter between `---` lines, then the instructions. */
