@@ -61,7 +61,8 @@ describe("protectedPath", () => {
     expect(hit(path.join(home, "agents", "helper.md"))).toBe(path.join(home, "agents", "helper.md"));
     expect(hit(path.join(home, "workflows", "release.md"))).toBe(path.join(home, "workflows", "release.md"));
     expect(hit(path.join(home, "agents"))).toBe(path.join(home, "agents"));
-    expect(hit(path.join(home, "AGENTS.md"))).toBeUndefined();
+    // The person's global rules go into every later task's prompt; a project's AGENTS.md stays editable (above).
+    expect(hit(path.join(home, "AGENTS.md"))).toBe(path.join(home, "AGENTS.md"));
     expect(hit(path.join(home, "agents-notes.txt"))).toBeUndefined();
     expect(hit(path.join(home, "tasks", "t", "scratch", "out.txt"))).toBeUndefined();
     expect(hit(path.join(home, "tasks", "t", "metadata.json"))).toBe(path.join(home, "tasks", "t", "metadata.json"));
@@ -73,7 +74,7 @@ describe("protectedPath", () => {
 
   it("lists the paths a sandbox should keep read-only", () => {
     expect(protectedPaths(ws, home)).toEqual(
-      expect.arrayContaining([path.join(ws, ".git"), path.join(ws, ".cairn"), path.join(ws, ".mcp.json"), path.join(ws, ".cairnignore"), path.join(home, "trust.json")]),
+      expect.arrayContaining([path.join(ws, ".git"), path.join(ws, ".cairn"), path.join(ws, ".mcp.json"), path.join(ws, ".cairnignore"), path.join(home, "trust.json"), path.join(home, "AGENTS.md")]),
     );
   });
 });

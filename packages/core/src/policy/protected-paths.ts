@@ -16,11 +16,12 @@ import { ignoreFileNames } from "./ignore-rules.js";
  * - CAIRN_HOME's settings, MCP settings, approvals, trust records and checkpoint repositories, its
  *   task records (all but each task's scratch/ folder: a task's metadata holds the rules the person
  *   allowed for that task), and its agents/ and workflows/: an agent definition names the tools a sub-agent gets and a workflow
- *   is instructions run by name, in every later session of every project; any `.cairn` folder
- *   outside the workspace (the default CAIRN_HOME is ~/.cairn).
+ *   is instructions run by name, in every later session of every project; its AGENTS.md, the
+ *   person's global rules, which go into the system prompt of every later task of every project;
+ *   any `.cairn` folder outside the workspace (the default CAIRN_HOME is ~/.cairn).
  *
- * Left out on purpose: rules files (.clinerules, AGENTS.md) are prose the model reads, not
- * permissions; `.gitmodules` runs nothing (git ignores `update = !cmd` there); other tools' files
+ * Left out on purpose: a project's rules files (.clinerules, AGENTS.md) are prose the model reads
+ * for this project only, and often asked to edit, not permissions; `.gitmodules` runs nothing (git ignores `update = !cmd` there); other tools' files
  * that run code (.vscode/settings.json, .envrc, .husky/, package.json scripts) are ordinary project
  * files the model is often asked to edit, Cairn never runs them itself, and the commands that
  * would run them are the command classifier's and the sandbox's to judge.
@@ -28,7 +29,7 @@ import { ignoreFileNames } from "./ignore-rules.js";
 export const protectedFolderNames: readonly string[] = [".git", ".cairn"];
 export const protectedFileNames: readonly string[] = [".mcp.json", ...ignoreFileNames];
 /** Entries of CAIRN_HOME that hold the person's own config and decisions. */
-export const protectedHomeEntries: readonly string[] = ["settings.json", "mcp_settings.json", "mcp_approvals.json", "trust.json", "permissions.json", "checkpoints", "agents", "workflows"];
+export const protectedHomeEntries: readonly string[] = ["settings.json", "mcp_settings.json", "mcp_approvals.json", "trust.json", "permissions.json", "checkpoints", "agents", "workflows", "AGENTS.md"];
 
 const why: Record<string, string> = {
   ".git": "git's folder: its hooks and config run commands",
@@ -93,6 +94,7 @@ function inHome(candidate: string, homes: readonly string[]): ProtectedHit | und
   for (const home of homes) {
     if (!isInside(home, candidate) || candidate === home) continue;
     const parts = path.relative(home, candidate).split(path.sep);
+    if (parts[0] === "AGENTS.md") return { path: candidate, reason: "the person's global rules (CAIRN_HOME/AGENTS.md): every later task of every project reads them" };
     if (protectedHomeEntries.includes(parts[0]!)) return { path: candidate, reason: "Cairn's own settings and records (CAIRN_HOME)" };
     // A task's records (its metadata holds the rules the person allowed for it), all but its scratch folder.
     if (parts[0] === "tasks" && parts[2] !== "scratch") return { path: candidate, reason: "Cairn's task records (CAIRN_HOME/tasks): a task's metadata holds what the person allowed it" };
