@@ -6,6 +6,7 @@ import {
   Checkpoints,
   CheckpointStoreDamagedError,
   restoreTaskFiles,
+  TaskInUseError,
   TaskNotFoundError,
   TaskStore,
   type CheckpointRecord,
@@ -114,7 +115,13 @@ async function checkpointsSubcommand(argv: string[], io: Io): Promise<number> {
     const chosen = [values.workspace, values.task, values.both].filter(Boolean).length;
     if (chosen !== 1) throw new UsageError("Say what to restore: --workspace (files), --task (conversation) or --both.");
     if (values["all-files"] && values.task) throw new UsageError("--all-files is about files: use it with --workspace or --both.");
-    if (meta.status === "running" && !store.interrupted) throw new UsageError(`Task ${meta.id} is running (process ${meta.pid}); stop it before restoring.`);
+    // A restore writes the task's files and conversation: it is the task's one writer while it runs.
+    try {
+      store.lock();
+    } catch (error) {
+      if (error instanceof TaskInUseError) throw new UsageError(error.message);
+      throw error;
+    }
     const number = meta.checkpoints.indexOf(target) + 1;
     const cutConversation = values.task || values.both;
     const { messages } = store.loadConversation();

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 // The store alone, not the agent: history, show and delete start in a fraction of the time.
-import { cairnHome, listTasks, DamagedTaskError, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
+import { cairnHome, listTasks, DamagedTaskError, processRunning, removeFromHistoryIndex, TaskNotFoundError, TaskStore, thisProcess, type HistoryEntry } from "@cairn/core/storage";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 
@@ -12,13 +12,9 @@ function parse(argv: string[], options: Record<string, { type: "boolean" | "stri
   }
 }
 
+/** A zombie (killed, never reaped) does not run the task (see process-identity.ts). */
 function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return processRunning({ pid, start: "", host: thisProcess.host });
 }
 
 /** What a person should read as the status: a "running" task whose process is gone was interrupted. */

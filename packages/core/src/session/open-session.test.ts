@@ -129,7 +129,7 @@ describe("openSession / resumeSession", () => {
     await expect(resumeSession({ id: "nope", home, env: env() })).rejects.toThrow(SessionError);
     const session = await openSession({ cwd, home, env: env(), title: "t" });
     session.store.claim(); // this process runs it
-    await expect(resumeSession({ id: session.id, home, env: env() })).rejects.toThrow(/^Task .* is still running \(process \d+\); wait for it or stop it first\.$/);
+    await expect(resumeSession({ id: session.id, home, env: env() })).rejects.toThrow(/^Task .* is in use by process \d+; wait for it to finish or stop it\. If no Cairn runs as process \d+ \(check with ps -p \d+\), delete .*writer\.lock and try again\.$/);
     await session.close();
     await expect(openSession({ cwd: path.join(root, "missing"), home, env: env(), title: "t" })).rejects.toThrow(/is not a directory: pass an existing folder with --cwd\.$/);
     expect(existsSync(path.join(home, "tasks"))).toBe(true);

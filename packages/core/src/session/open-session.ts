@@ -10,6 +10,7 @@ import { loadPermissionRules } from "../storage/permission-store.js";
 import { loadTaskRules } from "../storage/task-rules.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { TaskNotFoundError, TaskStore, type TaskMetadata } from "../storage/task-store.js";
+import { TaskInUseError } from "../storage/task-lock.js";
 import { stopLeftoverCommands } from "../terminal/leftovers.js";
 import type { TextFiles } from "../tools/files/index.js";
 import type { CommandExecutor } from "../terminal/command-executor.js";
@@ -109,7 +110,23 @@ export async function resumeSession(options: ResumeSessionOptions): Promise<Sess
   }
   const meta = store.metadata();
   const interrupted = store.interrupted;
-  if (meta.status === "running" && !interrupted) throw new SessionError(`Task ${meta.id} is still running (process ${meta.pid}); wait for it or stop it first.`);
+  // One writer per task: taken before anything else happens (leftover commands stopped, files read),
+  // so of two hosts resuming it at once exactly one goes on. Held until the session is closed.
+  try {
+    store.lock();
+  } catch (error) {
+    if (error instanceof TaskInUseError) throw new SessionError(error.message);
+    throw error;
+  }
+  try {
+    return await resumeLocked(options, store, meta, interrupted, home, env);
+  } catch (error) {
+    store.release();
+    throw error;
+  }
+}
+
+async function resumeLocked(options: ResumeSessionOptions, store: TaskStore, meta: TaskMetadata, interrupted: boolean, home: string, env: Env): Promise<Session> {
   const notices: string[] = [];
   const stored: SessionOverrides = { provider: meta.provider as SessionOverrides["provider"], model: meta.model, protocol: meta.protocol, mode: meta.mode };
   const settings = resolveSettings({ cwd: meta.workspace, home, env, overrides: { ...stored, ...defined(options.overrides ?? {}) } }, notices);
@@ -254,6 +271,7 @@ async function assemble(parts: Parts): Promise<Session> {
       },
       close: async () => {
         await mcp?.close();
+        store.release();
       },
     };
     return self;

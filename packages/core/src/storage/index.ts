@@ -5,3 +5,5 @@ export { DamagedTaskError, isValidTaskId, TaskNotFoundError, TaskStore, type Che
 export type { TaskJournal, TaskState } from "./task-journal.js";
 export { addPermissionRule, listPermissionRules, loadPermissionRules, permissionsFile, PermissionsFileError, removePermissionRule, type SavedRule } from "./permission-store.js";
 export { ConfigFileError, nearestName } from "../disk/config-file.js";
+export { TaskInUseError } from "./task-lock.js";
+export { processRunning, thisProcess, type ProcessIdentity } from "./process-identity.js";

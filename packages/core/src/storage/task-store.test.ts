@@ -78,10 +78,11 @@ describe("TaskStore", () => {
     expect(() => TaskStore.open(home, "zzz")).toThrow(/No task "zzz"/);
   });
 
-  it("a task left running by a dead process reads as interrupted", () => {
+  it("a task left running by a dead process reads as interrupted (its lock names the process)", () => {
     const store = TaskStore.create(home, { ...init, task: "t" });
     expect(store.interrupted).toBe(false);
-    store.update({ pid: 2 ** 22 + 12345 });
+    store.release();
+    writeFileSync(path.join(store.dir, "writer.lock"), JSON.stringify({ pid: 2 ** 22 + 12345, start: "1", host: os.hostname(), nonce: "n" }));
     expect(TaskStore.open(home, store.id).interrupted).toBe(true);
   });
 });

@@ -9,6 +9,8 @@ import { appendWholeSync, writeFileAtomicSync } from "../disk/atomic-write.js";
 import { updateHistoryIndex } from "./history.js";
 import { DamagedMetadataError, readTaskMetadata } from "./task-metadata.js";
 import { keptTaskRuleTexts } from "./task-rules.js";
+import { processRunning, thisProcess, type ProcessIdentity } from "./process-identity.js";
+import { hasTaskLock, holdsTaskLock, releaseTaskLock, TaskInUseError, takeTaskLock, taskLockHolder, taskLockName } from "./task-lock.js";
 import type { ProtocolName } from "../model/protocol-name.js";
 
 export type CheckpointRecord = { hash: string; messageIndex: number; label: string; createdAt: string };
@@ -25,6 +27,8 @@ export type TaskMetadata = TaskState & {
   updatedAt: string;
   /** The process running the task; a "running" task whose process is gone was interrupted. */
   pid: number;
+  /** When that process started (Linux clock ticks since boot), so a pid reused by another program is not taken for it. */
+  processStart?: string;
   checkpoints: CheckpointRecord[];
   /** The task this one continues (a hand-off by new_task) or serves (a sub-agent of a use_subagents call). */
   parent?: TaskLink;
@@ -114,11 +118,13 @@ export class TaskStore implements TaskJournal {
       createdAt: now,
       updatedAt: now,
       pid: process.pid,
+      ...(thisProcess.start ? { processStart: thisProcess.start } : {}),
       checkpoints: [],
       ...(init.parent ? { parent: init.parent } : {}),
     };
     const store = new TaskStore(home, meta);
     mkdirSync(store.dir, { recursive: true });
+    store.lock();
     store.writeMetadata();
     return store;
   }
@@ -163,14 +169,56 @@ export class TaskStore implements TaskJournal {
     return structuredClone(this.meta);
   }
 
-  /** Effective status: a task left "running" by a process that no longer exists was interrupted. */
+  /**
+   * Effective status: a task left "running" by a process that no longer runs was interrupted. A
+   * zombie or a pid reused by another program does not run it (see process-identity.ts).
+   */
   get interrupted(): boolean {
-    return this.meta.status === "running" && !processAlive(this.meta.pid);
+    return this.meta.status === "running" && !holdsTaskLock(this.dir) && this.heldBy() === undefined;
   }
 
-  /** Marks the task as run by this process again (resume). */
+  /**
+   * The live process, other than this one, that has the task open for writing: the owner of its
+   * lock. A task written by a Cairn from before locks has no lock file: then the process its
+   * metadata names while it says "running".
+   */
+  heldBy(): ProcessIdentity | undefined {
+    if (hasTaskLock(this.dir)) return taskLockHolder(this.dir);
+    if (this.meta.status !== "running" || this.meta.pid === process.pid) return undefined;
+    const named = { pid: this.meta.pid, start: this.meta.processStart ?? "", host: thisProcess.host };
+    return processRunning(named) ? named : undefined;
+  }
+
+  /**
+   * Makes this process the task's one writer until `release` or the process ends; throws
+   * TaskInUseError (one line for the person) when another live process is. `create` takes it for
+   * a new task; a host resuming a stored task takes it before anything else (resumeSession).
+   */
+  lock(): void {
+    if (this.locked) return;
+    const lockFile = path.join(this.dir, taskLockName);
+    // This process may open a task again (an SDK restore, a page reopened), but not one it is running now.
+    if (holdsTaskLock(this.dir) && this.meta.status === "running") throw new TaskInUseError(thisProcess, lockFile, this.meta.id);
+    const named = hasTaskLock(this.dir) ? undefined : this.heldBy();
+    if (named) throw new TaskInUseError(named, lockFile, this.meta.id);
+    takeTaskLock(this.dir, this.meta.id);
+    this.locked = true;
+  }
+
+  /** Whether this store object holds the task's lock. */
+  private locked = false;
+
+  /** Gives the task up (a host closing it); another process may then take it. */
+  release(): void {
+    if (!this.locked) return;
+    this.locked = false;
+    releaseTaskLock(this.dir);
+  }
+
+  /** Marks the task as run by this process again (resume); takes its lock if this process does not hold it yet. */
   claim(): void {
-    this.update({ pid: process.pid, status: "running" });
+    this.lock();
+    this.update({ pid: process.pid, ...(thisProcess.start ? { processStart: thisProcess.start } : {}), status: "running" });
   }
 
   /** Records a task started from this one (its hand-off, a sub-agent). */
@@ -283,6 +331,7 @@ export class TaskStore implements TaskJournal {
    * CAIRN_HOME/tasks, checked on real paths just before the removal.
    */
   delete(): void {
+    this.release();
     TaskStore.removeFolder(this.home, this.meta.id);
   }
 
@@ -302,14 +351,5 @@ export class TaskStore implements TaskJournal {
       throw new TaskNotFoundError(`${dir} is not a task folder Cairn made (a link, or outside ${tasksDir}); it was left in place. Remove it by hand if you mean to.`);
     }
     rmSync(real, { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
