@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { pinnedFolders } from "./pinned-folders.js";
 
@@ -19,12 +20,19 @@ export type BwrapPlan = {
   /** Paths matched by the workspace's ignore files. */
   masked: Mask[];
   network: boolean;
+  /** A file to bind over /etc/resolv.conf (the isolated network's DNS forwarder, when the host's resolver is on its loopback). */
+  resolvConf?: string;
+  /** The descriptor bubblewrap reads the seccomp filter from (seccomp-filter.ts). */
+  seccompFd?: number;
   /** setsid inside: for processes that share the person's terminal (MCP servers); commands of the terminal already run in a session of their own. */
   newSession: boolean;
   /** As root, bubblewrap keeps every capability unless told otherwise; CAP_SYS_ADMIN could remount / writable. */
   dropCapabilities: boolean;
   cwd: string;
 };
+
+/** Where the kernel has keys at all (a kernel without them has no such files to cover). */
+const KEY_LISTS = ["/proc/keys", "/proc/key-users"].filter((file) => existsSync(file));
 
 /** bubblewrap's arguments, up to and excluding the command. Later mounts cover earlier ones, so the order is the policy. */
 export function bwrapArgs(plan: BwrapPlan): string[] {
@@ -40,6 +48,11 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   // mount costs a command ~0.2 ms.)
   args.push("--ro-bind", "/proc/sys", "/proc/sys");
   args.push("--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger");
+  // The keys this user can see, by name, as container runtimes hide them (reading one is the
+  // seccomp filter's to refuse).
+  for (const file of KEY_LISTS) args.push("--ro-bind", "/dev/null", file);
+  if (plan.resolvConf !== undefined) args.push("--ro-bind", plan.resolvConf, "/etc/resolv.conf");
+  if (plan.seccompFd !== undefined) args.push("--seccomp", String(plan.seccompFd));
   args.push("--tmpfs", "/tmp");
   for (const dir of plan.visibleInTmp ?? []) args.push("--ro-bind", dir, dir);
   for (const dir of plan.writable) args.push("--bind", dir, dir);

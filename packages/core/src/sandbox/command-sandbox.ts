@@ -6,6 +6,7 @@ import { bwrapArgs, contains, type BwrapPlan } from "./bwrap-args.js";
 import { sandboxedEnv } from "./command-env.js";
 import { existingMasks } from "./hidden-paths.js";
 import { ignoredPaths } from "./ignored-paths.js";
+import type { IsolatedNetwork } from "./isolated-network.js";
 
 /** What hosts show (the system/init event): the sandbox in force, or why there is none. */
 export type SandboxSummary = SandboxJson;
@@ -50,7 +51,16 @@ export type SandboxConfig = {
   writablePaths: string[];
   /** Secret-looking variables that commands keep (settings' passEnv); the rest go (command-env.ts). */
   passEnv?: string[];
+  /** With network on: the namespace commands enter (the outside world, not the host's loopback); undefined shares the host's network. */
+  isolatedNetwork?: IsolatedNetwork;
+  /** The seccomp filter's file (seccomp-filter.ts); undefined where none is built for this machine. */
+  seccompFilter?: string;
 };
+
+/** The descriptor the filter reaches bubblewrap on, clear of stdio and the status pipe (fd 3). */
+const SECCOMP_FD = 9;
+/** Opens the filter for bubblewrap and runs the rest of the line (nsenter, bwrap) in its place. */
+const WITH_FILTER = `exec "$@" ${SECCOMP_FD}<"$0"`;
 
 export type Wrapped = { ok: true; file: string; args: string[]; env: NodeJS.ProcessEnv } | { ok: false; message: string };
 
@@ -86,6 +96,13 @@ export class CommandSandbox {
         message: `Not run: the sandbox could not mask the workspace's ignored files (${ignored.reason}). Ask the person to narrow .cairnignore, or to run with --sandbox off.`,
       };
     }
+    const network = this.network === "on" ? this.config.isolatedNetwork?.enter() : undefined;
+    if (network !== undefined && !network.ok) {
+      return {
+        ok: false,
+        message: `Not run: the sandbox's network could not start (${network.reason}). Ask the person to fix it, or to set "sandbox": {"allowLocalhost": true} (commands then share this machine's network) or "network": "off".`,
+      };
+    }
     const plan: BwrapPlan = {
       workspace: this.workspace,
       readOnlyWorkspace: this.mode === "read-only",
@@ -96,19 +113,27 @@ export class CommandSandbox {
       ),
       hidden: existingMasks(this.config.hiddenPaths),
       masked: ignored.masks,
+      // In the isolated namespace already, or on the host's network when the person allows it.
       network: this.network === "on",
+      resolvConf: network?.resolvConf,
+      seccompFd: this.config.seccompFilter === undefined ? undefined : SECCOMP_FD,
       newSession: options.newSession === true,
       dropCapabilities: process.getuid?.() === 0,
       cwd: options.cwd,
     };
     const command = options.reportStatus ? ["/bin/sh", "-c", STATUS_WRAPPER, "sh", file, ...args] : [file, ...args];
-    return { ok: true, file: this.config.bwrap, args: [...bwrapArgs(plan), "--", ...command], env: this.env(options.env, options.dropSecrets === true) };
+    const line = [...(network?.prefix ?? []), this.config.bwrap, ...bwrapArgs(plan), "--", ...command];
+    const env = this.env(options.env, options.dropSecrets === true);
+    if (this.config.seccompFilter === undefined) return { ok: true, file: line[0]!, args: line.slice(1), env };
+    return { ok: true, file: "/bin/sh", args: ["-c", WITH_FILTER, this.config.seccompFilter, ...line], env };
   }
 
   /** One line for the system prompt: what commands may do. */
   promptLine(): string {
     const write = this.mode === "read-only" ? "you cannot write files (only /tmp)" : "you can write only inside the workspace and /tmp";
-    return `Commands run in a sandbox: ${write}; network is ${this.network}.`;
+    const network =
+      this.network === "off" ? "off" : this.config.isolatedNetwork ? "on, to the outside only (servers on this machine's localhost are out of reach)" : "on";
+    return `Commands run in a sandbox: ${write}; network is ${network}.`;
   }
 
   summary(): SandboxSummary {

@@ -9,9 +9,14 @@ const cache = new Map<string, Probe>();
 
 /** bubblewrap's path on `PATH`, or undefined. */
 export function findBubblewrap(pathVariable: string | undefined): string | undefined {
+  return findProgram("bwrap", pathVariable);
+}
+
+/** An executable's path on `PATH`, or undefined. */
+export function findProgram(name: string, pathVariable: string | undefined): string | undefined {
   for (const dir of (pathVariable ?? "").split(path.delimiter)) {
     if (dir === "") continue;
-    const file = path.join(dir, "bwrap");
+    const file = path.join(dir, name);
     try {
       accessSync(file, constants.X_OK);
       return file;

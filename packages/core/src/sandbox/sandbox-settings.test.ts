@@ -3,11 +3,11 @@ import { sandboxRequest } from "./sandbox-settings.js";
 
 describe("sandboxRequest", () => {
   it("takes the flag over CAIRN_SANDBOX over settings over workspace-write", () => {
-    const settings = { mode: "read-only" as const, network: "off" as const, hiddenPaths: ["~/.secrets"] };
-    expect(sandboxRequest("off", "required", settings)).toEqual({ ok: true, request: { mode: "off", network: "off", hiddenPaths: ["~/.secrets"], writablePaths: [], passEnv: [] } });
+    const settings = { mode: "read-only" as const, network: "off" as const, allowLocalhost: true, hiddenPaths: ["~/.secrets"] };
+    expect(sandboxRequest("off", "required", settings)).toEqual({ ok: true, request: { mode: "off", network: "off", allowLocalhost: true, hiddenPaths: ["~/.secrets"], writablePaths: [], passEnv: [] } });
     expect(sandboxRequest(undefined, "required", settings)).toMatchObject({ request: { mode: "required" } });
     expect(sandboxRequest(undefined, " ", settings)).toMatchObject({ request: { mode: "read-only" } });
-    expect(sandboxRequest(undefined, undefined, undefined)).toEqual({ ok: true, request: { mode: "workspace-write", network: "on", hiddenPaths: [], writablePaths: [], passEnv: [] } });
+    expect(sandboxRequest(undefined, undefined, undefined)).toEqual({ ok: true, request: { mode: "workspace-write", network: "on", allowLocalhost: false, hiddenPaths: [], writablePaths: [], passEnv: [] } });
   });
 
   it("names the source of an unknown mode", () => {

@@ -16,6 +16,12 @@ export const sandboxSettingsSchema = z
     mode: z.enum(sandboxModes),
     /** "off" cuts every connection, loopback to the host's servers included. */
     network: z.enum(sandboxNetworks),
+    /**
+     * With network on, commands reach the outside world but not this machine's loopback (servers
+     * on 127.0.0.1: a database, a dev server, the fleet's Redis, `cairn web`). true shares the
+     * machine's network as it is, all of them included.
+     */
+    allowLocalhost: z.boolean(),
     /** More files or folders commands must not see (besides CAIRN_HOME and the credential folders); `~/` is the home folder. */
     hiddenPaths: z.array(z.string().min(1)),
     /** More folders commands may write to (besides the workspace and a private /tmp), e.g. "~/.npm" for npm's cache. */
@@ -35,6 +41,8 @@ export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
 export type SandboxRequest = {
   mode: SandboxMode;
   network: SandboxNetwork;
+  /** With network on: share the machine's network, its loopback servers included. */
+  allowLocalhost?: boolean;
   hiddenPaths: string[];
   writablePaths: string[];
   /** Secret-looking variables commands keep (settings' passEnv). */
@@ -69,6 +77,7 @@ export function sandboxRequest(
     request: {
       mode,
       network: settings?.network ?? "on",
+      allowLocalhost: settings?.allowLocalhost ?? false,
       hiddenPaths: settings?.hiddenPaths ?? [],
       writablePaths: settings?.writablePaths ?? [],
       passEnv: settings?.passEnv ?? [],

@@ -1,0 +1,186 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { findProgram } from "./probe.js";
+
+/**
+ * The network commands get with network on: the outside world, but not this machine's loopback.
+ *
+ * Sharing the host's network namespace (what bubblewrap does without --unshare-net) lets a command
+ * talk to every server on 127.0.0.1: the fleet's Redis (a job written there runs unsandboxed on a
+ * worker), `cairn web`'s port, a database, an X server or session bus on an abstract socket. So
+ * commands run in a network namespace of their own, connected to the outside by slirp4netns (a
+ * user-mode TCP/IP stack: the namespace's packets become ordinary sockets of an unprivileged
+ * process on the host) with --disable-host-loopback, which refuses connections to the host's
+ * 127.0.0.0/8. Abstract unix sockets belong to a network namespace, so the host's are out of reach
+ * too. Servers bound to the machine's other addresses stay reachable, as from the network.
+ *
+ * One namespace per Cairn process, made when the first sandbox opens, not one per command: it
+ * costs ~40 ms to start, and commands of a task keep talking to each other over its loopback (a
+ * dev server one command started in the background, a test another runs against it). Each command
+ * enters it with nsenter before bubblewrap starts. A holder process keeps it, and it and
+ * slirp4netns read a pipe from Cairn: they end when Cairn does, even by kill -9.
+ */
+
+/** The programs it takes, found on PATH, or the first one missing. */
+export type NetworkPrograms = { ok: true; slirp4netns: string; nsenter: string; unshare: string } | { ok: false; missing: string };
+
+export function findNetworkPrograms(pathVariable: string | undefined): NetworkPrograms {
+  const found: Record<string, string> = {};
+  for (const name of ["slirp4netns", "nsenter", "unshare"]) {
+    const file = findProgram(name, pathVariable);
+    if (file === undefined) return { ok: false, missing: name };
+    found[name] = file;
+  }
+  return { ok: true, slirp4netns: found.slirp4netns!, nsenter: found.nsenter!, unshare: found.unshare! };
+}
+
+/** How to enter the namespace: `prefix` goes before bubblewrap; `resolvConf` replaces /etc/resolv.conf when the host's names only loopback servers. */
+export type Entry = { ok: true; prefix: string[]; resolvConf?: string } | { ok: false; reason: string };
+
+/**
+ * Starts the holder and slirp4netns. Arguments: the state folder, unshare, slirp4netns, "user"
+ * when not root (the namespace then lives in a user namespace of its own, mapping the person's
+ * uid to itself). The state folder gets `pid` (the holder), `ready`, or `failed` with one line.
+ * fd 3 is Cairn's pipe: its end is everyone's signal to stop; the holder then removes the folder.
+ */
+const SETUP = `d=$1; unshare=$2; slirp=$3; exec 3<&0
+fail() { printf '%s\\n' "$1" > "$d/failed.tmp"; mv "$d/failed.tmp" "$d/failed"; exit 1; }
+set -- --net
+[ "$4" = user ] && set -- --user --map-current-user --net
+"$unshare" "$@" /bin/sh -c 'echo $$ > "$0/pid.tmp" && mv "$0/pid.tmp" "$0/pid" || exit 1; cat >/dev/null; rm -rf "$0"' "$d" <&3 2>"$d/unshare.err" &
+holder=$!
+i=0
+while [ ! -e "$d/pid" ]; do
+  kill -0 "$holder" 2>/dev/null || fail "unshare failed: $(head -n 1 "$d/unshare.err")"
+  i=$((i + 1)); [ "$i" -gt 1500 ] && fail "the network namespace did not start within 15 s"
+  sleep 0.01
+done
+"$slirp" --configure --mtu=65520 --disable-host-loopback --exit-fd=3 --ready-fd=4 "$holder" tap0 4>"$d/ready.tmp" >/dev/null 2>"$d/slirp.err" &
+slirp=$!
+i=0
+while [ ! -s "$d/ready.tmp" ]; do
+  kill -0 "$slirp" 2>/dev/null || fail "slirp4netns failed: $(head -n 1 "$d/slirp.err")"
+  i=$((i + 1)); [ "$i" -gt 1500 ] && fail "slirp4netns did not connect the namespace within 15 s"
+  sleep 0.01
+done
+mv "$d/ready.tmp" "$d/ready"
+# Stay their parent, so they are reaped when they end (a container's PID 1 may never reap).
+wait`;
+
+/** Waits (synchronously, the first command only) until SETUP wrote `ready` or `failed`. */
+const WAIT = `i=0; while [ ! -e "$1/ready" ] && [ ! -e "$1/failed" ] && [ "$i" -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done`;
+
+/** slirp4netns's DNS forwarder, at this address in its default 10.0.2.0/24. */
+const SLIRP_DNS = "10.0.2.3";
+
+export class IsolatedNetwork {
+  private readonly dir: string;
+  private entry: Entry | undefined;
+  /** Cairn's end of the lifeline, held for as long as Cairn runs. */
+  private readonly lifeline: unknown;
+
+  constructor(
+    private readonly programs: { slirp4netns: string; nsenter: string; unshare: string },
+    stateRoot: string,
+  ) {
+    this.dir = stateFolder(stateRoot);
+    const asUser = process.getuid?.() !== 0;
+    const child = spawn("/bin/sh", ["-c", SETUP, "sh", this.dir, programs.unshare, programs.slirp4netns, asUser ? "user" : "root"], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
+    child.on("error", () => undefined);
+    child.stdin!.on("error", () => undefined);
+    // The pipe is only a lifeline: nothing is written, and it must not keep Cairn from exiting.
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void }).unref?.();
+    this.lifeline = child.stdin!;
+  }
+
+  /** How commands enter the namespace; waits for it the first time (about 40 ms after start). */
+  enter(): Entry {
+    if (this.entry !== undefined) return this.entry;
+    if (!existsSync(path.join(this.dir, "ready")) && !existsSync(path.join(this.dir, "failed"))) {
+      spawnSync("/bin/sh", ["-c", WAIT, "sh", this.dir], { stdio: "ignore", timeout: 40_000 });
+    }
+    this.entry = this.open();
+    return this.entry;
+  }
+
+  private open(): Entry {
+    const failed = readText(path.join(this.dir, "failed"));
+    if (failed !== undefined) return { ok: false, reason: failed.trim() || "slirp4netns failed" };
+    if (!existsSync(path.join(this.dir, "ready"))) return { ok: false, reason: "slirp4netns did not start within 30 s" };
+    const pid = Number(readText(path.join(this.dir, "pid"))?.trim());
+    if (!Number.isInteger(pid) || pid <= 0) return { ok: false, reason: "the network namespace's holder did not say where it is" };
+    // Open the namespaces now and enter them through Cairn's own descriptors: they stay valid
+    // however long the holder lives, and a reused PID can never send a command elsewhere.
+    const here = process.pid;
+    try {
+      const net = openSync(`/proc/${pid}/ns/net`, "r");
+      if (readlinkSync(`/proc/${here}/fd/${net}`) === readlinkSync("/proc/self/ns/net")) {
+        return { ok: false, reason: "the network namespace's holder is gone" };
+      }
+      const prefix = [this.programs.nsenter, `--net=/proc/${here}/fd/${net}`];
+      if (process.getuid?.() !== 0) {
+        const user = openSync(`/proc/${pid}/ns/user`, "r");
+        prefix.push(`--user=/proc/${here}/fd/${user}`, "--preserve-credentials");
+      }
+      return { ok: true, prefix, ...this.resolvConf() };
+    } catch (error) {
+      return { ok: false, reason: `the network namespace cannot be entered (${(error as Error).message})` };
+    }
+  }
+
+  /**
+   * A host whose resolver is on its own loopback (systemd-resolved's 127.0.0.53, a local dnsmasq)
+   * cannot be asked from the namespace: such a resolv.conf is replaced by one naming slirp4netns's
+   * forwarder, which asks the host's resolver from outside.
+   */
+  private resolvConf(): { resolvConf?: string } {
+    const text = readText("/etc/resolv.conf");
+    if (text === undefined) return {};
+    const servers = [...text.matchAll(/^\s*nameserver\s+(\S+)/gm)].map((m) => m[1]!);
+    if (servers.length > 0 && !servers.every((s) => s.startsWith("127.") || s === "::1")) return {};
+    const file = path.join(this.dir, "resolv.conf");
+    const kept = text.split("\n").filter((line) => !/^\s*nameserver\s/.test(line));
+    writeFileSync(file, [`nameserver ${SLIRP_DNS}`, ...kept].join("\n"));
+    return { resolvConf: file };
+  }
+}
+
+const shared = new Map<string, IsolatedNetwork>();
+
+/** The process's isolated network, started on first use. */
+export function isolatedNetwork(programs: { slirp4netns: string; nsenter: string; unshare: string }, stateRoot: string): IsolatedNetwork {
+  const key = JSON.stringify(programs);
+  let network = shared.get(key);
+  if (network === undefined) {
+    network = new IsolatedNetwork(programs, stateRoot);
+    shared.set(key, network);
+  }
+  return network;
+}
+
+/** A private folder for the namespace's state: under CAIRN_HOME (never visible to commands) where it can be made, else the system's temp folder. */
+function stateFolder(stateRoot: string): string {
+  for (const root of [path.join(stateRoot, "run"), os.tmpdir()]) {
+    try {
+      mkdirSync(root, { recursive: true, mode: 0o700 });
+      return mkdtempSync(path.join(root, "net-"));
+    } catch {
+      // next
+    }
+  }
+  return mkdtempSync(path.join(os.tmpdir(), "cairn-net-"));
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
