@@ -49,7 +49,8 @@ function interpreterFamily(name: string): string | undefined {
 
 const otherInterpreters = new Set([
   "node", "nodejs", "irb", "Rscript", "R", "tclsh", "wish", "pwsh", "powershell", "osascript", "sqlite3", "psql", "mysql", "mariadb",
-  "vim", "vi", "nvim", "ex", "view", "emacs", "groovy", "julia", "java", "jshell", "kotlin", "scala", "swift", "guile", "racket", "sbcl",
+  // Editors run by a script (ed's w/r/!, vi's -c/+/-s/-S, ex on stdin) write any file and run commands.
+  "ed", "red", "vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "rview", "evim", "nvi", "elvis", "vile", "kak", "emacs", "groovy", "julia", "java", "jshell", "kotlin", "scala", "swift", "guile", "racket", "sbcl",
   "ocaml", "erl", "escript", "elixir", "iex", "gdb", "jjs", "ts-node", "tsx", "zx", "fish", "elvish", "nu", "xonsh",
 ]);
 

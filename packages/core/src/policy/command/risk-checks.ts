@@ -1,6 +1,9 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { environment } from "./env-assignments.js";
 import { interpreter } from "./interpreters.js";
-import { hasExactOption, hasOption } from "./option-match.js";
+import { hasExactOption, hasOption, isLongPrefixOf } from "./option-match.js";
+import { commandCandidates, managerCommand, packageManagerRisk, packageManagers } from "./package-managers.js";
 import { outsidePath } from "./path-args.js";
 import { isOutsideWorkspace } from "./paths.js";
 import type { Segment } from "./segments.js";
@@ -13,19 +16,25 @@ import { displayWord, type Word } from "./words.js";
  * | check             | needs approval when                                                              |
  * |-------------------|----------------------------------------------------------------------------------|
  * | computed-command  | the command name is computed at run time ($CMD, $(…))                             |
- * | rm                | rm -r/-R/-f/--recursive/--force, in any flag order                                |
+ * | rm                | rm -r/-R/-f/-d/--recursive/--force/--dir, in any flag order                       |
  * | delete            | shred, wipe, srm; find -delete                                                    |
- * | git               | push; reset --hard; clean (not -n); checkout -f/--/.; restore (not only --staged);|
- * |                   | switch -f/--discard-changes; branch -D or -d -f; stash drop/clear; filter-branch |
+ * | git               | push; reset --hard/--merge; clean (not -n); checkout -f/-B/-p/--ours/--theirs,   |
+ * |                   | of paths (after a revision or --, ., a pathspec, an existing file); restore (not |
+ * |                   | only --staged); switch -f/-C; branch -D/-f/-M/-C; stash drop/clear; rm -r/-f    |
+ * |                   | (not --cached); filter-branch; update-ref; reflog expire; gc --prune; prune;     |
+ * |                   | worktree remove; tag -d/-f; checkout-index -f; read-tree -u                      |
  * | recursive-perms   | chmod/chown/chgrp -R                                                              |
  * | piped-program     | a pipe into sh/bash/zsh/python/node/perl/ruby/php/… reading its program from it, |
  * |                   | bash <(…), source <(…) (worded as "download" when curl/wget/… is in the command)  |
- * | publish           | npm/pnpm/yarn/bun publish or unpublish, cargo publish, twine upload, gem push,    |
- * |                   | poetry/uv/flit publish, docker/podman push, mvn deploy                            |
+ * | publish           | npm/pnpm/yarn/bun publish, unpublish, deprecate, dist-tag/owner/access/team/token |
+ * |                   | changes, login, config set, link, exec -c, explore, under every alias and prefix |
+ * |                   | npm accepts (pub, unpub, c set: package-managers.ts); cargo publish, twine upload,|
+ * |                   | gem push, poetry/uv/flit publish, docker/podman push, mvn deploy                  |
  * | privilege         | sudo, doas, su, pkexec, runuser                                                   |
  * | disk              | dd, mkfs*, mke2fs, fdisk, sfdisk, parted, wipefs, mkswap                          |
  * | power             | shutdown, reboot, halt, poweroff, systemctl poweroff/reboot/…, init 0/6           |
- * | kill              | kill -9/-KILL/-s KILL or kill -1; killall; pkill                                  |
+ * | kill              | kill with SIGKILL in any spelling (-9, -sKILL, --signal=KILL, -n 9, -SIGKILL…),   |
+ * |                   | a computed signal, or kill -1; killall; pkill; killall5; skill; fuser -k          |
  * | outside-write     | a redirect, or an operand of rm/rmdir/unlink/touch/mkdir/truncate/chmod/chown/   |
  * |                   | chgrp/tee/mv (all operands), cp/install/ln/rsync (destination), dd of=, outside  |
  * |                   | the workspace (absolute, ~, ../, or relative after a cd out), or named by a glob  |
@@ -40,7 +49,8 @@ import { displayWord, type Word } from "./words.js";
  * |                   | input redirect naming a path outside the workspace (real path), a cd out of it,  |
  * |                   | an argument computed at run time, a pattern starting an argument (path-args.ts)  |
  * | interpreter       | python/node/perl/ruby/… running inline code, a script file or stdin; bash FILE,  |
- * |                   | source FILE; awk with system()/getline/|/>; sed with e/w/r (interpreters.ts)      |
+ * |                   | source FILE; awk with system()/getline/|/>; sed with e/w/r; editors run by a     |
+ * |                   | script: ed, ex, vi/vim -c/-s/+cmd, emacs --batch (interpreters.ts)                |
  * | environment       | a variable passed to a command or exported, other than a short list of harmless  |
  * |                   | ones (NODE_ENV, CI, LANG, …): GIT_*, PATH, LD_PRELOAD, HOME… (env-assignments.ts)|
  *
@@ -91,7 +101,7 @@ function firstOperand(args: readonly (string | undefined)[], withValue: readonly
 
 const gitOptionsWithValue = ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix"];
 
-function git({ args }: CommandView): string | undefined {
+function git({ args }: CommandView, context: RiskContext): string | undefined {
   const sub = operands(args, gitOptionsWithValue)[0];
   if (sub === undefined) return undefined;
   if (sub.value === undefined) return "runs a git subcommand computed at run time";
@@ -102,25 +112,68 @@ function git({ args }: CommandView): string | undefined {
     case "push":
       return "git push publishes commits to a remote";
     case "reset":
-      return has("", ["--hard"]) ? "git reset --hard discards uncommitted changes" : undefined;
+      return has("", ["--hard", "--merge"]) ? "git reset --hard discards uncommitted changes" : undefined;
     case "clean":
       return hasExactOption(rest, "n", ["--dry-run"]) ? undefined : "git clean deletes untracked files";
     case "checkout":
-      return has("f", ["--force"]) || rest.includes("--") || restOperands.includes(".") ? "git checkout of paths discards uncommitted changes" : undefined;
+      if (has("B")) return "git checkout -B resets a branch that may hold other commits";
+      return checkoutDiscards(rest, context) ? "git checkout of paths discards uncommitted changes" : undefined;
     case "restore":
       return hasExactOption(rest, "S", ["--staged"]) && !has("W", ["--worktree"]) ? undefined : "git restore discards uncommitted changes";
     case "switch":
-      return has("f", ["--force", "--discard-changes"]) ? "git switch --discard-changes discards uncommitted changes" : undefined;
+      return has("fC", ["--force", "--discard-changes", "--force-create"]) ? "git switch --discard-changes/-C discards changes or resets a branch" : undefined;
     case "branch":
-      return has("D") || (has("d", ["--delete"]) && has("f", ["--force"])) ? "git branch -D deletes a branch that may not be merged" : undefined;
+      // -D, -d -f, -f (reset an existing branch), -M/-C (overwrite one): a branch's commits can be lost.
+      return has("DfMC", ["--force"]) ? "git branch -D/-f deletes or overwrites a branch that may not be merged" : undefined;
     case "stash":
       return restOperands[0] === "drop" || restOperands[0] === "clear" ? "git stash drop/clear deletes stashed changes" : undefined;
+    case "rm":
+      // Like rm: a named file is restorable (git refuses one with changes), -r/-f are not; --cached leaves the files.
+      return has("rf", ["--recursive", "--force"]) && !hasExactOption(rest, "", ["--cached"]) ? "git rm -r/-f deletes files, changed ones included" : undefined;
     case "filter-branch":
     case "filter-repo":
       return "rewrites git history";
+    case "update-ref":
+    case "symbolic-ref":
+    case "replace":
+      return `git ${sub.value} moves or deletes references, which can lose commits`;
+    case "reflog":
+      return restOperands[0] === "expire" || restOperands[0] === "delete" ? "git reflog expire/delete drops the record that recovers lost commits" : undefined;
+    case "gc":
+      return has("", ["--prune"]) ? "git gc --prune deletes unreachable commits" : undefined;
+    case "prune":
+      return hasExactOption(rest, "n", ["--dry-run"]) ? undefined : "git prune deletes unreachable commits";
+    case "worktree":
+      return restOperands[0] === "remove" || restOperands[0] === "prune" ? `git worktree ${restOperands[0]} deletes a worktree` : undefined;
+    case "tag":
+      return has("df", ["--delete", "--force"]) ? "git tag -d/-f deletes or moves a tag" : undefined;
+    case "checkout-index":
+      return has("f", ["--force"]) ? "git checkout-index -f overwrites changed files" : undefined;
+    case "read-tree":
+      return has("u", ["--reset"]) ? "git read-tree -u/--reset overwrites the working tree" : undefined;
     default:
       return undefined;
   }
+}
+
+const checkoutWithValue = ["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"];
+
+/**
+ * `git checkout` takes a branch or paths, and the same words read both ways: `git checkout main`
+ * switches, `git checkout HEAD f`, `git checkout -- f` and `git checkout f` (a file, no branch of
+ * that name) overwrite f with a stored copy. It discards when it is forced, when it names paths
+ * (after a revision, after --, --ours/--theirs, --patch, a pathspec file), or when its only
+ * operand is a path that exists in the workspace or a pathspec (`:/`, `*.ts`).
+ */
+function checkoutDiscards(rest: readonly (string | undefined)[], context: RiskContext): boolean {
+  if (hasOption(rest, "fp", ["--force", "--patch", "--ours", "--theirs", "--pathspec-from-file", "--merge"]) || rest.includes("--")) return true;
+  if (hasExactOption(rest, "b", ["--orphan"])) return false; // a new branch (at a start point): no paths
+  const words = operands(rest, checkoutWithValue).map((o) => o.value);
+  if (words.length > 1) return true;
+  const [only] = words;
+  if (only === undefined) return words.length === 1; // computed: could be a path
+  if (only === "-" || only.startsWith("@{")) return false;
+  return only === "." || only.startsWith(":") || /[*?[]/.test(only) || (!context.uncertainCwd && existsSync(path.resolve(context.cwd, only)));
 }
 
 /** Operands that a command writes or deletes: all of them, or the destination. */
@@ -179,21 +232,67 @@ function pipedProgram(view: CommandView, context: RiskContext): string | undefin
   return context.downloads ? `downloads a program and runs it with ${name} (curl … | sh)` : `runs a program piped into ${name}`;
 }
 
-const signal9 = new Set(["-9", "-KILL", "-SIGKILL", "-s9"]);
+/**
+ * The signals a kill names, in every spelling bash's builtin and procps/util-linux accept: -9,
+ * -09, -KILL, -SIGKILL, -kill, -s KILL, -sKILL, -s9, -n 9, -n9, --signal KILL, --signal=KILL
+ * (and its prefixes). Where the two kills read a word differently (`-sigkill`: bash reads -s
+ * IGKILL, util-linux SIGKILL), both readings count. null: a signal computed at run time.
+ */
+function killSignals(args: readonly (string | undefined)[]): { signals: (string | null)[]; targets: (string | undefined)[]; lists: boolean } {
+  const signals: (string | null)[] = [];
+  let sawSignal = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === undefined) {
+      if (!sawSignal && i + 1 < args.length) signals.push(null); // could be the signal: `kill $SIG pid` is refused by bash, `kill -$SIG` is not
+      break;
+    }
+    if (arg === "--") {
+      i++;
+      break;
+    }
+    if (arg === "-l" || arg === "-L" || isLongPrefixOf(arg, "--list") || isLongPrefixOf(arg, "--table")) return { signals: [], targets: [], lists: true };
+    if (arg.startsWith("--")) {
+      if (!isLongPrefixOf(arg, "--signal")) continue;
+      const eq = arg.indexOf("=");
+      signals.push(eq < 0 ? (args[++i] ?? null) : arg.slice(eq + 1));
+      sawSignal = true;
+      continue;
+    }
+    if (arg === "-s" || arg === "-n") {
+      signals.push(args[++i] ?? null);
+      sawSignal = true;
+      continue;
+    }
+    if (!arg.startsWith("-") || arg === "-" || sawSignal) break; // after the signal, -N is a process group
+    if (/^-[sn]./.test(arg)) signals.push(arg.slice(2));
+    signals.push(arg.slice(1));
+    sawSignal = true;
+  }
+  return { signals, targets: args.slice(i), lists: false };
+}
+
+/** The signal's canonical name: 9, KILL, SIGKILL, kill and 09 all read KILL. */
+function signalName(signal: string): string {
+  const upper = signal.toUpperCase().replace(/^SIG/, "");
+  if (/^\d+$/.test(upper)) return Number(upper) === 9 ? "KILL" : String(Number(upper));
+  return upper;
+}
 
 function kill({ args }: CommandView): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === undefined) return "kill with arguments computed at run time";
-    if (signal9.has(arg)) return "kill -9 stops processes without letting them clean up";
-    if ((arg === "-s" || arg === "-n") && ["9", "KILL", "SIGKILL"].includes(args[i + 1] ?? "")) return "kill -9 stops processes without letting them clean up";
-    if (arg === "-1" || (arg === "--" && args[i + 1] === "-1")) return "kill -1 signals every process you own";
-  }
+  const { signals, targets, lists } = killSignals(args);
+  if (lists) return undefined;
+  if (signals.includes(null)) return "kill with a signal computed at run time";
+  if (signals.some((s) => s !== null && signalName(s) === "KILL")) return "kill -9 (SIGKILL) stops processes without letting them clean up";
+  if (targets.some((t) => t === undefined)) return "kill with arguments computed at run time";
+  // `kill -1` alone reads as a signal to bash but as process -1 (every process) to some kills.
+  if (targets.includes("-1") || (targets.length === 0 && signals.some((s) => s !== null && signalName(s) === "1"))) return "kill -1 signals every process you own";
   return undefined;
 }
 
+/** npm, pnpm, yarn and bun are read by package-managers.ts, aliases and abbreviations included. */
 const publishers: Record<string, readonly string[]> = {
-  npm: ["publish", "unpublish"], pnpm: ["publish", "unpublish"], bun: ["publish"], yarn: ["publish"],
   cargo: ["publish"], twine: ["upload"], gem: ["push"], poetry: ["publish"], uv: ["publish"], flit: ["publish"],
   docker: ["push"], podman: ["push"], mvn: ["deploy"],
 };
@@ -208,13 +307,15 @@ const systemPackageManagers: Record<string, readonly string[]> = {
   flatpak: ["install", "uninstall"], port: ["install", "uninstall"], pipx: ["install", "uninstall", "inject"],
   gem: ["install", "uninstall"], cargo: ["install", "uninstall"], go: ["install"],
 };
-const nodeInstallVerbs = new Set(["install", "i", "add", "uninstall", "remove", "rm", "r", "un", "update", "up", "upgrade", "link", "ln"]);
+/** Commands (as npm names them: `i`, `add`, `isntall` are install) that change the global folder under -g. */
+const nodeInstallCommands = new Set(["install", "uninstall", "update", "link", "install-test", "ci", "rebuild", "prune", "dedupe"]);
 
 function globalInstall({ name, args }: CommandView): string | undefined {
   if (name === undefined) return undefined;
   const sub = firstOperand(args);
-  if ((name === "npm" || name === "pnpm" || name === "bun") && typeof sub === "string" && nodeInstallVerbs.has(sub)) {
-    if (hasOption(args, "g", ["--global", "--location"])) return `${name} ${sub} -g changes packages outside the workspace`;
+  if ((name === "npm" || name === "pnpm" || name === "bun") && hasOption(args, "g", ["--global", "--location"])) {
+    const verb = commandCandidates(args).find((c) => c.word !== undefined && nodeInstallCommands.has(managerCommand(name, c.word) ?? ""));
+    if (verb !== undefined) return `${name} ${verb.word ?? ""} -g changes packages outside the workspace`;
   }
   if (name === "yarn" && sub === "global") return "yarn global changes packages outside the workspace";
   if (name === "uv" && sub === "tool") return "uv tool installs programs outside the workspace";
@@ -243,20 +344,20 @@ export const riskChecks: readonly RiskCheck[] = [
     check: ({ name, args }) => {
       if (name !== "rm") return undefined;
       // rm of a pattern or variable is caught by outside-write, which cannot tell where it points.
-      return hasOption(args, "rRf", ["--recursive", "--force"]) ? "rm -r/-f deletes recursively or without asking" : undefined;
+      // -d (--dir) removes directories too: any flag that reaches beyond named files needs the person.
+      return hasOption(args, "rRfd", ["--recursive", "--force", "--dir"]) ? "rm -r/-f/-d deletes directories, recursively or without asking" : undefined;
     },
   },
   { id: "delete", check: (v) => named(["shred", "wipe", "srm"], "destroys files")(v) ?? (v.name === "find" && v.args.includes("-delete") ? "find -delete deletes files" : undefined) },
-  { id: "git", check: (v) => (v.name === "git" ? git(v) : undefined) },
+  { id: "git", check: (v, context) => (v.name === "git" ? git(v, context) : undefined) },
   { id: "recursive-perms", check: ({ name, args }) => (["chmod", "chown", "chgrp"].includes(name ?? "") && hasOption(args, "R", ["--recursive"]) ? `${name} -R changes permissions recursively` : undefined) },
   { id: "piped-program", check: pipedProgram },
   {
     id: "publish",
     check: (v) => {
+      if (v.name !== undefined && packageManagers.has(v.name)) return packageManagerRisk(v.name, v.args);
       const hit = subcommandIs(v, publishers);
-      if (hit !== undefined) return `${hit} publishes to a registry`;
-      const [a, b] = operands(v.args).map((o) => o.value);
-      return v.name === "yarn" && a === "npm" && b === "publish" ? "yarn npm publish publishes to a registry" : undefined;
+      return hit === undefined ? undefined : `${hit} publishes to a registry`;
     },
   },
   { id: "privilege", check: named(["sudo", "doas", "su", "pkexec", "runuser"], "runs with elevated privileges") },
@@ -268,7 +369,13 @@ export const riskChecks: readonly RiskCheck[] = [
       (v.name === "systemctl" && v.args.some((a) => ["poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"].includes(a ?? "")) ? "systemctl: shuts down or restarts the machine" : undefined) ??
       ((v.name === "init" || v.name === "telinit") && ["0", "6"].includes(v.args[0] ?? "") ? `${v.name}: shuts down or restarts the machine` : undefined),
   },
-  { id: "kill", check: (v) => named(["killall", "pkill"], "kills processes by name")(v) ?? (v.name === "kill" ? kill(v) : undefined) },
+  {
+    id: "kill",
+    check: (v) =>
+      named(["killall", "pkill", "killall5", "skill"], "kills processes by name")(v) ??
+      (v.name === "kill" ? kill(v) : undefined) ??
+      (v.name === "fuser" && hasOption(v.args, "k", ["--kill"]) ? "fuser -k kills the processes using a file" : undefined),
+  },
   { id: "outside-write", check: outsideWrite },
   {
     id: "containers",
