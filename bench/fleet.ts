@@ -42,7 +42,8 @@ async function jobsPerMinute(workers: number, root: string): Promise<number> {
   writeFileSync(path.join(repo, "README.md"), "# bench\n");
   execFileSync("git", ["-C", repo, "add", "-A"]);
   execFileSync("git", ["-C", repo, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "start"]);
-  const env = { ...process.env, CAIRN_REDIS_URL: redis.url, ANTHROPIC_API_KEY: "k" };
+  // One fleet secret for the adding and the working machines; the workers' own endpoint is the scripted server.
+  const env = { ...process.env, CAIRN_REDIS_URL: redis.url, ANTHROPIC_API_KEY: "k", CAIRN_FLEET_SECRET: "bench-fleet-secret-0123456789abcdef0123456789", CAIRN_PROVIDER: "anthropic", CAIRN_BASE_URL: server.url };
   const procs: ChildProcess[] = [];
   const queue = new Queue("cairn-fleet", { connection: { host: "127.0.0.1", port: redis.port } });
   try {

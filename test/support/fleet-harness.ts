@@ -4,6 +4,7 @@
  * processes, and the `cairn fleet` commands a person would type to follow them.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -91,10 +92,16 @@ export async function startFleet(repoNames: string[]) {
     repos.push(repo);
   }
 
+  const fleetSecret = randomBytes(32).toString("hex");
   const env = (extra: Record<string, string> = {}) =>
     cleanEnv({
       CAIRN_REDIS_URL: redis.url,
       ANTHROPIC_API_KEY: "k",
+      // The machines of one fleet share a secret: fleet add signs with it, workers run only what it signed.
+      CAIRN_FLEET_SECRET: fleetSecret,
+      // The workers' own endpoint, so jobs that name it (runFlags) need no --allow.
+      CAIRN_PROVIDER: "anthropic",
+      CAIRN_BASE_URL: server.url,
       CAIRN_HOME: path.join(root.dir, "client-home"),
       // Quick enough for a test: a dead worker's job is taken up 3-6 s later; a retry waits 0.3 s; a 429 holds every worker back 1.5 s.
       CAIRN_FLEET_LOCK_MS: "3000",
@@ -121,6 +128,7 @@ export async function startFleet(repoNames: string[]) {
     repos,
     seen,
     behaviour,
+    fleetSecret,
     workers,
     env,
     runFlags,

@@ -1,13 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { cairnHome } from "@cairn/core";
 import { Queue } from "bullmq";
 import { z } from "zod";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 import { fleetKeys, queueName, retentionSeconds } from "./fleet-keys.js";
 import type { FleetJob } from "./fleet-job.js";
+import { fleetSecret } from "./fleet-secret.js";
 import { newJobId } from "./job-id.js";
+import { signJob } from "./job-signature.js";
 import { takeFlags } from "./take-flags.js";
 import { connectOnce, redisUrl, shownRedisUrl } from "./redis-connection.js";
 import { flagsFromOptions, validateRunFlags } from "./run-flags.js";
@@ -15,7 +18,9 @@ import { flagsFromOptions, validateRunFlags } from "./run-flags.js";
 export const addHelp = `Usage: cairn fleet add --repo <git url or path> [--ref <rev>] [run options] -- "task"
        cairn fleet add --tasks <file.jsonl> [run options]
 
-Queues tasks for any worker that reaches the same Redis; prints one job id a line.
+Queues tasks for any worker that reaches the same Redis; prints one job id a line. Each job is
+signed with this machine's fleet secret (see cairn fleet secret): workers run only jobs signed with
+theirs, and refuse options their own --allow does not permit (see cairn fleet worker --help).
 A tasks file holds one {"repo", "ref", "task", "options"} a line; "options" are run options by name
 ({"max-turns": 8, "yolo": true}) over those given here.
 
@@ -108,17 +113,22 @@ export async function addCommand(argv: string[], io: Io): Promise<number> {
     jobs.push({ ...base, repo: resolveRepo(values.repo, process.cwd()), ...(values.ref ? { ref: values.ref } : {}), task, run_flags: run.flags, ...(timeout ? { timeout_s: timeout } : {}) });
   }
 
+  const secret = fleetSecret(io.env, cairnHome(io.env));
+  if (secret.created) io.stderr(`cairn: made a fleet secret in ${secret.source}; workers on other machines need the same one (see cairn fleet secret).\n`);
   const url = redisUrl(io.env);
   const redis = await connectOnce(url);
   const queue = new Queue(queueName, { connection: redis });
   try {
     const backoff = Number(io.env.CAIRN_FLEET_BACKOFF_MS ?? "") || 5000;
     const added = await queue.addBulk(
-      jobs.map((data) => ({ name: "task", data, opts: { jobId: newJobId(), attempts, backoff: { type: "exponential", delay: backoff } } })),
+      jobs.map((data) => {
+        const jobId = newJobId();
+        return { name: "task", data: { ...data, signature: signJob(secret.value, jobId, data) }, opts: { jobId, attempts, backoff: { type: "exponential", delay: backoff } } };
+      }),
     );
     if (batchBudget) await redis.set(fleetKeys.batchSpent(batch), "0", "EX", retentionSeconds);
     for (const job of added) io.stdout(`${job.id}\n`);
-    io.stderr(`Added ${added.length} job${added.length === 1 ? "" : "s"} (batch ${batch}) to ${shownRedisUrl(url)}. Follow them with cairn fleet status.\n`);
+    io.stderr(`Added ${added.length} job${added.length === 1 ? "" : "s"} (batch ${batch}, signed with fleet secret ${secret.fingerprint}) to ${shownRedisUrl(url)}. Follow them with cairn fleet status.\n`);
     return 0;
   } finally {
     await queue.close();

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { withoutFleetSecret } from "./fleet-secret.js";
 
 const guardPath = fileURLToPath(new URL("./run-guard.js", import.meta.url));
 const cairnBin = fileURLToPath(new URL("../../bin/cairn.js", import.meta.url));
@@ -26,7 +27,9 @@ export function runCairnChild(flags: string[], task: string, cwd: string, signal
   const child = spawn(process.execPath, [guardPath, String(quietMs), process.execPath, cairnBin, "run", ...flags, "--json", "--cwd", cwd, "--", task], {
     cwd,
     stdio: ["pipe", "pipe", "pipe"],
-    env: process.env,
+    // The run needs the worker's keys, not its fleet secret: with it, the run (or a command the
+    // job's policy lets run outside the sandbox) could sign jobs of its own.
+    env: withoutFleetSecret(process.env),
   });
   // The heartbeat the guard waits for: four in each quiet period, so one late beat is no stop.
   const heartbeat = setInterval(() => child.stdin.write("\n"), quietMs / 4);

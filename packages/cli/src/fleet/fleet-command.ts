@@ -8,12 +8,13 @@ that any number of workers take jobs from.
 
   cairn fleet add --repo <repo> [--ref <rev>] [run options] -- "task"   queue a task; prints its job id
   cairn fleet add --tasks <file.jsonl> [run options]                   queue a batch
-  cairn fleet worker [--concurrency N]                                 work jobs until stopped
+  cairn fleet worker [--concurrency N] [--allow ...]                   work jobs until stopped
   cairn fleet status [--json]                                          every job and its state
   cairn fleet watch <job> [--json]                                     a job's events, live
   cairn fleet result <job> [--json]                                    what a job left: branch, files, answer, cost
   cairn fleet cancel <job>                                             stop a job (waiting or running)
   cairn fleet retry <job>                                              run a failed or finished job again
+  cairn fleet secret [--new]                                           the secret jobs are signed with, for other machines
 
 Each command has --help.`;
 
@@ -35,6 +36,8 @@ export async function fleetCommand(argv: string[], io: Io): Promise<number> {
       return (await import("./control-commands.js")).cancelCommand(rest, io);
     case "retry":
       return (await import("./control-commands.js")).retryCommand(rest, io);
+    case "secret":
+      return (await import("./secret-command.js")).secretCommand(rest, io);
     case undefined:
     case "--help":
     case "-h":

@@ -2,10 +2,12 @@ import { z } from "zod";
 
 /**
  * One job as stored in the queue. `run_flags` are `cairn run` options, already validated by the
- * run parser when the job was added (the worker parses them again: the queue is shared).
- * No secret travels in a job: keys come from each worker's environment.
+ * run parser when the job was added (the worker parses them again, and holds them to its own
+ * policy: the queue is shared). No secret travels in a job: keys come from each worker's
+ * environment. `signature` is fleet add's HMAC over every other field and the job's id
+ * (job-signature.ts); strict, so no field can ride along unsigned.
  */
-export const fleetJobSchema = z.object({
+export const fleetJobSchema = z.strictObject({
   repo: z.string().min(1),
   ref: z.string().min(1).optional(),
   task: z.string().min(1),
@@ -16,6 +18,8 @@ export const fleetJobSchema = z.object({
   /** Dollars the whole batch may spend; a job does not start once it is spent. */
   batch_budget_usd: z.number().positive().optional(),
   added_at: z.number(),
+  /** Absent on a job no `fleet add` signed: the worker refuses it. */
+  signature: z.string().optional(),
 });
 export type FleetJob = z.infer<typeof fleetJobSchema>;
 

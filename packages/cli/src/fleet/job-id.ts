@@ -11,6 +11,15 @@ export function newJobId(): string {
   }
 }
 
+/**
+ * Whether `id` has the shape newJobId makes. A worker names a folder and a branch after the job id,
+ * and whoever can write to Redis chooses it: `../../x` would be a folder outside the worker's, so
+ * anything else is refused before it is used.
+ */
+export function isJobId(id: unknown): id is string {
+  return typeof id === "string" && /^[0-9a-f]{10}$/.test(id) && /[a-f]/.test(id);
+}
+
 export function branchFor(jobId: string): string {
   return `cairn/${jobId}`;
 }

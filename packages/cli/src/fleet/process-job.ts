@@ -2,11 +2,13 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { parseRunArgs } from "../run-args.js";
+import { admitJob } from "./admit-job.js";
 import { checkout, commitAndPush } from "./checkout.js";
 import { runCairnChild, type RunEvent } from "./child-run.js";
 import { eventWriter } from "./event-stream.js";
-import { fleetJobSchema, transientErrorKinds, type FleetJob, type FleetResult } from "./fleet-job.js";
+import { transientErrorKinds, type FleetResult } from "./fleet-job.js";
+import type { FleetSecret } from "./fleet-secret.js";
+import type { WorkerPolicy } from "./job-policy.js";
 import { fleetKeys, retentionSeconds } from "./fleet-keys.js";
 import { branchFor } from "./job-id.js";
 import { pauseProvider, takeProviderPlace, waitForProvider } from "./provider-gate.js";
@@ -20,6 +22,10 @@ export type WorkerContext = {
   providerCaps: ReadonlyMap<string, number>;
   /** How long every worker holds back from a provider after a 429 that named no retry-after. */
   rateLimitPauseMs: number;
+  /** Jobs are run only when signed with this secret (see fleet-secret.ts). */
+  secret: FleetSecret;
+  /** What jobs may ask of this worker (see job-policy.ts). */
+  policy: WorkerPolicy;
   /** The job lock's duration: a run whose worker goes quiet for most of it is stopped (see run-guard.ts). */
   lockMs: number;
   log: (line: string) => void;
@@ -43,18 +49,15 @@ function isRateLimit(event: RunEvent): boolean {
  * backoff; anything else is the job's result, or an UnrecoverableError that ends it.
  */
 export async function processJob(job: Job, ctx: WorkerContext, stop: AbortController): Promise<FleetResult> {
-  const parsed = fleetJobSchema.safeParse(job.data);
-  if (!parsed.success) throw new UnrecoverableError(`not a cairn fleet job (${parsed.error.issues[0]?.message ?? "bad data"})`);
-  const data: FleetJob = parsed.data;
-  const jobId = job.id!;
+  const admission = admitJob(job, ctx.secret, ctx.policy);
+  if (!admission.ok) return await refuse(job, ctx, admission.jobId, admission.reason);
+  const { jobId, data, runArgs } = admission;
   const attempt = job.attemptsStarted;
   const started = Date.now();
   const events = eventWriter(ctx.redis, jobId);
   const note = (event: Record<string, unknown>) => events.append({ type: "fleet", worker: ctx.name, attempt, at: new Date().toISOString(), ...event } as RunEvent);
   const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
-  const runArgs = parseRunArgs([...data.run_flags, "--", data.task], "/");
-  if (runArgs === "help") throw new UnrecoverableError("the job's run options are not valid");
   const provider = runArgs.provider ?? process.env.CAIRN_PROVIDER ?? "default";
   const flags = [...data.run_flags];
 
@@ -189,6 +192,22 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
   function fromRun(run: RunEvent, exitCode: number | null, pushed: { branch?: string; pushed_to?: string }, files: string[]): FleetResult {
     return result(String(run.subtype), { exit_code: exitCode, answer: typeof run.result === "string" ? run.result : "", files_changed: files, ...usageOf(run), ...pushed });
   }
+}
+
+/**
+ * A job this worker will not run: failed for good, with the reason as its one line (in `fleet
+ * status`, its events and this worker's log). A job whose id is not a job id gets no event stream:
+ * its id is used for nothing, not even a Redis key.
+ */
+async function refuse(job: Job, ctx: WorkerContext, jobId: string | undefined, why: string): Promise<never> {
+  const reason = `refused: ${why.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")}`;
+  if (jobId !== undefined) {
+    const events = eventWriter(ctx.redis, jobId);
+    events.append({ type: "fleet", worker: ctx.name, attempt: job.attemptsStarted, at: new Date().toISOString(), subtype: "end", state: "failed", reason });
+    await events.flush().catch(() => {});
+  }
+  ctx.log(`${jobId ?? JSON.stringify(job.id)}: ${reason}`);
+  throw new UnrecoverableError(reason);
 }
 
 function usageOf(run: RunEvent): Pick<FleetResult, "tokens" | "cost_usd"> {

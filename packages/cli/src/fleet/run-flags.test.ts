@@ -21,6 +21,7 @@ describe("a fleet job's run options", () => {
     expect(() => validateRunFlags(["--json"])).toThrow(/--json is the worker's/);
     expect(() => validateRunFlags(["--image", "shot.png"])).toThrow(/--image names a file on this machine/);
     expect(() => validateRunFlags(["--model", "m", "fix it"])).toThrow(/"fix it" is not a run option; the task goes after --/);
+    expect(() => validateRunFlags(["--yolo", "--"])).toThrow(/"--" is not a run option/);
   });
 
   it("from a tasks file's options object become flags", () => {

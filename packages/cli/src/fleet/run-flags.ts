@@ -11,6 +11,8 @@ const noCwd = "\u0000fleet-cwd";
  * given (every run option, present and future, travels unchanged); the task comes separately.
  */
 export function validateRunFlags(flags: string[]): { flags: string[]; args: RunArgs } {
+  // The worker adds --json, --cwd and the task after these: a "--" among them would turn those into words of the task.
+  if (flags.includes("--")) throw new UsageError('"--" is not a run option; the task goes after it: cairn fleet add --repo <repo> [options] -- "task".');
   const args = parseRunArgs([...flags], noCwd);
   if (args === "help") throw new UsageError("Run options are those of cairn run (see cairn run --help).");
   if (args.task !== "") throw new UsageError(`"${args.task}" is not a run option; the task goes after --: cairn fleet add --repo <repo> [options] -- "task".`);

@@ -1,14 +1,17 @@
 import os from "node:os";
 import path from "node:path";
+import { cairnHome, loadSettings } from "@cairn/core";
 import { Worker } from "bullmq";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 import { fleetKeys, queueName } from "./fleet-keys.js";
 import { processJob, type StopReason } from "./process-job.js";
 import { connectLasting, redisUrl, shownRedisUrl } from "./redis-connection.js";
-import { takeFlags } from "./take-flags.js";
+import { fleetSecret } from "./fleet-secret.js";
+import { allowHelp, workerPolicy } from "./job-policy.js";
+import { takeFlags, takeRepeated } from "./take-flags.js";
 
-export const workerHelp = `Usage: cairn fleet worker [--concurrency N] [--provider-cap <provider>=<n>,...] [--name <name>]
+export const workerHelp = `Usage: cairn fleet worker [--concurrency N] [--provider-cap <provider>=<n>,...] [--name <name>] [--allow <what>,...]
 
 Takes jobs from the queue in Redis (CAIRN_REDIS_URL) until stopped: checks each repository out
 (mirrors cached under CAIRN_HOME/fleet), runs the task with cairn run in its sandbox, commits the
@@ -16,9 +19,13 @@ changes on branch cairn/<job-id> and pushes it to the repository. Keys come from
 environment. Ctrl-C stops taking jobs and waits for running ones; a second Ctrl-C leaves at once
 (other workers take those jobs up again).
 
+A job is a request: the worker runs only jobs signed with its fleet secret (cairn fleet secret),
+and refuses, as failed with the reason, a job whose run options ask for more than --allow permits.
+
   --concurrency <n>            jobs at once on this worker (default 1)
   --provider-cap <p>=<n>,...   at most n jobs at once on provider p, across all workers
   --name <name>                how this worker signs its results (default host:pid)
+${allowHelp}
 
 Tuning (environment): CAIRN_FLEET_LOCK_MS (default 30000): how long a job stays with a worker that
 stops answering before another takes it up; CAIRN_FLEET_RATE_PAUSE_MS (default 10000): how long all
@@ -35,8 +42,23 @@ function parseCaps(value: string | undefined): Map<string, number> {
   return caps;
 }
 
+/**
+ * The provider and base URL this worker's own configuration names (its environment, then
+ * CAIRN_HOME/settings.json): jobs may name these without an allowance.
+ */
+function ownEndpoint(env: Record<string, string | undefined>, home: string): { provider: string | undefined; baseUrl: string | undefined } {
+  let settings: { provider?: string; baseUrl?: string } = {};
+  try {
+    settings = loadSettings(home);
+  } catch {
+    // A broken settings file stops every run with its own message; here it names nothing.
+  }
+  return { provider: env.CAIRN_PROVIDER?.trim() || settings.provider, baseUrl: env.CAIRN_BASE_URL?.trim() || settings.baseUrl };
+}
+
 export async function workerCommand(argv: string[], io: Io): Promise<number> {
-  const { values, rest } = takeFlags(argv, ["concurrency", "provider-cap", "name"]);
+  const allowed = takeRepeated(argv, "allow");
+  const { values, rest } = takeFlags(allowed.rest, ["concurrency", "provider-cap", "name"]);
   if (rest.includes("--help") || rest.includes("-h")) {
     io.stdout(`${workerHelp}\n`);
     return 0;
@@ -48,13 +70,16 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const name = values.name ?? `${os.hostname()}:${process.pid}`;
   const lockMs = Number(io.env.CAIRN_FLEET_LOCK_MS ?? "") || 30_000;
   const rateLimitPauseMs = Number(io.env.CAIRN_FLEET_RATE_PAUSE_MS ?? "") || 10_000;
-  const home = io.env.CAIRN_HOME ?? path.join(os.homedir(), ".cairn");
+  const home = cairnHome(io.env);
+  const policy = workerPolicy(allowed.values, ownEndpoint(io.env, home));
+  const secret = fleetSecret(io.env, home);
   const url = redisUrl(io.env);
 
   const redis = await connectLasting(url);
   const running = new Map<string, AbortController>();
   const log = (line: string) => io.stdout(`${line}\n`);
-  const ctx = { redis, name, cacheDir: path.join(home, "fleet"), providerCaps, rateLimitPauseMs, lockMs, log };
+  const ctx = { redis, name, cacheDir: path.join(home, "fleet"), secret, policy, providerCaps, rateLimitPauseMs, lockMs, log };
+  if (secret.created) log(`worker ${name}: made a fleet secret in ${secret.source}; cairn fleet add on this machine signs with it, other machines need the same one (see cairn fleet secret)`);
 
   const worker = new Worker(
     queueName,
@@ -100,7 +125,8 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  log(`worker ${name}: ready (concurrency ${concurrency}, ${shownRedisUrl(url)})`);
+  const allows = [...policy.allows, ...[...policy.baseUrls].map((u) => `base-url=${u}`)];
+  log(`worker ${name}: ready (concurrency ${concurrency}, ${shownRedisUrl(url)}, fleet secret ${secret.fingerprint}, allows ${allows.length ? allows.join(",") : "no widening option"})`);
   try {
     await worker.run();
   } finally {

@@ -80,6 +80,13 @@ export const credentialPaths = [
 ] as const;
 
 /**
+ * Files in CAIRN_HOME hidden on their own as well, for when CAIRN_HOME itself cannot be: it holds
+ * the workspace (a fleet worker's checkouts are under CAIRN_HOME/fleet). The fleet's secret signs
+ * jobs; a command that read it could give every worker orders.
+ */
+export const cairnHomeSecretFiles = ["fleet-secret"] as const;
+
+/**
  * Sockets and socket folders of the host that hand out more than the sandbox allows: the session
  * bus and per-user agents (/run/user/<uid>: systemd --user starts anything outside the sandbox),
  * Docker, Podman and containerd (a container with / mounted), the system bus and systemd's private

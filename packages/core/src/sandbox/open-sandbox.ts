@@ -1,8 +1,10 @@
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import { CommandSandbox, type SandboxSummary } from "./command-sandbox.js";
-import { credentialPaths, existingFolders, expandHome, hostSocketPaths } from "./hidden-paths.js";
+import { cairnHomeSecretFiles, credentialPaths, existingFolders, expandHome, hostSocketPaths } from "./hidden-paths.js";
+import { findNetworkPrograms, isolatedNetwork, type IsolatedNetwork } from "./isolated-network.js";
 import { probeBubblewrap } from "./probe.js";
+import { seccompFilterFile, seccompSupported } from "./seccomp-filter.js";
 import type { SandboxRequest } from "./sandbox-settings.js";
 
 export type OpenedSandbox =
@@ -12,6 +14,8 @@ export type OpenedSandbox =
   | { ok: false; error: string };
 
 let fallbackNoticeShown = false;
+let sharedNetworkNoticeShown = false;
+let noFilterNoticeShown = false;
 
 /**
  * The sandbox for a workspace as requested. Where bubblewrap is missing or cannot start, the
@@ -41,6 +45,17 @@ export function openSandbox(
       notice: `commands run without the OS sandbox: ${probe.reason}; only approval rules guard them (install bubblewrap, or use --sandbox required to refuse to run without it).`,
     };
   }
+  const network = chooseNetwork(request, where);
+  if (!network.ok) return network;
+  const notices: string[] = [];
+  if (network.notice !== undefined && !sharedNetworkNoticeShown) {
+    sharedNetworkNoticeShown = true;
+    notices.push(network.notice);
+  }
+  if (!seccompSupported() && !noFilterNoticeShown) {
+    noFilterNoticeShown = true;
+    notices.push(`commands run without the sandbox's seccomp filter (none is built for ${process.arch}): they can read your kernel keyring.`);
+  }
   const home = where.env.HOME?.trim() || os.homedir();
   const sandbox = new CommandSandbox({
     bwrap: probe.bwrap,
@@ -49,6 +64,7 @@ export function openSandbox(
     workspace: realpathSync.native(where.workspace),
     hiddenPaths: [
       where.cairnHome,
+      ...cairnHomeSecretFiles.map((p) => expandHome(p, where.cairnHome)),
       ...credentialPaths.map((p) => expandHome(`~/${p}`, home)),
       // The X server's cookie where the session keeps it elsewhere (/run/user/<uid>/..., /tmp/xauth_...).
       ...(where.env.XAUTHORITY?.trim() ? [expandHome(where.env.XAUTHORITY.trim(), home)] : []),
@@ -57,6 +73,33 @@ export function openSandbox(
     ],
     writablePaths: existingFolders(request.writablePaths.map((p) => expandHome(p, home))),
     passEnv: request.passEnv ?? [],
+    isolatedNetwork: network.isolated,
+    seccompFilter: seccompFilterFile(where.cairnHome),
   });
-  return { ok: true, sandbox, summary: sandbox.summary() };
+  return { ok: true, sandbox, summary: sandbox.summary(), ...(notices.length > 0 ? { notice: notices.join("; ") } : {}) };
+}
+
+/**
+ * Network on keeps commands off this machine's loopback (isolated-network.ts) unless the person
+ * allows it. Where the programs for that are missing, commands share the host's network, said once;
+ * `required` refuses instead.
+ */
+function chooseNetwork(
+  request: SandboxRequest,
+  where: { cairnHome: string; env: Record<string, string | undefined> },
+): { ok: true; isolated?: IsolatedNetwork; notice?: string } | { ok: false; error: string } {
+  if (request.network === "off" || request.allowLocalhost === true) return { ok: true };
+  const programs = findNetworkPrograms(where.env.PATH);
+  if (programs.ok) return { ok: true, isolated: isolatedNetwork(programs) };
+  const install = programs.missing === "slirp4netns" ? "apt install slirp4netns, dnf install slirp4netns" : "it comes with util-linux";
+  if (request.mode === "required") {
+    return {
+      ok: false,
+      error: `--sandbox required, but ${programs.missing} is not on PATH, and without it commands would reach servers on this machine's localhost. Install it (${install}), or set "sandbox": {"allowLocalhost": true} or "network": "off" in settings.json.`,
+    };
+  }
+  return {
+    ok: true,
+    notice: `commands share this machine's network, servers on localhost included: ${programs.missing} is not on PATH (${install}); set "sandbox": {"allowLocalhost": true} if that is what you want, or "network": "off".`,
+  };
 }
