@@ -98,11 +98,13 @@ export function loadRules(options: LoadRulesOptions): LoadedRules {
   for (const candidate of discover(options.cwd, options.home, warnings, skipped)) {
     const identity = realOrSelf(candidate.file);
     if (seen.has(identity)) continue; // CAIRN_HOME inside the repository, a symlinked AGENTS.md
-    seen.add(identity);
     const root = candidate.root ?? options.cwd;
     const scope: PromptFileScope =
       candidate.scope === "global" ? { kind: "home", home: options.home } : { kind: "project", root, ignore: ignoreOf(root), rootName: root === options.cwd ? "the workspace" : "the repository" };
+    const skips = skipped.length;
     const section = readSection(options.cwd, candidate, scope, active, warnings, skipped);
+    // A file refused under one name is refused under each: every name is listed, so none hides another.
+    if (skipped.length === skips) seen.add(identity);
     if (section) sections.push(section);
   }
   const { text, truncated } = assemble(sections, maxBytes);
