@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findProgram } from "./probe.js";
@@ -83,9 +83,8 @@ export class IsolatedNetwork {
 
   constructor(
     private readonly programs: { slirp4netns: string; nsenter: string; unshare: string },
-    stateRoot: string,
   ) {
-    this.dir = stateFolder(stateRoot);
+    this.dir = stateFolder();
     const asUser = process.getuid?.() !== 0;
     const child = spawn("/bin/sh", ["-c", SETUP, "sh", this.dir, programs.unshare, programs.slirp4netns, asUser ? "user" : "root"], {
       stdio: ["pipe", "ignore", "ignore"],
@@ -154,26 +153,22 @@ export class IsolatedNetwork {
 const shared = new Map<string, IsolatedNetwork>();
 
 /** The process's isolated network, started on first use. */
-export function isolatedNetwork(programs: { slirp4netns: string; nsenter: string; unshare: string }, stateRoot: string): IsolatedNetwork {
+export function isolatedNetwork(programs: { slirp4netns: string; nsenter: string; unshare: string }): IsolatedNetwork {
   const key = JSON.stringify(programs);
   let network = shared.get(key);
   if (network === undefined) {
-    network = new IsolatedNetwork(programs, stateRoot);
+    network = new IsolatedNetwork(programs);
     shared.set(key, network);
   }
   return network;
 }
 
-/** A private folder for the namespace's state: under CAIRN_HOME (never visible to commands) where it can be made, else the system's temp folder. */
-function stateFolder(stateRoot: string): string {
-  for (const root of [path.join(stateRoot, "run"), os.tmpdir()]) {
-    try {
-      mkdirSync(root, { recursive: true, mode: 0o700 });
-      return mkdtempSync(path.join(root, "net-"));
-    } catch {
-      // next
-    }
-  }
+/**
+ * A private folder (0700) for the namespace's state, in the system's temp folder, whose /tmp
+ * commands never see (theirs is private). Not under CAIRN_HOME: the holder removes it after Cairn
+ * has gone, and nothing there should change under a reader then.
+ */
+function stateFolder(): string {
   return mkdtempSync(path.join(os.tmpdir(), "cairn-net-"));
 }
 
