@@ -11,6 +11,7 @@ import { beforeRestoreLabel, isCairnStep } from "./steps.js";
 import { quickStep } from "./quick-step.js";
 import { prepareStage, quickEligible } from "./stage.js";
 import { ignoreFileNames } from "../policy/ignore-rules.js";
+import { decodeName, shownName } from "../disk/byte-names.js";
 
 export type CheckpointOptions = {
   /** The folder to checkpoint. */
@@ -43,6 +44,7 @@ export type StepOptions = {
   onNotice?: (message: string) => void;
 };
 
+/** `path`, as in every path these types report: a name that is not UTF-8 shown with its bytes escaped (`f\xff.txt`). */
 export type StepChange = { path: string; status: FileChange["status"] };
 
 export type StepCheckpoint =
@@ -300,7 +302,8 @@ export class Checkpoints {
         this.repo.git([...common, "-z", "--numstat", ...range]),
         this.repo.git([...common, "--patch", ...range]),
       ]);
-      return { files: fileChanges(nameStatus.stdout, numstat.stdout), patch: patch.stdout.toString("utf8") };
+      // File names that are not UTF-8 are shown escaped (\xNN), in the list and in the patch.
+      return { files: fileChanges(nameStatus.stdout, numstat.stdout), patch: shownName(decodeName(patch.stdout)) };
     });
   }
 
@@ -313,10 +316,10 @@ export class Checkpoints {
       const { tree } = await this.repo.stage(head?.tree ?? emptyTree);
       const plan = await planRestore(this.repo, tree, commit, { ...(cairnPaths ? { cairnPaths } : {}), untouched: "restore" });
       const files = plan.changes.map((change) => ({
-        path: change.path,
+        path: shownName(change.path),
         change: change.status === "A" ? ("recreate" as const) : change.status === "D" ? ("remove" as const) : ("overwrite" as const),
       }));
-      return { files, untouched: plan.untouched, leftAlone: plan.leftAlone };
+      return { files, untouched: shownUntouched(plan.untouched), leftAlone: plan.leftAlone.map(shownName) };
     });
   }
 
@@ -335,7 +338,7 @@ export class Checkpoints {
       const untouched = options.untouched ?? "keep";
       const plan = await planRestore(this.repo, before.tree, commit, { ...(cairnPaths ? { cairnPaths } : {}), untouched });
       const counts = await applyRestore(this.repo, plan);
-      const result = { ...counts, untouched: plan.untouched, untouchedRestored: untouched === "restore", leftAlone: plan.leftAlone };
+      const result = { ...counts, untouched: shownUntouched(plan.untouched), untouchedRestored: untouched === "restore", leftAlone: plan.leftAlone.map(shownName) };
       if (plan.changes.length === 0) return { ...result, before: { hash: before.hash } };
       const after = await this.commitWorkTree(options.afterLabel ?? "restored");
       return { ...result, before: { hash: before.hash }, after: { hash: after.hash } };
@@ -433,7 +436,11 @@ async function realWorkspace(workspace: string): Promise<string> {
 const statusNames = { A: "added", M: "modified", T: "modified", D: "deleted" } as const;
 
 function stepChanges(changes: readonly Change[]): StepChange[] {
-  return changes.map((change) => ({ path: change.path, status: statusNames[change.status] }));
+  return changes.map((change) => ({ path: shownName(change.path), status: statusNames[change.status] }));
+}
+
+function shownUntouched(files: readonly UntouchedFile[]): UntouchedFile[] {
+  return files.map((file) => ({ ...file, path: shownName(file.path) }));
 }
 
 /** What git says about a damaged index: only a cache of the files, rebuilt from the latest checkpoint. */
@@ -455,7 +462,7 @@ function fileChanges(nameStatus: Buffer, numstat: Buffer): FileChange[] {
     if (code !== "A" && code !== "M" && code !== "T" && code !== "D") continue;
     const count = counts.get(file) ?? { additions: 0, deletions: 0, binary: false };
     files.push({
-      path: file,
+      path: shownName(file),
       status: statusNames[code],
       additions: count.additions,
       deletions: count.deletions,

@@ -1,4 +1,5 @@
 import { execFile, spawn } from "node:child_process";
+import { joinNulNames, splitNulNames } from "../disk/byte-names.js";
 
 /** The identity every checkpoint commit carries; never the person's own name or signing key. */
 export const checkpointAuthor = { name: "Cairn", email: "checkpoints@cairn.invalid" } as const;
@@ -160,15 +161,15 @@ export function checkGitVersion(versionOutput: () => Promise<string> = gitVersio
   return versionCheck;
 }
 
-/** Splits NUL-terminated output (`-z`) into its records. */
+/**
+ * Splits NUL-terminated output (`-z`) into its records. File names are decoded without loss (see
+ * disk/byte-names.ts): a name that is not UTF-8 keeps its bytes, for `joinNul` and `fsName`.
+ */
 export function splitNul(output: Buffer | string): string[] {
-  const text = typeof output === "string" ? output : output.toString("utf8");
-  const parts = text.split("\0");
-  if (parts.at(-1) === "") parts.pop();
-  return parts;
+  return splitNulNames(output);
 }
 
-/** Joins paths for `--stdin -z` style input. */
-export function joinNul(paths: readonly string[]): string {
-  return paths.map((p) => `${p}\0`).join("");
+/** Joins paths for `--stdin -z` style input, each as its exact bytes. */
+export function joinNul(paths: readonly string[]): Buffer {
+  return joinNulNames(paths);
 }

@@ -1,4 +1,5 @@
-import { lstat, opendir } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
+import { decodeName, fsName } from "../disk/byte-names.js";
 import path from "node:path";
 import { heavyDirectories } from "./exclusions.js";
 
@@ -31,17 +32,19 @@ const prunedFolders = new Set<string>(heavyDirectories.filter((dir) => !dir.incl
 export async function listNestedFiles(workTree: string, folder: string, maxFileBytes: number): Promise<NestedFiles> {
   const result: NestedFiles = { files: [], large: [] };
   const walk = async (relative: string): Promise<void> => {
-    let dir;
+    let entries;
     try {
-      dir = await opendir(path.join(workTree, relative));
+      // Names as bytes: one that is not UTF-8 is staged under its own name (see disk/byte-names.ts).
+      entries = await readdir(fsName(path.join(workTree, relative)), { withFileTypes: true, encoding: "buffer" });
     } catch {
       return; // vanished or unreadable: git would skip it too
     }
-    for await (const entry of dir) {
-      if (entry.name === ".git") continue;
-      const child = `${relative}/${entry.name}`;
+    for (const entry of entries) {
+      const name = decodeName(entry.name);
+      if (name === ".git") continue;
+      const child = `${relative}/${name}`;
       if (entry.isDirectory()) {
-        if (!prunedFolders.has(entry.name)) await walk(child);
+        if (!prunedFolders.has(name)) await walk(child);
       } else if (entry.isSymbolicLink()) {
         result.files.push(child);
       } else if (entry.isFile()) {
@@ -54,7 +57,7 @@ export async function listNestedFiles(workTree: string, folder: string, maxFileB
 }
 
 async function classifyFile(workTree: string, relative: string, maxFileBytes: number, into: NestedFiles): Promise<void> {
-  const absolute = path.join(workTree, relative);
+  const absolute = fsName(path.join(workTree, relative));
   try {
     const stats = await lstat(absolute);
     if (stats.size > maxFileBytes) into.large.push(relative);

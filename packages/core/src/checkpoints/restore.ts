@@ -1,6 +1,7 @@
-import { lstat, opendir, rm } from "node:fs/promises";
+import { lstat, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { IgnoreRules } from "../policy/ignore-rules.js";
+import { decodeName, encodeName, fsName, lossyName } from "../disk/byte-names.js";
 import { joinNul, splitNul } from "./git.js";
 import { parseRawDiff, type Change, type ShadowRepo } from "./shadow-repo.js";
 
@@ -65,7 +66,7 @@ export async function planRestore(repo: ShadowRepo, currentTree: string, commit:
   const leftAlone = new Set<string>();
   const candidates: string[] = [];
   for (const change of all) {
-    if (ignoreRules.ignores(path.join(workTree, change.path))) {
+    if (ignoreRules.ignores(lossyName(path.join(workTree, change.path)))) {
       leftAlone.add(change.path);
       continue;
     }
@@ -136,7 +137,7 @@ async function mixedTree(repo: ShadowRepo, commit: string, kept: readonly Change
     });
     const present = kept.filter((change) => change.status !== "A");
     if (present.length > 0) {
-      const entries = present.map((change) => `${change.oldMode} ${change.oldHash}\t${change.path}\0`).join("");
+      const entries = Buffer.concat(present.flatMap((change) => [Buffer.from(`${change.oldMode} ${change.oldHash}\t`), encodeName(change.path), Buffer.from([0])]));
       await repo.git(["-c", "core.splitIndex=false", "update-index", "--add", "--replace", "-z", "--index-info"], { ...options, input: entries });
     }
     return (await repo.git(["-c", "core.splitIndex=false", "write-tree"], options)).stdout.toString("utf8").trim();
@@ -167,22 +168,22 @@ class CurrentFiles {
  */
 async function pathToWrite(workTree: string, file: string, current: CurrentFiles): Promise<"clear" | "blocked" | "replaces-link"> {
   for (const folder of ancestors(file)) {
-    const stats = await lstat(path.join(workTree, folder)).catch(() => undefined);
+    const stats = await lstat(fsName(path.join(workTree, folder))).catch(() => undefined);
     if (!stats) return "clear"; // nothing there from here down
     if (stats.isDirectory()) continue;
     return (await current.has(folder)) ? "replaces-link" : "blocked";
   }
-  const stats = await lstat(path.join(workTree, file)).catch(() => undefined);
+  const stats = await lstat(fsName(path.join(workTree, file))).catch(() => undefined);
   if (!stats) return "clear";
   if (!stats.isDirectory()) return "blocked";
   return (await holdsUnrecorded(workTree, file, current)) ? "blocked" : "clear";
 }
 
 async function holdsUnrecorded(workTree: string, folder: string, current: CurrentFiles): Promise<boolean> {
-  const dir = await opendir(path.join(workTree, folder)).catch(() => undefined);
-  if (!dir) return true; // unreadable: do not guess
-  for await (const entry of dir) {
-    const child = `${folder}/${entry.name}`;
+  const entries = await readdir(fsName(path.join(workTree, folder)), { withFileTypes: true, encoding: "buffer" }).catch(() => undefined);
+  if (!entries) return true; // unreadable: do not guess
+  for (const entry of entries) {
+    const child = `${folder}/${decodeName(entry.name)}`;
     if (entry.isDirectory() ? await holdsUnrecorded(workTree, child, current) : !(await current.has(child))) return true;
   }
   return false;

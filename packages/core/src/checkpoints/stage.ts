@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { access, constants, lstat, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { encodeName, fsName } from "../disk/byte-names.js";
 import { excludeFileContent, readIgnoreFilesSync } from "./exclusions.js";
 import { GitError, joinNul, splitNul } from "./git.js";
 import { listNestedFiles } from "./nested-repos.js";
@@ -64,7 +65,7 @@ export function quickEligible(repo: ShadowRepo, paths: readonly string[], prepar
   const realFolders = new Map<string, boolean>();
   for (const file of paths) {
     if (!underRealFolders(workTree, file, realFolders)) return false;
-    const stats = lstatSync(path.join(workTree, file), { throwIfNoEntry: false });
+    const stats = lstatSync(fsName(path.join(workTree, file)), { throwIfNoEntry: false });
     if (!stats || stats.isDirectory() || (stats.isFile() && stats.size > repo.maxFileBytes)) return false;
   }
   return true;
@@ -115,12 +116,12 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   return { tree, changes: async () => final };
 }
 
-/** A small file's text, or "" when it cannot be read. */
-function readTextSync(file: string): string {
+/** A small file's bytes, or undefined when it cannot be read. */
+function readBytesSync(file: string): Buffer | undefined {
   try {
-    return readFileSync(file, "utf8");
+    return readFileSync(file);
   } catch {
-    return "";
+    return undefined;
   }
 }
 
@@ -169,7 +170,7 @@ async function inspect(workTree: string, paths: readonly string[], maxFileBytes:
       }
       let stats;
       try {
-        stats = lstatSync(path.join(workTree, file));
+        stats = lstatSync(fsName(path.join(workTree, file)));
       } catch {
         result.missing.push(file);
         continue;
@@ -190,7 +191,7 @@ function underRealFolders(workTree: string, file: string, cache: Map<string, boo
     let real = cache.get(folder);
     if (real === undefined) {
       try {
-        real = lstatSync(path.join(workTree, folder)).isDirectory();
+        real = lstatSync(fsName(path.join(workTree, folder))).isDirectory();
       } catch {
         real = true; // missing: the file is simply gone, which update-index --remove handles
       }
@@ -241,7 +242,7 @@ async function dropUnreadableFromIndex(repo: ShadowRepo): Promise<void> {
 async function unreadableAmong(workTree: string, paths: readonly string[]): Promise<string[]> {
   const unreadable: string[] = [];
   for (const file of paths) {
-    const absolute = path.join(workTree, file);
+    const absolute = fsName(path.join(workTree, file));
     const stats = await lstat(absolute).catch(() => undefined);
     if (stats?.isFile() && !(await access(absolute, constants.R_OK).then(() => true, () => false))) unreadable.push(file);
   }
@@ -296,7 +297,7 @@ export class LargeFiles {
     const listed = this.load();
     const still: string[] = [];
     for (const file of listed) {
-      const stats = lstatSync(path.join(this.repo.location.workTree, file), { throwIfNoEntry: false });
+      const stats = lstatSync(fsName(path.join(this.repo.location.workTree, file)), { throwIfNoEntry: false });
       if (stats?.isFile() && stats.size > this.repo.maxFileBytes) still.push(file);
     }
     if (still.length !== listed.length) await this.save(still);
@@ -315,8 +316,9 @@ export class LargeFiles {
     const { workTree, gitDir } = this.repo.location;
     const inside = path.relative(workTree, gitDir);
     const ownFolders = inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside) ? [inside.split(path.sep).join("/")] : [];
-    const content = excludeFileContent({ ignoreFiles: readIgnoreFilesSync(workTree), largeFiles, ownFolders });
-    if (readTextSync(this.excludeFile) === content) return false;
+    // A large file whose name is not UTF-8 is excluded by its exact bytes.
+    const content = encodeName(excludeFileContent({ ignoreFiles: readIgnoreFilesSync(workTree), largeFiles, ownFolders }));
+    if (readBytesSync(this.excludeFile)?.equals(content)) return false;
     await mkdir(path.dirname(this.excludeFile), { recursive: true });
     await writeFile(this.excludeFile, content);
     return true;
