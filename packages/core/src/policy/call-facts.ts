@@ -29,7 +29,15 @@ export type CallFacts = {
   input: Record<string, unknown>;
   paths: PathFact[];
   /** For commands: the classifier's verdict and whether the model itself asked for approval. */
-  command?: { text: string; risk: "safe" | "needs_approval"; reasons: string[]; modelAsksApproval: boolean; shell: ShellParser };
+  command?: {
+    text: string;
+    risk: "safe" | "needs_approval";
+    reasons: string[];
+    modelAsksApproval: boolean;
+    shell: ShellParser;
+    /** It would run workspace scripts (package.json's, a Makefile's) that changed during the task: no rule covers it. */
+    changedScripts?: boolean;
+  };
   /** The tool's own configuration approves this call (an MCP server's autoApprove list). */
   autoApproved: boolean;
   /** A PreToolUse hook's allow or ask. */

@@ -87,7 +87,8 @@ const compiledNameGlob = (pattern: string): RegExp => compiled(compiledGlobs.nam
 
 function commandMatches(pattern: string, facts: CallFacts): boolean {
   const command = facts.command;
-  if (!command) return false;
+  // A rule for `npm test` was given for the scripts as they were: once the task changed them, the person decides again.
+  if (!command || command.changedScripts) return false;
   // `npm test *` also covers `npm test` itself, as people mean it.
   const allow = pattern.endsWith(" *") ? [pattern, pattern.slice(0, -2)] : [pattern];
   // Every segment must match and the command must parse fully (check-command.ts): fails closed.

@@ -1,5 +1,5 @@
 import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
-import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ShellParser } from "../policy/command/index.js";
+import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ScriptBaseline, type ShellParser } from "../policy/command/index.js";
 import type { Terminal } from "../terminal/index.js";
 import { asAfterVerdict } from "../hooks/index.js";
 import type { SharedRules } from "./task-options.js";
@@ -45,6 +45,8 @@ export type CallEnv = {
   commandPermissions: CommandPermissions | undefined;
   /** Extra glob patterns of commands that always need approval (settings.json). */
   approvalRequiredCommands: readonly string[];
+  /** The workspace's script files as the task began, so a command running changed scripts is asked again. */
+  scripts?: ScriptBaseline | undefined;
   /** Every call the task has made, for loop detection; executeCall appends to it. */
   history: CallRecord[];
   host: Host;
@@ -168,7 +170,11 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
         return deny(env, { ...call, input }, `Command denied by the command rules: ${reason}`, "policy", reason);
       }
     }
-    commandRisk = classifyCommand(input.command, { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands], gitTracksIgnored: () => gitTracksIgnored(env.cwd, env.ignore) }, shell);
+    commandRisk = classifyCommand(
+      input.command,
+      { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands], gitTracksIgnored: () => gitTracksIgnored(env.cwd, env.ignore), ...(env.scripts ? { scripts: env.scripts } : {}) },
+      shell,
+    );
   }
 
   const facts = gatherFacts(env, tool, input, { commandRisk, shell, hook: hookDecision });
@@ -182,6 +188,8 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   const previewEnv = { ...env, previewTexts: await readPreviewTexts(tool, input, env), previewed };
   const approval = await approveCall(previewEnv, tool, { ...call, input }, summary, facts, (message) => notify(env, message, "permission_prompt"));
   if ("refused" in approval) return finish(env, { ...call, input }, { content: approval.refused, isError: true }, "denied", approval.decision);
+  // The person saw the changed scripts and said yes: the same scripts need not be asked about again.
+  if (approval.asked && commandRisk?.changedScripts) env.scripts?.accept(commandRisk.changedScripts);
   // An edit that ran without asking still shows its diff: previewed here, once, before the file changes.
   const preview = approval.asked ? undefined : runningPreview(tool, input, previewEnv);
   env.emit({ type: "tool_call_update", tool_use_id: call.id, name: call.name, status: "running", ...(approval.decision ? { decision: approval.decision } : {}), ...(preview ? { preview } : {}) });

@@ -74,6 +74,7 @@ export function gatherFacts(
       reasons: [...extra.commandRisk.reasons],
       modelAsksApproval: input.requires_approval !== false,
       shell: extra.shell,
+      ...(extra.commandRisk.changedScripts ? { changedScripts: true } : {}),
     };
   }
   if (extra.hook) facts.hook = extra.hook;

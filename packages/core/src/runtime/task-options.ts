@@ -4,7 +4,7 @@ import type { HookRunner } from "../hooks/index.js";
 import type { McpHub } from "../mcp/index.js";
 import type { RetryPolicy } from "../model/retry.js";
 import type { Message, Model, Usage } from "../model/types.js";
-import type { CommandPermissions } from "../policy/command/index.js";
+import type { CommandPermissions, ScriptBaseline } from "../policy/command/index.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import type { LoopSettings } from "../policy/loop-detection.js";
 import type { ProtocolName } from "../protocol/types.js";
@@ -99,7 +99,12 @@ export type PolicyOptions = {
  * A list of "always allow" rules that several tasks read and add to. `keep` stores a rule granted
  * for the task with the task (the session's store), so resuming it does not ask again.
  */
-export type SharedRules = { rules: ActiveRule[]; keep?(rule: ActiveRule): void };
+export type SharedRules = {
+  rules: ActiveRule[];
+  keep?(rule: ActiveRule): void;
+  /** The workspace's script files as the first of these tasks began (the parent's, for its sub-agents). */
+  scripts?: ScriptBaseline;
+};
 
 /** When the task stops on its own, and how its conversation is kept inside the model's window. */
 export type LimitOptions = {
@@ -136,7 +141,7 @@ export type JournalOptions = {
   /** Results of calls recorded after the last message, when resuming a task cut by a crash. */
   pendingResults?: PendingResult[];
   /** Totals of earlier runs of a resumed task, so its record keeps adding up. */
-  prior?: { turns: number; usage: Usage; costUsd: number | null; taskProgress?: TaskProgressItem[] };
+  prior?: { turns: number; usage: Usage; costUsd: number | null; taskProgress?: TaskProgressItem[]; /** When the task began (ms): script files changed since then count as changed. */ startedAt?: number };
 };
 
 /** A Task's options, grouped by concern (hosts normally get them from session/openSession). */

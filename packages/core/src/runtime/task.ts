@@ -7,6 +7,7 @@ import type { ImagePart, Message, Model } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
+import { ScriptBaseline } from "../policy/command/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from "../policy/loop-detection.js";
 import { imagesRefused } from "../prompt/image-attachment.js";
 import { parseSlashCommand } from "../prompt/slash-commands.js";
@@ -77,6 +78,8 @@ export class Task {
   private readonly focus: FocusChain;
   private readonly scratchDir: string;
   private readonly processes: RunProcesses;
+  /** The workspace's script files (package.json scripts, Makefiles) as the task began. */
+  private readonly scripts: ScriptBaseline;
   /** The journal could not be written (a full disk): the run stops cleanly and says where. */
   private journalFailure: JournalFailure | undefined;
 
@@ -112,6 +115,11 @@ export class Task {
     this.turns = journal.prior?.turns ?? 0;
     this.tools = new TaskTools(options.tools.list, options.tools.mcp);
     this.ignore = new IgnoreRules(this.cwd);
+    // Sub-agents share the parent's, so scripts the parent changed are changed for them too.
+    const shared = options.policy?.shared;
+    const scripts = shared?.scripts ?? new ScriptBaseline(this.cwd, journal.prior?.startedAt);
+    if (shared) shared.scripts = scripts;
+    this.scripts = scripts;
     this.scratchDir = options.tools.scratchDir ?? path.join(os.tmpdir(), `cairn-${this.sessionId}`);
     this.processes = new RunProcesses({
       scratchDir: this.scratchDir,
@@ -291,6 +299,7 @@ export class Task {
       terminal: this.processes.terminal,
       commandPermissions: options.policy.commandPermissions,
       approvalRequiredCommands: options.policy.approvalRequiredCommands ?? [],
+      scripts: this.scripts,
       approval,
       policyState: this.policyState,
       sandbox: this.processes.sandboxSummary(),

@@ -361,6 +361,8 @@ function priorOf(meta: TaskMetadata): NonNullable<JournalOptions["prior"]> {
     turns: meta.turns,
     usage: { inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadTokens: u.cache_read_input_tokens, cacheWriteTokens: u.cache_creation_input_tokens },
     costUsd: meta.totalCostUsd,
+    // Script files changed since the task began (in an earlier run too) are asked about again.
+    ...(Number.isFinite(Date.parse(meta.createdAt)) ? { startedAt: Date.parse(meta.createdAt) } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { analyseCommand } from "./analyse.js";
 import { denyForms } from "./forms.js";
 import { readsGitObjects } from "./git-history.js";
@@ -5,7 +6,9 @@ import { compilePattern, mayMatch } from "./glob.js";
 import type { ShellParser } from "./parse-shell.js";
 import { isOutsideWorkspace, leavesWorkspace, namesProtectedPath } from "./paths.js";
 import { riskChecks, type CommandView, type RiskContext } from "./risk-checks.js";
+import type { ScriptBaseline } from "./script-baseline.js";
 import type { Redirect, Segment } from "./segments.js";
+import { scriptSources, type ScriptSource } from "./workspace-scripts.js";
 import { basenameWord, displayWord, staticValue } from "./words.js";
 
 /**
@@ -13,7 +16,15 @@ import { basenameWord, displayWord, staticValue } from "./words.js";
  * pattern, so it may run without asking when the model also says it needs no approval.
  * "needs_approval": ask, whatever the model said. A command that cannot be analysed needs approval.
  */
-export type CommandRisk = { risk: "safe" | "needs_approval"; reasons: string[] };
+export type CommandRisk = {
+  risk: "safe" | "needs_approval";
+  reasons: string[];
+  /**
+   * Script files (package.json's scripts, a Makefile…) the command would run that changed during
+   * the task: no "always allow" rule covers it, since the rule was given for the scripts as they were.
+   */
+  changedScripts?: ScriptSource[];
+};
 
 export type ClassifyOptions = {
   /** The workspace root: writes outside it need approval. */
@@ -26,6 +37,8 @@ export type ClassifyOptions = {
    * is asked only for a command that reads git's objects: finding out runs git on the host.
    */
   gitTracksIgnored?: boolean | (() => boolean);
+  /** What the workspace's script files held when the task began (script-baseline.ts); asked only for commands that run them. */
+  scripts?: Pick<ScriptBaseline, "changed">;
 };
 
 const downloaders = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET"]);
@@ -59,13 +72,27 @@ export function classifyCommand(command: string, options: ClassifyOptions, shell
     const reason = redirectOutside(redirect, context);
     if (reason !== undefined) reasons.add(reason);
   }
+  const changedScripts = options.scripts === undefined ? [] : scriptsChangedBy(views, options.cwd, options.scripts);
+  for (const source of changedScripts) reasons.add(changedScriptReason(source, options.cwd));
   const extra = (options.extraPatterns ?? []).filter((p) => p.trim() !== "").map(compilePattern);
   for (const segment of analysis.segments) {
     const forms = denyForms(segment);
     const hit = extra.find((pattern) => forms.some((form) => mayMatch(pattern, form)));
     if (hit !== undefined) reasons.add(`matches the pattern "${hit.source}" that needs approval`);
   }
-  return reasons.size === 0 ? { risk: "safe", reasons: [] } : { risk: "needs_approval", reasons: [...reasons] };
+  if (reasons.size === 0) return { risk: "safe", reasons: [] };
+  return changedScripts.length === 0 ? { risk: "needs_approval", reasons: [...reasons] } : { risk: "needs_approval", reasons: [...reasons], changedScripts };
+}
+
+function scriptsChangedBy(views: readonly CommandView[], cwd: string, scripts: Pick<ScriptBaseline, "changed">): ScriptSource[] {
+  return scriptSources(views, cwd).filter((source) => scripts.changed(source.file, source.part));
+}
+
+function changedScriptReason(source: ScriptSource, cwd: string): string {
+  const relative = path.relative(cwd, source.file);
+  const shown = relative === "" || relative.startsWith("..") || path.isAbsolute(relative) ? source.file : relative;
+  const what = source.part === "scripts" ? `the scripts in ${shown}` : shown;
+  return `${source.runner} would run ${what}, which changed during this task`;
 }
 
 function view(segment: Segment): CommandView {

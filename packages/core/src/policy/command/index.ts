@@ -5,4 +5,6 @@ export { checkCommand, type CommandDecision } from "./check-command.js";
 export { segmentText } from "./forms.js";
 export { commandPermissionsSchema, parseCommandPermissions, validateCommandPermissions, hasCommandRules, type CommandPermissions, type ParsedPermissions } from "./rules.js";
 export { classifyCommand, type ClassifyOptions, type CommandRisk } from "./classify.js";
+export { ScriptBaseline } from "./script-baseline.js";
+export type { ScriptSource } from "./workspace-scripts.js";
 export { riskChecks } from "./risk-checks.js";
