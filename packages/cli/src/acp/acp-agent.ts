@@ -22,7 +22,7 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
     how: (session: AcpSession) => ReturnType<typeof openNewTask>,
     sessionId?: string,
   ): Promise<AcpSession> => {
-    const session = new AcpSession(client, capabilities?.session?.notices != null);
+    const session = new AcpSession(client, capabilities?.session?.notices != null, (line) => io.stderr(`cairn: ${line}\n`));
     // new_task: the fresh task opens in the same workspace, with the same editor, linked to the one it carries on.
     const handOver = (context: string, from: AcpTask) =>
       openNewTask({ args, cwd: from.cwd, title: context, io, host: session.host, editor: editor(client, session, servers, from.cwd), handedOverFrom: from.store, mode: from.task.snapshot().mode });
@@ -77,7 +77,7 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
       const session = await open(
         client,
         params.mcpServers,
-        (s) => openStoredTask({ args, id: params.sessionId, io, host: s.host, editor: editor(client, s, params.mcpServers, params.cwd) }),
+        (s) => openStoredTask({ args, id: params.sessionId, cwd: params.cwd, io, host: s.host, editor: editor(client, s, params.mcpServers, params.cwd) }),
         params.sessionId,
       );
       await session.replay();

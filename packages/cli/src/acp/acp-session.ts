@@ -1,4 +1,4 @@
-import type { AgentContext, ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type { AgentContext, ContentBlock, RequestPermissionOutcome, RequestPermissionRequest, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
 import { removeFromHistoryIndex, type AgentEvent, type Mode, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
 import { availableCommands } from "./available-commands.js";
 import { handoffAnswer, handoffPermission, type HandoffAnswer } from "./handoff.js";
@@ -53,10 +53,11 @@ export class AcpSession {
     confirmNewTask: (context, signal) => this.confirmNewTask(context, signal),
   };
 
-  /** `notices`: the editor shows session notices (untrusted config skipped, hooks' messages). */
+  /** `notices`: the editor shows session notices (untrusted config skipped, hooks' messages); `log`: a line for the editor's log of the agent (stderr). */
   constructor(
     private readonly client: AgentContext,
     private readonly notices = false,
+    private readonly log: (line: string) => void = () => undefined,
   ) {}
 
   get id(): string {
@@ -195,7 +196,7 @@ export class AcpSession {
     await this.sending;
     try {
       const asked = handoffPermission(this.id, this.handoffCall ?? "new_task", context);
-      return handoffAnswer((await this.client.request("session/request_permission", asked, { cancellationSignal: signal })).outcome, context);
+      return handoffAnswer(await this.ask(asked, signal), context);
     } catch {
       return { approved: false, feedback: "The editor did not answer whether to start the new task." };
     }
@@ -228,15 +229,44 @@ export class AcpSession {
     if (this.refused.has(kind)) return { approved: false, feedback: "The person refused this kind of call for the rest of this session; do it another way or ask them." };
     // The call's card is on screen before the question about it.
     await this.sending;
+    const asked = permissionRequest(this.id, request, this.task().cwd);
     let outcome;
     try {
-      outcome = (await this.client.request("session/request_permission", permissionRequest(this.id, request, this.task().cwd), { cancellationSignal: signal })).outcome;
+      outcome = await this.ask(asked, signal);
     } catch {
       return { approved: false, feedback: "The editor did not answer the permission request." };
     }
-    const { rejectAlways, ...answer } = answerFrom(outcome);
+    if (outcome.outcome === "cancelled" && signal.aborted) return { approved: false, feedback: "The turn was cancelled in the editor before the call ran." };
+    const { rejectAlways, unoffered, ...answer } = answerFrom(outcome, asked.options);
+    if (unoffered !== undefined) {
+      const offered = asked.options.map((o) => o.optionId).join(", ");
+      this.log(`the editor answered the permission request for "${request.summary}" with "${unoffered}", which it was not offered (${offered}): the call is refused.`);
+    }
     if (rejectAlways) this.refused.add(kind);
     return answer;
+  }
+
+  /**
+   * The editor's answer to a permission request, or "cancelled" once the turn is: after
+   * session/cancel, ACP has the editor answer "cancelled", but an editor (or a person still
+   * clicking) may answer Allow later, and nothing of a cancelled turn may take effect.
+   */
+  private async ask(request: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionOutcome> {
+    const cancelled: RequestPermissionOutcome = { outcome: "cancelled" };
+    if (signal.aborted) return cancelled;
+    const answered = this.client.request("session/request_permission", request, { cancellationSignal: signal }).then((r) => r.outcome);
+    answered.catch(() => undefined); // an answer (or a failure) that comes after the cancel is dropped
+    let stop = () => undefined as void;
+    const stopped = new Promise<RequestPermissionOutcome>((resolve) => {
+      stop = () => resolve(cancelled);
+      signal.addEventListener("abort", stop, { once: true });
+    });
+    try {
+      const outcome = await Promise.race([answered, stopped]);
+      return signal.aborted ? cancelled : outcome;
+    } finally {
+      signal.removeEventListener("abort", stop);
+    }
   }
 
   private task(): AcpTask {

@@ -34,8 +34,12 @@ export async function openNewTask(options: { args: RunArgs; cwd: string; title: 
   return told(session, options.io);
 }
 
-/** `id` names the editor's thread: its first task; the work goes on in the last task it was handed over to. */
-export async function openStoredTask(options: { args: RunArgs; id: string; io: Io; host: Host; editor: EditorAdditions }): Promise<AcpTask> {
+/**
+ * `id` names the editor's thread: its first task; the work goes on in the last task it was handed
+ * over to, in `cwd`, the folder the editor has open (the project the person sees and expects the
+ * edits in): a task stored with another workspace moves there, its model told so.
+ */
+export async function openStoredTask(options: { args: RunArgs; id: string; cwd: string; io: Io; host: Host; editor: EditorAdditions }): Promise<AcpTask> {
   let chain: ReturnType<typeof handoffChain> = [];
   try {
     chain = handoffChain(cairnHome(options.io.env), options.id);
@@ -43,7 +47,7 @@ export async function openStoredTask(options: { args: RunArgs; id: string; io: I
     // No such task: resumeSession says so in its own words.
   }
   const id = chain.at(-1)?.id ?? options.id;
-  const session = await resumeSession({ id, env: options.io.env, overrides: overridesOf(options.args), host: options.host, ...options.editor });
+  const session = await resumeSession({ id, cwd: options.cwd, env: options.io.env, overrides: overridesOf(options.args), host: options.host, ...options.editor });
   const opened = told(session, options.io);
   return chain.length > 1 ? Object.assign(opened, { earlier: earlierConversations(chain) }) : opened;
 }

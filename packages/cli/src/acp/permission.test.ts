@@ -19,12 +19,20 @@ describe("permission choices", () => {
     expect(permissionOptions({ tool_use_id: "t", summary: "run it" }).map((o) => o.kind)).toEqual(["allow_once", "reject_once", "reject_always"]);
   });
 
-  it("maps the choice to core's answer: each always-allow keeps the rule at its own scope, a cancelled prompt or an unknown id refuses", () => {
-    expect(answerFrom({ outcome: "selected", optionId: "allow_always_task" })).toEqual({ approved: true, remember: "task", rejectAlways: false });
-    expect(answerFrom({ outcome: "selected", optionId: "allow_always" })).toEqual({ approved: true, remember: "workspace", rejectAlways: false });
-    expect(answerFrom({ outcome: "selected", optionId: "allow_once" })).toEqual({ approved: true, rejectAlways: false });
-    expect(answerFrom({ outcome: "selected", optionId: "reject_always" })).toEqual({ approved: false, rejectAlways: true });
-    expect(answerFrom({ outcome: "selected", optionId: "allow_always_user" })).toEqual({ approved: false, rejectAlways: false });
-    expect(answerFrom({ outcome: "cancelled" })).toMatchObject({ approved: false, rejectAlways: false });
+  it("maps the choice to core's answer: each always-allow keeps the rule at its own scope, a cancelled prompt refuses", () => {
+    const offered = permissionOptions({ tool_use_id: "t", summary: "write src/a.ts", suggested_rule: "write_to_file(src/**)" });
+    expect(answerFrom({ outcome: "selected", optionId: "allow_always_task" }, offered)).toEqual({ approved: true, remember: "task", rejectAlways: false });
+    expect(answerFrom({ outcome: "selected", optionId: "allow_always" }, offered)).toEqual({ approved: true, remember: "workspace", rejectAlways: false });
+    expect(answerFrom({ outcome: "selected", optionId: "allow_once" }, offered)).toEqual({ approved: true, rejectAlways: false });
+    expect(answerFrom({ outcome: "selected", optionId: "reject_always" }, offered)).toEqual({ approved: false, rejectAlways: true });
+    expect(answerFrom({ outcome: "cancelled" }, offered)).toMatchObject({ approved: false, rejectAlways: false });
+  });
+
+  it("refuses an id the request did not offer, even one that allows elsewhere: always-allow on a protected file, a made-up id", () => {
+    const guarded = permissionOptions({ tool_use_id: "t", summary: "write .cairnignore", suggested_rule: "write_to_file(.cairnignore)", protected: { path: ".cairnignore", reason: "ignore rules" } });
+    expect(answerFrom({ outcome: "selected", optionId: "allow_always" }, guarded)).toEqual({ approved: false, rejectAlways: false, unoffered: "allow_always" });
+    expect(answerFrom({ outcome: "selected", optionId: "allow_always_task" }, guarded)).toEqual({ approved: false, rejectAlways: false, unoffered: "allow_always_task" });
+    expect(answerFrom({ outcome: "selected", optionId: "allow_always_user" }, guarded)).toEqual({ approved: false, rejectAlways: false, unoffered: "allow_always_user" });
+    expect(answerFrom({ outcome: "selected", optionId: "allow_once" }, guarded)).toEqual({ approved: true, rejectAlways: false });
   });
 });

@@ -58,9 +58,17 @@ export function permissionRequest(sessionId: string, request: ApprovalRequest, c
   };
 }
 
-/** The editor's choice as core's answer. A cancelled prompt, or an id Cairn never offered, refuses the call. */
-export function answerFrom(outcome: RequestPermissionOutcome): ApprovalResponse & { rejectAlways: boolean } {
+/** What the session makes of the editor's choice: core's answer, "reject always", and an id it never offered (refused). */
+export type PermissionAnswer = ApprovalResponse & { rejectAlways: boolean; unoffered?: string };
+
+/**
+ * The editor's choice as core's answer. Only an id this request offered can allow: a cancelled
+ * prompt refuses the call, and so does any other id (an "always" the request did not offer, as on
+ * a protected file, or one made up), reported in `unoffered` so the session can log it.
+ */
+export function answerFrom(outcome: RequestPermissionOutcome, offered: readonly PermissionOption[]): PermissionAnswer {
   if (outcome.outcome !== "selected") return { approved: false, feedback: "The person cancelled the request.", rejectAlways: false };
+  if (!offered.some((o) => o.optionId === outcome.optionId)) return { approved: false, rejectAlways: false, unoffered: outcome.optionId };
   switch (outcome.optionId) {
     case ids.allowOnce:
       return { approved: true, rejectAlways: false };

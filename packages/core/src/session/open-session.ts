@@ -73,7 +73,15 @@ export type OpenSessionOptions = Common & {
   /** A sub-agent's task: its own tools and instructions, no sub-agents or hand-offs of its own. */
   subagent?: SubagentSpec;
 };
-export type ResumeSessionOptions = Common & { id: string };
+export type ResumeSessionOptions = Common & {
+  id: string;
+  /**
+   * The folder to carry it on in (an editor's open project); absent, the workspace it was stored
+   * with. Another folder moves the task there: its record names the new one, and its "always allow
+   * for this task" rules, granted for the other folder's files, are dropped, with a notice.
+   */
+  cwd?: string;
+};
 
 /** A new task in `cwd`, stored as it runs. Its first message goes to `task.run`. */
 export async function openSession(options: OpenSessionOptions): Promise<Session> {
@@ -129,7 +137,9 @@ export async function resumeSession(options: ResumeSessionOptions): Promise<Sess
 async function resumeLocked(options: ResumeSessionOptions, store: TaskStore, meta: TaskMetadata, interrupted: boolean, home: string, env: Env): Promise<Session> {
   const notices: string[] = [];
   const stored: SessionOverrides = { provider: meta.provider as SessionOverrides["provider"], model: meta.model, protocol: meta.protocol, mode: meta.mode };
-  const settings = resolveSettings({ cwd: meta.workspace, home, env, overrides: { ...stored, ...defined(options.overrides ?? {}) } }, notices);
+  const settings = resolveSettings({ cwd: options.cwd ?? meta.workspace, home, env, overrides: { ...stored, ...defined(options.overrides ?? {}) } }, notices);
+  const movedFrom = settings.cwd !== path.resolve(meta.workspace) ? meta.workspace : undefined;
+  if (movedFrom) notices.push(`this task worked in ${movedFrom}; it now works in ${settings.cwd}${meta.taskRules?.length ? ', without its "always allow for this task" rules (they were for the other folder)' : ""}.`);
   if (interrupted) {
     const stopped = await stopLeftoverCommands(meta.id);
     if (stopped > 0) notices.push(`stopped ${stopped} command${stopped === 1 ? "" : "s"} still running from the interrupted run.`);
@@ -137,11 +147,12 @@ async function resumeLocked(options: ResumeSessionOptions, store: TaskStore, met
   const { messages, pending, warnings } = store.loadConversation();
   notices.push(...warnings);
   // What the person allowed for this task ("always allow for this task") holds again; a damaged rule is dropped, with a notice.
-  const taskRules = loadTaskRules(meta.taskRules, path.join(store.dir, "metadata.json"));
+  const taskRules = loadTaskRules(movedFrom ? [] : meta.taskRules, path.join(store.dir, "metadata.json"));
   notices.push(...taskRules.problems);
   const journal: JournalOptions = { sessionId: meta.id, store, messages, pendingResults: pending, prior: priorOf(meta) };
   const session = await assemble({ options: { ...options, home, env }, settings, store, notices, journal, taskRules: taskRules.rules });
-  session.resumed = resumedState(store, meta, interrupted, messages);
+  if (movedFrom) store.update({ workspace: settings.cwd, taskRules: [] });
+  session.resumed = resumedState(store, movedFrom ? store.metadata() : meta, interrupted, messages, movedFrom);
   return session;
 }
 

@@ -16,12 +16,14 @@ export type ResumedState = {
   /** A question or plan it was waiting on. */
   question?: { text: string; options: string[] };
   plan?: string;
+  /** The workspace it worked in before, when it carries on in another folder (resumeSession's cwd). */
+  movedFrom?: string;
 };
 
-export function resumedState(store: TaskStore, meta: TaskMetadata, interrupted: boolean, messages: Message[]): ResumedState {
+export function resumedState(store: TaskStore, meta: TaskMetadata, interrupted: boolean, messages: Message[], movedFrom?: string): ResumedState {
   const events = store.loadEvents();
   const last = [...events].reverse().find((e): e is Extract<AgentEvent, { type: "result" }> => e.type === "result");
-  const resumed: ResumedState = { meta, interrupted, events, messages };
+  const resumed: ResumedState = { meta, interrupted, events, messages, ...(movedFrom ? { movedFrom } : {}) };
   if (meta.status === "needs_input" && last?.question) resumed.question = last.question;
   if (meta.status === "needs_input" && last?.plan) resumed.plan = last.plan;
   return resumed;
@@ -34,10 +36,13 @@ export function resumedState(store: TaskStore, meta: TaskMetadata, interrupted: 
  */
 export function resumeMessage(resumed: ResumedState, mode: Mode, message: string | undefined): string {
   if (message?.startsWith("/")) return message;
-  return resumeText({
+  const text = resumeText({
     status: resumed.meta.status,
     interrupted: resumed.interrupted,
     planApproved: resumed.meta.mode === "plan" && mode === "act" && resumed.meta.status === "needs_input",
     message,
   });
+  // The conversation names the old folder's paths; the model must not edit there out of habit.
+  if (!resumed.movedFrom) return text;
+  return `[This task now works in ${resumed.meta.workspace}; the conversation above was in ${resumed.movedFrom}. Work in the new folder only, and check its files before relying on what you saw in the old one.]\n\n${text}`;
 }
