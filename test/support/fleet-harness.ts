@@ -25,8 +25,8 @@ export type JobView = {
 /** One request of a job that reached the model: when, whether it opened the run, how it was answered. */
 export type Seen = { at: number; first: boolean; answer: "ok" | "429" | "hang" };
 
-/** How the scripted model treats a job's first request, by job name. */
-export type Behaviour = { hangOnce: Set<string>; hangAlways: Set<string>; limitOnce: Set<string>; turnDelayMs: number };
+/** How the scripted model treats a job's first request, by job name; `firstTurns`: what it answers instead of writing the job's file. */
+export type Behaviour = { hangOnce: Set<string>; hangAlways: Set<string>; limitOnce: Set<string>; turnDelayMs: number; firstTurns: Map<string, ScriptedTurn> };
 
 export type Fleet = Awaited<ReturnType<typeof startFleet>>;
 
@@ -53,12 +53,12 @@ export function processesOfJob(id: string): number[] {
   return found;
 }
 
-export async function startFleet(repoNames: string[]) {
+export async function startFleet(repoNames: string[], options: { redisBind?: string[] } = {}) {
   const root = tempDir("fleet");
   mkdirSync(path.join(root.dir, "redis"));
-  const redis: RedisServer = await startRedisServer(path.join(root.dir, "redis"));
+  const redis: RedisServer = await startRedisServer(path.join(root.dir, "redis"), { bind: options.redisBind });
   const seen = new Map<string, Seen[]>();
-  const behaviour: Behaviour = { hangOnce: new Set(), hangAlways: new Set(), limitOnce: new Set(), turnDelayMs: 0 };
+  const behaviour: Behaviour = { hangOnce: new Set(), hangAlways: new Set(), limitOnce: new Set(), turnDelayMs: 0, firstTurns: new Map() };
   const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }], ...(behaviour.turnDelayMs ? { delayMs: behaviour.turnDelayMs } : {}) });
 
   const respond = (request: RecordedRequest): ScriptedTurn => {
@@ -76,7 +76,7 @@ export async function startFleet(repoNames: string[]) {
       return { fault: { status: 429 } };
     }
     log.push({ at: Date.now(), first, answer: "ok" });
-    if (first) return call("write_to_file", { path: `${name}.txt`, content: `written by job ${name}\n` });
+    if (first) return behaviour.firstTurns.get(name) ?? call("write_to_file", { path: `${name}.txt`, content: `written by job ${name}\n` });
     return call("attempt_completion", { result: `wrote ${name}.txt` });
   };
   const server: ScriptedModelServer = await startScriptedModelServer({ responder: respond });
@@ -134,10 +134,10 @@ export async function startFleet(repoNames: string[]) {
     runFlags,
     fleet,
     status,
-    async startWorker(name: string, extraArgs: string[] = ["--concurrency", "2"]): Promise<FleetWorker> {
+    async startWorker(name: string, extraArgs: string[] = ["--concurrency", "2"], extraEnv: Record<string, string> = {}): Promise<FleetWorker> {
       const home = path.join(root.dir, `home-${name}`);
       mkdirSync(home, { recursive: true });
-      const worker = Object.assign(startCairn(["fleet", "worker", ...extraArgs, "--name", name], { env: env({ CAIRN_HOME: home }) }), { name, home });
+      const worker = Object.assign(startCairn(["fleet", "worker", ...extraArgs, "--name", name], { env: env({ CAIRN_HOME: home, ...extraEnv }) }), { name, home });
       workers.push(worker);
       await waitUntil(() => worker.output().stdout.includes("ready"), 15_000, () => `worker ${name} did not start:\n${worker.output().stderr}`);
       return worker;

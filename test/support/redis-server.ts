@@ -26,14 +26,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startRedisServer(dataDir: string): Promise<RedisServer> {
+/** `bind`: the addresses it listens on (default 127.0.0.1 only); a fleet's Redis is usually on the network. */
+export async function startRedisServer(dataDir: string, options: { bind?: string[] } = {}): Promise<RedisServer> {
+  const bind = options.bind ?? ["127.0.0.1"];
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
       const proc = spawn(
         "redis-server",
-        ["--port", String(port), "--bind", "127.0.0.1", "--dir", dataDir, "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no"],
+        ["--port", String(port), "--bind", ...bind, "--protected-mode", "no", "--dir", dataDir, "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no"],
         { stdio: ["ignore", "pipe", "pipe"] },
       );
       child = proc;
