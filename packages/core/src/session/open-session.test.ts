@@ -124,6 +124,39 @@ describe("openSession / resumeSession", () => {
     expect(JSON.stringify(decided)).toContain("allowed by the task rule write_to_file(sub/**)");
   });
 
+  it("a hand-off opened without a mode keeps its parent's: PLAN stays PLAN unless the host names another (the person switched)", async () => {
+    server = await startScriptedModelServer({ turns: [] });
+    const parent = await openSession({ cwd, home, env: env(), overrides: { mode: "plan" }, title: "plan it" });
+    const handed = await openSession({ cwd, home, env: env(), title: "carry on", parent: { store: parent.store, relation: "handoff" } });
+    expect(handed.settings.mode).toBe("plan");
+    expect(handed.store.metadata().mode).toBe("plan");
+    const switched = await openSession({ cwd, home, env: env(), overrides: { mode: "act" }, title: "carry on", parent: { store: parent.store, relation: "handoff" } });
+    expect(switched.settings.mode).toBe("act");
+    await Promise.all([parent.close(), handed.close(), switched.close()]);
+  });
+
+  it("resumed in another folder (an editor's cwd), the task moves there: settings, record and first message say so; its task rules stay behind", async () => {
+    server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "first" }), call("attempt_completion", { result: "second" })] });
+    const first = await openSession({ cwd, home, env: env(), title: "start" });
+    await drain(first.task.run("start"));
+    first.store.addTaskRule("write_to_file(src/**)");
+    await first.close();
+    const other = path.join(root, "other");
+    mkdirSync(other);
+    const moved = await resumeSession({ id: first.id, home, env: env(), cwd: other });
+    expect(moved.settings.cwd).toBe(other);
+    expect(moved.notices.join("\n")).toContain(`this task worked in ${cwd}; it now works in ${other}, without its "always allow for this task" rules`);
+    expect(moved.store.metadata()).toMatchObject({ workspace: other, taskRules: [] });
+    const message = resumeMessage(moved.resumed!, moved.settings.mode, "go on");
+    expect(message).toContain(`[This task now works in ${other}; the conversation above was in ${cwd}.`);
+    await moved.close();
+    // Its own folder: nothing moves, nothing is said.
+    const same = await resumeSession({ id: first.id, home, env: env(), cwd: other });
+    expect(same.notices.join("\n")).not.toContain("now works in");
+    expect(resumeMessage(same.resumed!, same.settings.mode, "go on")).not.toContain("now works in");
+    await same.close();
+  });
+
   it("what the person must fix is a SessionError of one line", async () => {
     server = await startScriptedModelServer({ turns: [] });
     await expect(resumeSession({ id: "nope", home, env: env() })).rejects.toThrow(SessionError);

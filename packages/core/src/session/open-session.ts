@@ -86,7 +86,7 @@ export type ResumeSessionOptions = Common & {
 /** A new task in `cwd`, stored as it runs. Its first message goes to `task.run`. */
 export async function openSession(options: OpenSessionOptions): Promise<Session> {
   const notices: string[] = [];
-  const settings = resolveSettings(options, notices);
+  const settings = resolveSettings({ ...options, overrides: handoffOverrides(options) }, notices);
   const store = TaskStore.create(settings.home, {
     task: options.title,
     workspace: settings.cwd,
@@ -99,6 +99,15 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
   options.parent?.store.addChild({ id: store.id, relation: options.parent.relation });
   const own = { options: { ...options, ...(options.subagent ? { host: undefined } : {}) }, settings, store, notices, journal: { sessionId: store.id, store } };
   return assemble({ ...own, ...(options.subagent ? { subagent: options.subagent } : {}) });
+}
+
+/**
+ * A hand-off carries its parent's mode (as recorded) unless the host names one (the person
+ * switched): a task in PLAN mode never hands over to one in ACT by default.
+ */
+function handoffOverrides(options: OpenSessionOptions): SessionOverrides | undefined {
+  if (options.parent?.relation !== "handoff" || options.overrides?.mode !== undefined) return options.overrides;
+  return { ...options.overrides, mode: options.parent.store.metadata().mode };
 }
 
 /**
