@@ -79,7 +79,9 @@ describe("writes", () => {
 
     const init = result.events.find((e) => e.type === "system" && e.subtype === "init")!;
     expect(init.sandbox).toEqual({ mode: "workspace-write", network: "on", engine: "bubblewrap" });
-    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain("Commands run in a sandbox: you can write only inside the workspace and /tmp; network is on.");
+    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain(
+      "Commands run in a sandbox: you can write only inside the workspace and /tmp; network is on, to the outside only (servers on this machine's localhost are out of reach).",
+    );
 
     const off = await run([sh(`echo planted > ${marker}`), done], { args: ["--sandbox", "off"] });
     expect(off.code, off.stderr).toBe(0);
@@ -235,20 +237,48 @@ describe("network", () => {
 
   const fetchCommand = () => `node -e "fetch('http://127.0.0.1:${port}/').then(r => r.text()).then(t => console.log('GOT', t), e => console.log('FAILED', e.cause?.code ?? e.message))"`;
 
-  it('"network": "off" cuts a server on 127.0.0.1; with the network on the same fetch succeeds', async () => {
-    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { network: "off" } }));
-    const off = await run([sh(fetchCommand()), done]);
-    expect(off.code, off.stderr).toBe(0);
-    expect(toldAfter(0)).toContain("FAILED");
-    expect(toldAfter(0)).not.toContain("PONG-FROM-HOST");
-    expect(hits).toBe(0);
-    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain("network is off");
+  it('"network": "off" and "on" both keep a server on 127.0.0.1 out of reach; "allowLocalhost": true lets the same fetch through', async () => {
+    for (const network of ["off", "on"]) {
+      writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { network } }));
+      const result = await run([sh(fetchCommand()), done]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(toldAfter(0)).toContain("FAILED");
+      expect(toldAfter(0)).not.toContain("PONG-FROM-HOST");
+      expect(hits).toBe(0);
+      expect(JSON.stringify(fx.server.requests[0]!.body)).toContain(`network is ${network}`);
+    }
 
-    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { network: "on" } }));
-    const on = await run([sh(fetchCommand()), done]);
-    expect(on.code, on.stderr).toBe(0);
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { network: "on", allowLocalhost: true } }));
+    const allowed = await run([sh(fetchCommand()), done]);
+    expect(allowed.code, allowed.stderr).toBe(0);
     expect(toldAfter(0)).toContain("GOT PONG-FROM-HOST");
     expect(hits).toBe(1);
+    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain("network is on.");
+  }, 90_000);
+
+  it("without slirp4netns, network on shares the machine's network and says so in one line; --sandbox required refuses", async () => {
+    // PATH with bubblewrap, nsenter, unshare, git and node, but no slirp4netns (outside /tmp, which commands see a private one of).
+    const bin = { dir: path.join(outside, "bin") };
+    mkdirSync(bin.dir);
+    for (const program of ["bwrap", "nsenter", "unshare", "sh", "true", "node", "git"]) {
+      const found = (process.env.PATH ?? "").split(":").map((dir) => path.join(dir, program)).find((file) => existsSync(file));
+      symlinkSync(found!, path.join(bin.dir, program));
+    }
+    const shared = await run([sh(fetchCommand()), done], { env: { PATH: bin.dir } });
+    expect(shared.code, shared.stderr).toBe(0);
+    const lines = shared.stderr.split("\n").filter((l) => /slirp4netns/.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/commands share this machine's network, servers on localhost included: slirp4netns is not on PATH.*allowLocalhost/);
+    expect(toldAfter(0)).toContain("GOT PONG-FROM-HOST");
+
+    fx.server = await startScriptedModelServer({ turns: [sh("echo hi"), done] });
+    const refused = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--sandbox", "required", "go"], {
+      env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir, PATH: bin.dir }),
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toMatch(/--sandbox required, but slirp4netns is not on PATH.*apt install slirp4netns/);
+    expect(fx.server.requests).toHaveLength(0);
   }, 90_000);
 });
 
