@@ -2,7 +2,9 @@
  * The OS sandbox's cost per command: `true` under bubblewrap (with the arguments a real command
  * gets: masks for CAIRN_HOME, credentials and the workspace's ignored paths, computed each time)
  * vs a plain spawn of `true`; and a whole sandboxed terminal command vs an unsandboxed one. Each
- * pair runs interleaved in one process, so machine load hits both alike.
+ * pair runs interleaved in one process, so machine load hits both alike. Network on runs commands
+ * in the isolated network (entered with nsenter) under the seccomp filter (opened by a shell);
+ * what that adds is measured against the same sandbox sharing the host's network (allowLocalhost).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -43,6 +45,11 @@ export async function run(): Promise<BenchRow[]> {
     const reason = opened.ok && opened.summary.mode === "off" ? opened.summary.reason : "unavailable";
     return [{ bench: "sandbox", case: "true under bubblewrap", measure: `not run: ${reason}` }];
   }
+  const shared = openSandbox(
+    { mode: "workspace-write", network: "on", allowLocalhost: true, hiddenPaths: [], writablePaths: [] },
+    { workspace: ws, cairnHome: path.join(dir, "home"), env: process.env },
+  );
+  const hostNetwork = shared.ok ? shared.sandbox : undefined;
   const plain = new Terminal({ scratchDir: path.join(dir, "scratch-plain") });
   const boxed = new Terminal({ scratchDir: path.join(dir, "scratch-boxed"), sandbox });
   const rows: BenchRow[] = [];
@@ -65,6 +72,24 @@ export async function run(): Promise<BenchRow[]> {
       goal: "≤ 1.5× + 5 ms",
       pass: wrapped <= 1.5 * bare + 5,
     });
+
+    if (hostNetwork !== undefined) {
+      const spawnIn = (box: NonNullable<typeof hostNetwork>) => {
+        const w = box.wrap("true", [], { cwd: ws, env: process.env });
+        if (!w.ok) throw new Error(w.message);
+        return spawnTrue(w.file, w.args, w.env);
+      };
+      const [onHost, isolated] = await timePair(RUNS, () => spawnIn(hostNetwork), () => spawnIn(sandbox));
+      rows.push({
+        bench: "sandbox",
+        case: `true under bubblewrap, isolated network (median of ${RUNS})`,
+        measure: `${isolated.toFixed(1)} ms`,
+        baseline: `${onHost.toFixed(1)} ms sharing the host's network`,
+        ratio: `${(isolated / onHost).toFixed(2)}×`,
+        goal: "≤ +3 ms",
+        pass: isolated <= onHost + 3,
+      });
+    }
 
     const runIn = async (terminal: Terminal) => {
       const result = await terminal.run({ command: "echo hi", cwd: ws });
