@@ -3,7 +3,8 @@ import path from "node:path";
 import { z } from "zod";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { displayPath, realPath } from "../policy/workspace.js";
-import { refusalFor } from "./files/index.js";
+import { realPathOfName, refusalFor } from "./files/index.js";
+import { lossyName, shownName } from "../disk/byte-names.js";
 import { MatchCollector } from "./search/collect-matches.js";
 import { formatMatches } from "./search/format-matches.js";
 import { ripgrepBinary, ripgrepMissingMessage, runRipgrep } from "./search/ripgrep.js";
@@ -81,9 +82,10 @@ export const searchFilesTool = defineTool({
       // rg applies the ignore files too, but by name, with its own glob semantics (and a
       // file_pattern glob overrides them): the policy has the last word on every file, judged by
       // its real path, so a link to an ignored or outside file is blocked like the file itself.
+      // A name that is not UTF-8 is resolved by its bytes and judged as the rules read it (see disk/byte-names.ts).
       isBlocked: (absolute) => {
-        const real = realPath(absolute);
-        return real === undefined || refusalFor(ctx, absolute, real, absolute, "read") !== undefined;
+        const real = realPathOfName(absolute);
+        return real === undefined || refusalFor(ctx, lossyName(absolute), lossyName(real), absolute, "read") !== undefined;
       },
       keepLimit: SHOW_LIMIT,
       countLimit: COUNT_LIMIT,
@@ -92,7 +94,8 @@ export const searchFilesTool = defineTool({
     const run = await runRipgrep(binary, args, { cwd: ctx.cwd, signal: ctx.signal, onLine: collector.onLine });
     const collected = collector.collected;
     if (!run.stopped && run.exitCode === 2 && !collected.sawSummary) return failure(describeRipgrepError(run.stderr));
-    const display = (absolute: string) => displayPath(ctx.cwd, absolute);
+    // A name that is not UTF-8 is shown with its bytes escaped (f\xff.txt).
+    const display = (absolute: string) => shownName(displayPath(ctx.cwd, absolute));
     const verified = await verifyMatches(collected.files, ctx, display);
     const droppedMatches = verified.dropped.reduce((sum, file) => sum + file.lines.filter((line) => line.isMatch).length, 0);
     const found = {

@@ -2,6 +2,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } f
 import { open, type FileHandle } from "node:fs/promises";
 import { realPath } from "../../policy/workspace.js";
 import { openedPath, openedPathSync } from "./opened-path.js";
+import { realPathOfName } from "./real-name.js";
+import { fsName, lossyName } from "../../disk/byte-names.js";
 import { linkRefusal, refusal, refusalFor, type Boundary, type FileUse, type Refusal } from "./path-check.js";
 
 export type OpenedFile = {
@@ -30,14 +32,16 @@ const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants
  * returned. The caller inspects `stats` (a folder or a device opens too) and closes `handle`.
  */
 export async function openChecked(boundary: Boundary, absolute: string, shown: string, use: FileUse = "read"): Promise<OpenedFile | Refusal> {
-  const real = realPath(absolute);
+  // A name that is not UTF-8 (a file search found) is resolved and opened by its exact bytes, and
+  // judged by the rules as reading it as UTF-8 gives it (see disk/byte-names.ts); other paths are unchanged.
+  const real = realPathOfName(absolute);
   if (real === undefined) return refusal(`${shown} is a loop of symlinks; it names no file.`);
-  const before = refusalFor(boundary, absolute, real, shown, use);
+  const before = refusalFor(boundary, lossyName(absolute), lossyName(real), shown, use);
   if (before !== undefined) return refusal(before);
 
   let handle: FileHandle;
   try {
-    handle = await open(real, READ_FLAGS);
+    handle = await open(fsName(real), READ_FLAGS);
   } catch (error) {
     if (errorCode(error) === "ELOOP") return refusal(changedWhileOpening(shown));
     throw error;
@@ -45,7 +49,7 @@ export async function openChecked(boundary: Boundary, absolute: string, shown: s
   try {
     const opened = await openedPath(handle, real);
     if (opened === undefined) return await closed(handle, refusal(changedWhileOpening(shown)));
-    const after = refusalFor(boundary, absolute, opened, shown, use);
+    const after = refusalFor(boundary, lossyName(absolute), lossyName(opened), shown, use);
     if (after !== undefined) return await closed(handle, refusal(after));
     const stats = await handle.stat();
     // The file in hand, not a name: a hard link swapped in after the checks is caught here.

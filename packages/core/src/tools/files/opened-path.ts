@@ -1,6 +1,7 @@
 import { fstatSync, readlinkSync, statSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { readlink, stat } from "node:fs/promises";
+import { decodeName, fsName } from "../../disk/byte-names.js";
 
 const DELETED_SUFFIX = " (deleted)";
 
@@ -13,12 +14,13 @@ const DELETED_SUFFIX = " (deleted)";
  */
 export async function openedPath(handle: FileHandle, expected: string): Promise<string | undefined> {
   try {
-    const linked = await readlink(`/proc/self/fd/${handle.fd}`);
+    // As bytes: a name that is not UTF-8 comes back whole (see disk/byte-names.ts).
+    const linked = decodeName(await readlink(`/proc/self/fd/${handle.fd}`, { encoding: "buffer" }));
     if (linked.startsWith("/")) return linked.endsWith(DELETED_SUFFIX) ? linked.slice(0, -DELETED_SUFFIX.length) : linked;
   } catch {
     // no /proc here: fall back to comparing identities below
   }
-  const [opened, named] = await Promise.all([handle.stat(), stat(expected).catch(() => undefined)]);
+  const [opened, named] = await Promise.all([handle.stat(), stat(fsName(expected)).catch(() => undefined)]);
   if (named === undefined) return undefined;
   return opened.dev === named.dev && opened.ino === named.ino ? expected : undefined;
 }
@@ -26,13 +28,13 @@ export async function openedPath(handle: FileHandle, expected: string): Promise<
 /** `openedPath` for a plain descriptor, synchronously (for callers that cannot wait). */
 export function openedPathSync(fd: number, expected: string): string | undefined {
   try {
-    const linked = readlinkSync(`/proc/self/fd/${fd}`);
+    const linked = decodeName(readlinkSync(`/proc/self/fd/${fd}`, { encoding: "buffer" }));
     if (linked.startsWith("/")) return linked.endsWith(DELETED_SUFFIX) ? linked.slice(0, -DELETED_SUFFIX.length) : linked;
   } catch {
     // no /proc here: fall back to comparing identities below
   }
   const opened = fstatSync(fd);
-  const named = statSync(expected, { throwIfNoEntry: false });
+  const named = statSync(fsName(expected), { throwIfNoEntry: false });
   if (named === undefined) return undefined;
   return opened.dev === named.dev && opened.ino === named.ino ? expected : undefined;
 }

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { LineVerdict } from "./ripgrep.js";
+import { decodeName as decodeNameBytes } from "../../disk/byte-names.js";
 
 export type SearchLine = { number: number; text: string; isMatch: boolean };
 
@@ -160,7 +161,13 @@ function beginPath(line: string): string | undefined {
     }
   }
   const message = parseMessage(line);
-  return message === undefined ? undefined : decodeText(message.path);
+  return message === undefined ? undefined : decodeName(message.path);
+}
+
+/** A path rg sends as `{bytes}` (not UTF-8) decoded without loss, so the file can be opened by its exact name (see disk/byte-names.ts). */
+function decodeName(value: unknown): string | undefined {
+  if (typeof value === "object" && value !== null && "bytes" in value && typeof value.bytes === "string") return decodeNameBytes(Buffer.from(value.bytes, "base64"));
+  return decodeText(value);
 }
 
 type RgData = { path?: unknown; lines?: unknown; line_number?: unknown; submatches?: unknown };
