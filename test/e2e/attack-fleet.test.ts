@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -227,6 +227,22 @@ for host in ${JSON.stringify(hosts)}:
     expect(existsSync(marker)).toBe(false);
     const watch = await runCairn(["fleet", "watch", id], { env: sameMachine() });
     expect(watch.stdout, `code ${watch.code}: ${watch.stderr}`).toContain("--allow sandbox-off");
+  }, 60_000);
+
+  it("a worker that could not sandbox its jobs' commands does not start without --allow sandbox-off", async () => {
+    const home = path.join(f.root.dir, "home-unsandboxed");
+    const settingsOff = await runCairn(["fleet", "worker"], { env: f.env({ CAIRN_HOME: home, CAIRN_SANDBOX: "off" }), timeoutMs: 30_000 });
+    expect(settingsOff.code).toBe(2);
+    expect(settingsOff.stderr.trim().split("\n")).toHaveLength(1);
+    expect(settingsOff.stderr).toMatch(/own settings turn the OS sandbox off \(CAIRN_SANDBOX\).*--allow sandbox-off/);
+    // No bubblewrap on PATH (node alone): the runs would fall back to no sandbox.
+    const nodeOnly = path.join(f.root.dir, "node-only");
+    mkdirSync(nodeOnly);
+    symlinkSync(process.execPath, path.join(nodeOnly, "node"));
+    const noBwrap = await runCairn(["fleet", "worker"], { env: f.env({ CAIRN_HOME: home, PATH: nodeOnly }), timeoutMs: 30_000 });
+    expect(noBwrap.code).toBe(2);
+    expect(noBwrap.stderr).toMatch(/cannot run the OS sandbox \(bubblewrap \(bwrap\) is not on PATH\).*--allow sandbox-off/);
+    // Positive control: the worker below, started with --allow sandbox-off, runs (and the guard above, with bubblewrap, did).
   }, 60_000);
 
   it("a job id that is a path (../../../outside/victim), even signed: nothing outside the worker's folder is removed or made", async () => {

@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { cairnHome, loadSettings } from "@cairn/core";
+import { cairnHome, loadSettings, probeBubblewrap } from "@cairn/core";
 import { Worker } from "bullmq";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
@@ -56,6 +56,24 @@ function ownEndpoint(env: Record<string, string | undefined>, home: string): { p
   return { provider: env.CAIRN_PROVIDER?.trim() || settings.provider, baseUrl: env.CAIRN_BASE_URL?.trim() || settings.baseUrl };
 }
 
+/**
+ * Without --allow sandbox-off, every job's commands run in the OS sandbox, so a worker that could not
+ * give them one (no bubblewrap, another OS) or whose own settings turn it off does not start: a run
+ * would otherwise carry on without it, which is --sandbox off by another name.
+ */
+function sandboxOrRefuse(env: Record<string, string | undefined>, home: string): void {
+  let mode = env.CAIRN_SANDBOX?.trim();
+  try {
+    mode ||= loadSettings(home).sandbox?.mode;
+  } catch {
+    // a broken settings file stops every run with its own message
+  }
+  const fix = "or start the worker with --allow sandbox-off to run jobs without it";
+  if (mode === "off") throw new UsageError(`This worker's own settings turn the OS sandbox off (${env.CAIRN_SANDBOX?.trim() ? "CAIRN_SANDBOX" : "CAIRN_HOME/settings.json"}), so every job would run outside it; remove that, ${fix}.`);
+  const probe = probeBubblewrap(env.PATH, false, home);
+  if (!probe.ok) throw new UsageError(`This machine cannot run the OS sandbox (${probe.reason}), so every job would run outside it; install bubblewrap, ${fix}.`);
+}
+
 export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const allowed = takeRepeated(argv, "allow");
   const { values, rest } = takeFlags(allowed.rest, ["concurrency", "provider-cap", "name"]);
@@ -72,6 +90,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const rateLimitPauseMs = Number(io.env.CAIRN_FLEET_RATE_PAUSE_MS ?? "") || 10_000;
   const home = cairnHome(io.env);
   const policy = workerPolicy(allowed.values, ownEndpoint(io.env, home));
+  if (!policy.allows.has("sandbox-off")) sandboxOrRefuse(io.env, home);
   const secret = fleetSecret(io.env, home);
   const url = redisUrl(io.env);
 
