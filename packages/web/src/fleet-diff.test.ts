@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -68,5 +68,22 @@ describe("branchDiff", () => {
     expect(typeof missing).toBe("string");
     expect(missing).toMatch(new RegExp(`^Cannot read cairn/nope from ${repo.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: .+`));
     expect(String(missing).split("\n")).toHaveLength(1);
+  });
+
+  it("a repository or branch from Redis that git would read as an option or a transport is refused before git runs", async () => {
+    const marker = path.join(root, "MARKER");
+    jobBranch("cairn/j3", () => writeFileSync(path.join(repo, "keep.txt"), "changed\n"));
+    for (const [hostileRepo, branch] of [
+      [`--upload-pack=touch ${marker};`, "cairn/j3"],
+      [`ext::sh -c touch% ${marker}`, "cairn/j3"],
+      [repo, `--upload-pack=touch ${marker};`],
+    ] as const) {
+      const refused = await branchDiff(hostileRepo, branch, cache);
+      expect(refused).toMatch(/^Cannot show this job's diff: (repository|branch) .+/);
+    }
+    expect(existsSync(marker)).toBe(false);
+    // The same cache still reads a real job's branch.
+    const diff = await branchDiff(repo, "cairn/j3", cache);
+    expect(typeof diff !== "string" && diff.files[0]?.new_text).toBe("changed\n");
   });
 });
