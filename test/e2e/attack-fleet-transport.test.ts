@@ -324,7 +324,7 @@ describe("the fleet's Redis transport", { timeout: 240_000 }, () => {
       expect(JSON.parse(bodies[1]!).jobs.map((j: { id: string }) => j.id)).toContain(id);
       const diff = JSON.parse(bodies[2]!).diff as { files: Array<{ path: string; new_text: string }> };
       expect(diff.files.find((f) => f.path === "webdiff.txt")?.new_text).toBe("written by job webdiff\n");
-      const events = await rawRequest(web, { path: `/api/fleet/jobs/${id}/events`, headers: goodHeaders(web), readMs: 1500 });
+      const events = await rawRequest(web, { path: `/api/fleet/jobs/${id}/events`, headers: goodHeaders(web), readMs: 5000 });
       expect(events.body).toContain("attempt_completion");
       bodies.push(events.body);
 
