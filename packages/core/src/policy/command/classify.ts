@@ -9,6 +9,7 @@ import { riskChecks, type CommandView, type RiskContext } from "./risk-checks.js
 import type { ScriptBaseline } from "./script-baseline.js";
 import type { Redirect, Segment } from "./segments.js";
 import { scriptSources, type ScriptSource } from "./workspace-scripts.js";
+import { execCommand } from "./package-managers.js";
 import { basenameWord, displayWord, staticValue } from "./words.js";
 
 /**
@@ -51,7 +52,7 @@ export function classifyCommand(command: string, options: ClassifyOptions, shell
     const what = analysis.kind === "opaque" ? "the command runs code Cairn cannot check" : "the command cannot be analysed";
     return { risk: "needs_approval", reasons: [`${what}: ${analysis.problem}`] };
   }
-  const views = analysis.segments.map(view);
+  const views = analysis.segments.flatMap(withExecTarget);
   const context: RiskContext = {
     cwd: options.cwd,
     uncertainCwd: views.some((v) => leavesWorkspace(v.name, v.args, options.cwd)),
@@ -93,6 +94,16 @@ function changedScriptReason(source: ScriptSource, cwd: string): string {
   const shown = relative === "" || relative.startsWith("..") || path.isAbsolute(relative) ? source.file : relative;
   const what = source.part === "scripts" ? `the scripts in ${shown}` : shown;
   return `${source.runner} would run ${what}, which changed during this task`;
+}
+
+/** A segment, and what a package manager's exec runs as a command of its own (`pnpm exec rm -rf d`). */
+function withExecTarget(segment: Segment): CommandView[] {
+  const outer = view(segment);
+  const inner = outer.name === undefined ? undefined : execCommand(outer.name, outer.args);
+  if (inner === undefined) return [outer];
+  const [first, ...rest] = inner;
+  const offset = outer.args.length - inner.length;
+  return [outer, { segment, name: first === undefined ? undefined : path.posix.basename(first), args: rest, argWords: outer.argWords.slice(offset + 1) }];
 }
 
 function view(segment: Segment): CommandView {

@@ -40,6 +40,9 @@ const dangerous: Record<string, readonly string[]> = {
     "pnpm i -g x", "pnpm link --global", "pnpm deprecate x m", "yarn publish", "yarn npm publish", "yarn npm pub", "yarn npm login",
     "yarn npm tag add x@1 beta", "yarn global add x", "yarn login", "yarn tag add x@1 beta", "yarn owner add u x", "yarn link",
     "yarn config set x y", "bun publish", "bun pub", "bun add -g x", "bun i -g x", "bun link", "npm $CMD",
+    // What exec runs is a command like any other.
+    "pnpm exec rm -rf d", "yarn exec rm -rf d", "npm exec -- rm -rf d", "npm x -- git push", "npx rm -rf d", "npx --yes rm -d d",
+    "bunx rm -rf d", "pnpm dlx rm -rf d", "npx -c 'touch p'", "npx --call='touch p'", "pnpm exec kill -sKILL 1",
   ],
   "git commands that discard work": [
     "git checkout HEAD f", "git checkout HEAD f.txt", "git checkout HEAD~1 src", "git checkout main -- f", "git checkout HEAD -- .",
@@ -79,6 +82,7 @@ const safe: Record<string, readonly string[]> = {
     "npm pack", "npm view x", "npm info x", "npm ls", "npm outdated", "npm config get registry", "npm config list", "npm dist-tag ls x",
     "npm owner ls x", "npm whoami", "npm exec vitest", "npx vitest", "npm install pub", "pnpm test", "pnpm install", "pnpm i", "pnpm run build",
     "yarn", "yarn test", "yarn install", "yarn add -D x", "yarn npm info x", "bun install", "bun test", "bun add x", "npm --version",
+    "pnpm exec vitest", "npx vitest run", "npx -y prettier --check .", "npm exec -- vitest", "npx vitest -c vitest.config.ts", "bunx tsc --noEmit",
   ],
   "git commands that discard work": [
     "git checkout main", "git checkout -b x", "git checkout -b x origin/x", "git checkout --orphan gh-pages", "git checkout -", "git checkout HEAD~1",

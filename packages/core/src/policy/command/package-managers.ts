@@ -51,6 +51,8 @@ const ownAliases: Record<string, Record<string, string>> = {
 };
 
 export const packageManagers = new Set(["npm", "pnpm", "yarn", "bun"]);
+/** npm exec, pnpm dlx and bun x under names of their own. */
+export const execRunners = new Set(["npx", "pnpx", "bunx"]);
 
 /**
  * The words a package manager may take for its command: options come first, and one without `=`
@@ -103,6 +105,7 @@ const writingWhat: Record<string, string> = {
  * and commands that run a shell command given to them (`npm exec -c`, `npm explore … -- cmd`).
  */
 export function packageManagerRisk(manager: string, args: readonly (string | undefined)[]): string | undefined {
+  if (execRunners.has(manager)) return givesShellCommand(args) ? `${manager} runs the shell command given to -c, which Cairn cannot check` : undefined;
   for (const candidate of commandCandidates(args)) {
     if (candidate.word === undefined) return `${manager} runs a command computed at run time`;
     const command = managerCommand(manager, candidate.word);
@@ -137,6 +140,37 @@ function commandRisk(manager: string, command: string, rest: readonly (string | 
   // `npm link` with no package registers this one globally; `yarn link`/`bun link` do the same.
   if (command === "link") return "links packages through a global folder outside the workspace";
   if (command === "explore") return "runs a shell command in a package's folder";
-  if (command === "exec" && hasOption(rest, "c", ["--call"])) return "runs the shell command given to -c, which Cairn cannot check";
+  if (command === "exec" && givesShellCommand(rest)) return "runs the shell command given to -c, which Cairn cannot check";
+  return undefined;
+}
+
+/** `npm exec -c 'cmd'` / `--call`: only among exec's own options, before the command it runs. */
+function givesShellCommand(rest: readonly (string | undefined)[]): boolean {
+  const own = rest.findIndex((a) => a === undefined || a === "--" || !a.startsWith("-"));
+  return hasOption(own < 0 ? rest : rest.slice(0, own), "c", ["--call"]);
+}
+
+/** Options of the exec commands that take a value: the command they run comes after it. */
+const execValueOptions = new Set(["-p", "--package", "-w", "--workspace", "--filter", "-F", "-C", "--dir", "--cwd", "--prefix", "-c", "--call", "--shell-mode"]);
+
+/**
+ * The command line a package manager runs as a program of the person's: `pnpm exec rm -rf d`,
+ * `yarn exec …`, `npm exec -- …`, `npx …`, `bunx …`, `pnpm dlx …`. The classifier checks it like
+ * any command (what it finds only adds reasons); undefined for any other use.
+ */
+export function execCommand(name: string, args: readonly (string | undefined)[]): (string | undefined)[] | undefined {
+  let rest: readonly (string | undefined)[];
+  if (execRunners.has(name)) rest = args;
+  else if (packageManagers.has(name)) {
+    const candidate = commandCandidates(args).find((c) => c.word !== undefined && ["exec", "dlx", "x"].includes(managerCommand(name, c.word) ?? c.word));
+    if (candidate === undefined) return undefined;
+    rest = args.slice(candidate.index + 1);
+  } else return undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg === "--") return rest.length > i + 1 ? rest.slice(i + 1) : undefined;
+    if (arg === undefined || !arg.startsWith("-")) return rest.slice(i);
+    if (execValueOptions.has(arg)) i++;
+  }
   return undefined;
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { environment } from "./env-assignments.js";
 import { interpreter } from "./interpreters.js";
 import { hasExactOption, hasOption, isLongPrefixOf } from "./option-match.js";
-import { commandCandidates, managerCommand, packageManagerRisk, packageManagers } from "./package-managers.js";
+import { commandCandidates, execRunners, managerCommand, packageManagerRisk, packageManagers } from "./package-managers.js";
 import { outsidePath } from "./path-args.js";
 import { isOutsideWorkspace } from "./paths.js";
 import type { Segment } from "./segments.js";
@@ -355,7 +355,7 @@ export const riskChecks: readonly RiskCheck[] = [
   {
     id: "publish",
     check: (v) => {
-      if (v.name !== undefined && packageManagers.has(v.name)) return packageManagerRisk(v.name, v.args);
+      if (v.name !== undefined && (packageManagers.has(v.name) || execRunners.has(v.name))) return packageManagerRisk(v.name, v.args);
       const hit = subcommandIs(v, publishers);
       return hit === undefined ? undefined : `${hit} publishes to a registry`;
     },
