@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, openSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findProgram } from "./probe.js";
@@ -23,15 +23,22 @@ import { findProgram } from "./probe.js";
  * slirp4netns read a pipe from Cairn: they end when Cairn does, even by kill -9.
  */
 
-/** The programs it takes, found on PATH, or the first one missing. */
-export type NetworkPrograms = { ok: true; slirp4netns: string; nsenter: string; unshare: string } | { ok: false; missing: string };
+/** The programs it takes, found on PATH, or what is missing (`missing`) and how to get it (`fix`). */
+export type NetworkPrograms = { ok: true; slirp4netns: string; nsenter: string; unshare: string } | { ok: false; missing: string; fix: string };
 
 export function findNetworkPrograms(pathVariable: string | undefined): NetworkPrograms {
   const found: Record<string, string> = {};
   for (const name of ["slirp4netns", "nsenter", "unshare"]) {
     const file = findProgram(name, pathVariable);
-    if (file === undefined) return { ok: false, missing: name };
+    const fix = name === "slirp4netns" ? "apt install slirp4netns, dnf install slirp4netns" : "it comes with util-linux";
+    if (file === undefined) return { ok: false, missing: `${name} is not on PATH`, fix };
     found[name] = file;
+  }
+  // slirp4netns opens the TUN device; a container may have none, or one only root can open.
+  try {
+    accessSync("/dev/net/tun", constants.R_OK | constants.W_OK);
+  } catch {
+    return { ok: false, missing: "/dev/net/tun cannot be opened", fix: "in a container, give it the device, e.g. docker run --device /dev/net/tun" };
   }
   return { ok: true, slirp4netns: found.slirp4netns!, nsenter: found.nsenter!, unshare: found.unshare! };
 }
@@ -45,10 +52,10 @@ export type Entry = { ok: true; prefix: string[]; resolvConf?: string } | { ok: 
  * uid to itself). The state folder gets `pid` (the holder), `ready`, or `failed` with one line.
  * fd 3 is Cairn's pipe: its end is everyone's signal to stop; the holder then removes the folder.
  */
-const SETUP = `d=$1; unshare=$2; slirp=$3; exec 3<&0
+const SETUP = `d=$1; unshare=$2; slirp=$3; as=$4; exec 3<&0
 fail() { printf '%s\\n' "$1" > "$d/failed.tmp"; mv "$d/failed.tmp" "$d/failed"; exit 1; }
 set -- --net
-[ "$4" = user ] && set -- --user --map-current-user --net
+[ "$as" = user ] && set -- --user --map-current-user --net
 "$unshare" "$@" /bin/sh -c 'echo $$ > "$0/pid.tmp" && mv "$0/pid.tmp" "$0/pid" || exit 1; cat >/dev/null; rm -rf "$0"' "$d" <&3 2>"$d/unshare.err" &
 holder=$!
 i=0

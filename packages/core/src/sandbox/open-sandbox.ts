@@ -91,15 +91,14 @@ function chooseNetwork(
   if (request.network === "off" || request.allowLocalhost === true) return { ok: true };
   const programs = findNetworkPrograms(where.env.PATH);
   if (programs.ok) return { ok: true, isolated: isolatedNetwork(programs) };
-  const install = programs.missing === "slirp4netns" ? "apt install slirp4netns, dnf install slirp4netns" : "it comes with util-linux";
   if (request.mode === "required") {
     return {
       ok: false,
-      error: `--sandbox required, but ${programs.missing} is not on PATH, and without it commands would reach servers on this machine's localhost. Install it (${install}), or set "sandbox": {"allowLocalhost": true} or "network": "off" in settings.json.`,
+      error: `--sandbox required, but ${programs.missing}, and without it commands would reach servers on this machine's localhost (${programs.fix}); or set "sandbox": {"allowLocalhost": true} or "network": "off" in settings.json.`,
     };
   }
   return {
     ok: true,
-    notice: `commands share this machine's network, servers on localhost included: ${programs.missing} is not on PATH (${install}); set "sandbox": {"allowLocalhost": true} if that is what you want, or "network": "off".`,
+    notice: `commands share this machine's network, servers on localhost included: ${programs.missing} (${programs.fix}); set "sandbox": {"allowLocalhost": true} if that is what you want, or "network": "off".`,
   };
 }
