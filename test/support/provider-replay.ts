@@ -28,6 +28,9 @@ export type Recording = {
 
 export type Replayed = { run: CliRun; server: ReplayServer };
 
+/** A response the recording repeats only for retries of the same request ("a retry gets the same shape"). */
+const isRetryRepeat = (response: ReplayResponse & { adapted?: string[] }) => (response.adapted ?? []).some((note) => /a retry gets the same/i.test(note));
+
 /** Serves the recording, runs `cairn run --json` on it in `workspace` with `home` as CAIRN_HOME, and closes the server. */
 export async function replay(recording: Recording, dirs: { workspace: string; home: string }): Promise<Replayed> {
   for (const [name, text] of Object.entries(recording.workspace.files ?? {})) writeFileSync(path.join(dirs.workspace, name), text);
@@ -36,7 +39,7 @@ export async function replay(recording: Recording, dirs: { workspace: string; ho
   writeFileSync(path.join(dirs.home, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 20, maxDelayMs: 200 }, ...recording.settings }));
   const server = await startReplayServer({
     wire: recording.provider === "anthropic" ? "anthropic" : "openai",
-    responses: recording.responses,
+    responses: recording.responses.map((response, i) => ({ ...response, retryOnly: i > 0 && isRetryRepeat(recording.responses[i]!) })),
     finish: {
       content: [{ type: "tool_use", name: recording.finish.tool, input: recording.finish.input }],
       usage: { input_tokens: recording.finish.usage.input, output_tokens: recording.finish.usage.output },

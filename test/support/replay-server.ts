@@ -17,7 +17,17 @@ import { planTurn } from "./scripted-model/turn-plan.js";
 import type { RecordedRequest, ScriptedTurn, Wire } from "./scripted-model/types.js";
 
 /** One HTTP response as a provider sent it: status, headers, and the body in the pieces it arrived in. */
-export type ReplayResponse = { status: number; headers: Record<string, string>; chunks: string[] };
+export type ReplayResponse = {
+  status: number;
+  headers: Record<string, string>;
+  chunks: string[];
+  /**
+   * Served only to a retry (a request whose body repeats the one before it): what the endpoint
+   * would send again if asked again. A new request skips it, as the endpoint would have answered
+   * that request with something else.
+   */
+  retryOnly?: boolean;
+};
 
 export type ReplayScript = {
   wire: Wire;
@@ -39,6 +49,8 @@ const paths: Record<Wire, string> = { anthropic: "/v1/messages", openai: "/v1/ch
 export async function startReplayServer(script: ReplayScript): Promise<ReplayServer> {
   const requests: RecordedRequest[] = [];
   let finishServed = false;
+  let next = 0;
+  let previousRaw: string | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
@@ -53,7 +65,11 @@ export async function startReplayServer(script: ReplayScript): Promise<ReplaySer
       body = raw;
     }
     const index = requests.push({ wire: script.wire, path, headers: { ...req.headers }, body }) - 1;
-    const recorded = script.responses[index];
+    const retry = raw === previousRaw;
+    previousRaw = raw;
+    while (!retry && script.responses[next]?.retryOnly) next++;
+    const recorded = script.responses[next];
+    if (recorded) next++;
     if (recorded) return replay(res, recorded);
     if (script.finish && !finishServed && typeof body === "object" && body !== null) {
       finishServed = true;

@@ -1,8 +1,9 @@
-import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { classifyModelError } from "./classify-error.js";
 import type { Endpoint } from "./endpoint.js";
 import { ModelError } from "./errors.js";
 import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js";
+import { watchStreamEnd, type StreamEnd } from "./stream-end.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
 import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId, Usage } from "./types.js";
 
@@ -34,6 +35,11 @@ function toFinishReason(unified: string): FinishReason {
     default:
       return "other";
   }
+}
+
+/** The OpenAI-format SDKs' complaint, at the end of a stream, that no chunk carried a finish_reason. */
+function isMissingFinishReason(error: unknown): boolean {
+  return InvalidResponseDataError.isInstance(error) && /without a finish reason/i.test(error.message);
 }
 
 /** True when a tool call's arguments are a whole JSON object; no proper prefix of one is. */
@@ -76,9 +82,13 @@ export class AiSdkModel implements Model {
     // a real finish reason; on a cut stream they are dropped, so a half-written call never runs.
     const held: ModelEvent[] = [];
     let reasoningChars = 0;
+    let sawToolCall = false;
+    // A stream that closed with `data: [DONE]` after content but never said why it stopped is done.
+    const end: StreamEnd = { doneSeen: false };
+    let finishedWithoutReason = false;
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
     try {
-      const result = await this.model.doStream({
+      const result = await watchStreamEnd(end, () => this.model.doStream({
         prompt: toProviderPrompt(request.system, request.messages, this.provider === "anthropic"),
         abortSignal: signal,
         // Never ask for more than a quarter of the window, which context management keeps free.
@@ -87,7 +97,7 @@ export class AiSdkModel implements Model {
           ? { tools: request.tools.map((t) => ({ type: "function" as const, name: t.name, description: t.description, inputSchema: t.inputSchema })) }
           : {}),
         ...(providerOptions ? { providerOptions } : {}),
-      });
+      }));
       this.answered = true;
       reader = result.stream.getReader();
       for (;;) {
@@ -116,22 +126,30 @@ export class AiSdkModel implements Model {
             break;
           case "tool-call": {
             started = true;
+            sawToolCall = true;
             const call: ModelEvent = { type: "tool-call", id: part.toolCallId, name: part.toolName, argsText: part.input };
             if (isCompleteJsonObject(part.input)) yield call;
             else held.push(call);
             break;
           }
           case "error":
+            if (isMissingFinishReason(part.error) && end.doneSeen && started) {
+              finishedWithoutReason = true;
+              break;
+            }
             throw part.error;
-          case "finish":
-            // A finish without the provider's own stop reason means the stream ended early.
-            if (part.finishReason.raw === undefined && part.finishReason.unified === "other") {
+          case "finish": {
+            // A finish without the provider's own stop reason means the stream ended early, unless
+            // the server closed it with [DONE] after content: then the reply is whole as it stands.
+            if (!finishedWithoutReason && part.finishReason.raw === undefined && part.finishReason.unified === "other") {
               throw this.cut();
             }
             finished = true;
             yield* held;
-            yield { type: "finish", reason: toFinishReason(part.finishReason.unified), usage: toUsage(part.usage, reasoningChars) };
+            const reason = finishedWithoutReason ? (sawToolCall ? "tool-calls" : "stop") : toFinishReason(part.finishReason.unified);
+            yield { type: "finish", reason, usage: toUsage(part.usage, reasoningChars) };
             break;
+          }
           default:
             break;
         }

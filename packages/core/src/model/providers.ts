@@ -4,6 +4,7 @@ import { modelInfo } from "./catalog.js";
 import { baseUrlProblem, officialApiUrls, type Endpoint } from "./endpoint.js";
 import { defaultRequestTimeoutSeconds, guardedFetch } from "./guarded-fetch.js";
 import { LazyLanguageModel } from "./lazy-language-model.js";
+import { doneWatchingFetch } from "./stream-end.js";
 import type { ReasoningOptions } from "./reasoning.js";
 import type { Model, ModelInfo, ProviderId } from "./types.js";
 
@@ -113,7 +114,7 @@ export function createModel(config: ModelConfig): Model {
     url: apiUrl ?? officialApiUrls[config.provider] ?? config.provider,
     keyEnv,
   };
-  const fetch = guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000 });
+  const fetch = doneWatchingFetch(guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000 }));
   const load = async (): Promise<LanguageModelV3> => {
     switch (config.provider) {
       case "anthropic": {
