@@ -45,7 +45,7 @@ export function planTurn(turn: ScriptedTurn, context: PlanContext): TurnPlan {
       case "thinking":
         return { type: "thinking", text: item.text, pieces: splitter.split(item.text), signature: signatureFor(item.text) };
       case "tool_use": {
-        const json = JSON.stringify(item.input);
+        const json = item.inputJson ?? JSON.stringify(item.input);
         const id = item.id ?? generatedToolCallId(context, index);
         return { type: "tool_use", id, name: item.name, input: item.input, json, pieces: splitter.split(json) };
       }

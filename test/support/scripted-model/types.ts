@@ -3,7 +3,14 @@ export type ScriptedContent =
   /** Anthropic: a thinking block with a signature. OpenAI wire: `delta.reasoning_content` (DeepSeek style). */
   | { type: "thinking"; text: string }
   /** A native tool call; an id is generated when absent. */
-  | { type: "tool_use"; id?: string; name: string; input: Record<string, unknown> };
+  | {
+      type: "tool_use";
+      id?: string;
+      name: string;
+      input: Record<string, unknown>;
+      /** Streamed as the arguments instead of JSON.stringify(input): a shape stringify cannot make (nested 100,000 deep), or broken JSON. */
+      inputJson?: string;
+    };
 
 export type ScriptedStopReason = "end_turn" | "max_tokens" | "tool_use" | "stop_sequence";
 

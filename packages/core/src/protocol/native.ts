@@ -2,6 +2,7 @@ import type { AssistantMessage, ModelEvent, ReasoningPart, ToolSpec, UserMessage
 import { parameterSchema } from "../tools/describe-parameters.js";
 import type { AnyTool } from "../tools/tool.js";
 import { splitDescription } from "../tools/describe-tool.js";
+import { argumentSizeProblem, boundedCall } from "./argument-shape.js";
 import { toolResultText } from "./result-text.js";
 import { takeTaskProgress, taskProgressParam, withTaskProgress } from "./task-progress.js";
 import { TextCalls } from "./text-calls.js";
@@ -49,10 +50,12 @@ class NativeParser implements TurnParser {
       case "tool-call-delta":
         return [{ type: "call-delta", id: event.id, name: this.names.get(event.id) ?? "", param: null, text: event.argsText }];
       case "tool-call": {
-        const parsed = parseArgs(event.argsText);
+        // Too long to be worth parsing: refused before JSON.parse holds it all a second time.
+        const tooLong = argumentSizeProblem(event.name, event.argsText.length);
+        const parsed = tooLong ? { input: {}, error: tooLong } : parseArgs(event.argsText);
         const { input, taskProgress } = takeTaskProgress(parsed.input);
         const call: ParsedCall = { id: event.id, name: event.name, input, ...(parsed.error ? { inputError: parsed.error } : {}), ...(taskProgress ? { taskProgress } : {}) };
-        return [{ type: "call", call }];
+        return [{ type: "call", call: boundedCall(call, event.argsText.length) }];
       }
       case "finish":
         return [{ type: "finish", reason: event.reason, usage: event.usage }];

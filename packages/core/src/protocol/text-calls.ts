@@ -1,4 +1,5 @@
 import type { AnyTool } from "../tools/tool.js";
+import { boundedCall, paramChars } from "./argument-shape.js";
 import { coerceXmlParams } from "./coerce.js";
 import { takeTaskProgress } from "./task-progress.js";
 import type { ParsedCall } from "./types.js";
@@ -47,16 +48,15 @@ export class TextCalls {
       if (!tool || e.truncated || e.fenced) return [];
       const { input: params, taskProgress } = takeTaskProgress(e.params);
       const input = coerceXmlParams(tool.parameters, params as Record<string, string>);
-      return [
-        {
-          id: `${this.messageId}_text_${e.index}`,
-          name: e.name,
-          input,
-          fromText: true,
-          ...(taskProgress ? { taskProgress } : {}),
-          ...(e.ambiguous ? { inputError: ambiguityError(e.name, e.ambiguous) } : {}),
-        },
-      ];
+      const call: ParsedCall = {
+        id: `${this.messageId}_text_${e.index}`,
+        name: e.name,
+        input,
+        fromText: true,
+        ...(taskProgress ? { taskProgress } : {}),
+        ...(e.ambiguous ? { inputError: ambiguityError(e.name, e.ambiguous) } : {}),
+      };
+      return [boundedCall(call, paramChars(e.params))];
     });
   }
 

@@ -6,6 +6,7 @@ import type { SharedRules } from "./task-options.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
 import { workspaceAbsolute } from "../policy/workspace.js";
+import { argumentShapeProblem } from "../protocol/argument-shape.js";
 import { toolResultText } from "../protocol/result-text.js";
 import { gitTracksIgnored } from "./tracked-ignored.js";
 import type { CallOutcome, ParsedCall } from "../protocol/types.js";
@@ -148,6 +149,9 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     return pre.endRun !== undefined ? { ...executed, endRun: pre.endRun } : executed;
   }
   if (pre?.input) {
+    // A hook's JSON is held to the limits of the model's own arguments (see argument-shape.ts).
+    const shape = argumentShapeProblem(call.name, pre.input);
+    if (shape) return fail(env, call, `A hook rewrote these arguments, and the rewrite was refused: ${shape}`);
     const revalidated = validateInput(tool, pre.input);
     if (!revalidated.ok) return fail(env, call, revalidated.message);
     input = revalidated.input;

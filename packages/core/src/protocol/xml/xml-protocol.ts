@@ -1,6 +1,7 @@
 import type { AssistantMessage, ModelEvent, ReasoningPart, UserMessage } from "../../model/types.js";
 import { parameterLines } from "../../tools/describe-parameters.js";
 import type { AnyTool } from "../../tools/tool.js";
+import { boundedCall, paramChars } from "../argument-shape.js";
 import { coerceXmlParams } from "../coerce.js";
 import { splitDescription } from "../../tools/describe-tool.js";
 import { toolResultText } from "../result-text.js";
@@ -74,7 +75,7 @@ class XmlTurnParser implements TurnParser {
               ? `The <${e.name}> block was cut off before its closing tag </${e.name}>.`
               : undefined;
           const call: ParsedCall = { id: this.callId(e.index), name: e.name, input, ...(inputError ? { inputError } : {}), ...(taskProgress ? { taskProgress } : {}) };
-          out.push({ type: "call", call });
+          out.push({ type: "call", call: boundedCall(call, paramChars(e.params)) });
           break;
         }
       }
