@@ -279,11 +279,16 @@ describe("a damaged checkpoint store", () => {
       },
     ],
   ] as const) {
-    it(`with ${damage}: list, diff and restore say so in one line, exit 1; a new task runs without checkpoints`, async () => {
+    it(`with ${damage}: diff and restore say so in one line, exit 1; the list shows what the store still holds (see checkpoints-damaged-list); a new task runs without checkpoints`, async () => {
       const id = await runTask([call("write_to_file", { path: "a.txt", content: "a\n" }), done]);
       const store = storeOf();
       spoil(store);
-      for (const args of [[id], ["diff", id, "1"], ["restore", id, "1", "--workspace"]]) {
+      const list = await cli("checkpoints", id);
+      expect(list.code, list.stderr).toBe(damage === "deleted objects" ? 1 : 0);
+      expect(list.stderr.trim().split("\n")).toHaveLength(1);
+      expect(list.stderr).toMatch(new RegExp(`checkpoint store at ${store} (is damaged \\(|\\(the store is damaged: )`));
+      expect(list.stderr).toMatch(/move .* aside to start a new one/);
+      for (const args of [["diff", id, "1"], ["restore", id, "1", "--workspace"]]) {
         const result = await cli("checkpoints", ...args);
         expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(1);
         expect(result.stderr).not.toContain("    at ");

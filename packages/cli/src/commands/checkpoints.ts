@@ -4,7 +4,7 @@ import {
   cairnHome,
   CheckpointError,
   Checkpoints,
-  CheckpointStoreDamagedError,
+  readableCheckpoints,
   restoreTaskFiles,
   TaskInUseError,
   TaskNotFoundError,
@@ -159,28 +159,51 @@ async function checkpointsSubcommand(argv: string[], io: Io): Promise<number> {
   }
 
   const store = open(home, first);
-  const records = store.metadata().checkpoints;
-  // The list lives in the task; the store it points into must be readable for any of it to be of use.
-  if (records.length > 0) await checkStore(store, home);
-  if (values.json) {
-    io.stdout(`${JSON.stringify(records)}\n`);
-    return 0;
-  }
-  if (records.length === 0) {
-    io.stdout("This task has no checkpoints.\n");
-    return 0;
-  }
-  records.forEach((r, i) => io.stdout(`${String(i + 1).padStart(3)}  ${r.hash.slice(0, 10)}  ${r.createdAt.slice(0, 19).replace("T", " ")}  ${r.label}\n`));
-  return 0;
+  return listCheckpoints(store, home, values.json === true, io);
 }
 
-/** Fails with the store's one-line damage report; a workspace that is gone does not stop the list. */
-async function checkStore(store: TaskStore, home: string): Promise<void> {
-  try {
-    await openRepo(store, home);
-  } catch (error) {
-    if (error instanceof CheckpointStoreDamagedError) throw error;
+/**
+ * The task's checkpoints. The list lives in the task; each one is shown only if the store still
+ * holds it. A damaged store (a garbage HEAD, a broken ref, deleted or corrupt objects) does not hide
+ * the ones it still holds: those are listed, and one line says which could not be read and what to
+ * do. The exit code is 1 only when the task has checkpoints and none of them could be read.
+ */
+async function listCheckpoints(store: TaskStore, home: string, json: boolean, io: Io): Promise<number> {
+  const records = store.metadata().checkpoints;
+  if (records.length === 0) {
+    io.stdout(json ? "[]\n" : "This task has no checkpoints.\n");
+    return 0;
   }
+  const health = await readableCheckpoints({ workspace: store.metadata().workspace, baseDir: path.join(home, "checkpoints") }, records.map((r) => r.hash));
+  const numbered = records.map((record, i) => ({ number: i + 1, record, readable: health.readable.has(record.hash) }));
+  if (json) io.stdout(`${JSON.stringify(numbered.map((n) => ({ ...n.record, readable: n.readable })))}\n`);
+  else for (const { number, record } of numbered.filter((n) => n.readable)) io.stdout(`${String(number).padStart(3)}  ${record.hash.slice(0, 10)}  ${record.createdAt.slice(0, 19).replace("T", " ")}  ${record.label}\n`);
+  const lost = numbered.filter((n) => !n.readable).map((n) => n.number);
+  const problem = storeProblem(health.gitDir, lost, records.length, health.damage);
+  if (problem) io.stderr(`cairn: ${problem}\n`);
+  return lost.length === records.length ? 1 : 0;
+}
+
+/** The one line about what could not be read, and what to do; undefined when all is well. */
+function storeProblem(gitDir: string, lost: number[], total: number, damage: string | undefined): string | undefined {
+  if (lost.length === 0 && damage === undefined) return undefined;
+  const store = `the checkpoint store at ${gitDir}`;
+  const what =
+    lost.length === 0
+      ? `${capital(store)} is damaged (${damage}); the checkpoints above are what it still holds`
+      : `${lost.length === total ? `None of the ${total} checkpoints could` : `${lost.length === 1 ? "Checkpoint" : "Checkpoints"} ${listed(lost)} could not`} be read from ${store} (${damage ? `the store is damaged: ${damage}` : "their data is missing or damaged"})`;
+  const todo = damage
+    ? `diff and restore need a working store: move ${gitDir} aside to start a new one (its checkpoints are then gone)`
+    : `${lost.length === 1 ? "it cannot" : "they cannot"} be diffed or restored; the others listed can`;
+  return `${what}; ${todo}.`;
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function listed(numbers: number[]): string {
+  return numbers.length <= 10 ? numbers.join(", ") : `${numbers.slice(0, 10).join(", ")} and ${numbers.length - 10} more`;
 }
 
 const shownFiles = 20;

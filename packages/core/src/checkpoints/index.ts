@@ -18,3 +18,4 @@ export { alwaysExcluded, heavyDirectories, heavyExtensions } from "./exclusions.
 export type { RestoreResult, UntouchedFile } from "./restore.js";
 export { CheckpointError, CheckpointStoreDamagedError } from "./errors.js";
 export { defaultMaxFileBytes } from "./shadow-repo.js";
+export { readableCheckpoints, type CheckpointReadability } from "./inspect.js";
