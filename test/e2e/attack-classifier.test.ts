@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -187,5 +187,20 @@ describe("an 'always allow' rule for npm test", () => {
     expect(readFileSync(at("original-ran"), "utf8")).toBe("yes");
     expect(decisionsMade(result.events).filter((d) => d.rule === "execute_command(npm test)").map((d) => d.by)).toEqual(["rule"]);
     expect(approvalsAsked(result.events).filter((e) => e.tool === "execute_command")).toEqual([]);
+  });
+
+  it("counts from the task's start across runs: a script rewritten in one run is still asked about after cairn resume", async () => {
+    writeFileSync(at("package.json"), manifest(original));
+    await allowNpmTest();
+    fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "package.json", content: manifest(rewritten) }), done, npmTest, done] });
+    const first = await run(["--auto-approve", "read,edit"]);
+    expect(first.code, first.stderr).toBe(0);
+    const id = readdirSync(path.join(fx.home.dir, "tasks")).find((n) => n !== "index.json")!;
+
+    const resumed = await runCairn(["resume", id, "--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "read,edit", "--json", "now run the tests"], { env: env(), timeoutMs: 90_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(statuses(resumed)).toEqual(["denied"]);
+    expect(existsSync(at("rewritten-ran"))).toBe(false);
+    expect(JSON.stringify(resumed.events)).toMatch(/scripts in package\.json, which changed during this task/);
   });
 });
