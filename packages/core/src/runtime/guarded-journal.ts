@@ -12,10 +12,28 @@ const reasons: Record<string, string> = {
   EIO: "an input/output error",
 };
 
-/** One line: which path failed and why, in words, with the system's code. */
-export function describeJournalFailure(failure: JournalFailure): string {
-  const reason = failure.code && reasons[failure.code] ? `${reasons[failure.code]} (${failure.code})` : failure.message;
-  return failure.path ? `Cannot write ${failure.path}: ${reason}` : `Cannot write the task's journal: ${reason}`;
+/** What a person does about each system error before resuming. */
+const remedies: Record<string, string> = {
+  ENOSPC: "free some space",
+  EDQUOT: "free some space",
+  EROFS: "make it writable",
+  EACCES: "make it writable",
+  EPERM: "make it writable",
+};
+
+/**
+ * One line: which path failed and why, in words, with the system's code, and what to do. Only a
+ * system error is a problem of the disk: anything else (a value Cairn could not serialise) is
+ * said as such, so nobody is sent to free space that was never short.
+ */
+export function describeJournalFailure(failure: JournalFailure, sessionId: string): string {
+  const resume = `resume the task (cairn resume ${sessionId})`;
+  if (failure.code === undefined) {
+    return `Cannot record the task's journal: ${failure.message} (not a disk problem: Cairn could not serialise what it had to write). Everything written before it is kept; ${resume}.`;
+  }
+  const reason = reasons[failure.code] ? `${reasons[failure.code]} (${failure.code})` : failure.message;
+  const what = failure.path ? `Cannot write ${failure.path}: ${reason}` : `Cannot write the task's journal: ${reason}`;
+  return `${what}. Everything written before it is kept: ${remedies[failure.code] ?? "fix that"}, then ${resume}.`;
 }
 
 function failureOf(error: unknown): JournalFailure {

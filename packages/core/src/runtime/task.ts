@@ -546,7 +546,7 @@ export class Task {
   private async finish(run: Run, subtype: ResultSubtype, result: string, extra: Partial<TaskResult> = {}): Promise<TaskResult> {
     if (this.journalFailure) {
       subtype = "error_during_execution";
-      result = `${describeJournalFailure(this.journalFailure)}. Everything written before it is kept: fix that (free some space), then resume the task (cairn resume ${this.sessionId}).`;
+      result = describeJournalFailure(this.journalFailure, this.sessionId);
     }
     if (subtype === "success") this.stepCheckpoints.checkpointEnd(run.emit);
     await this.stepCheckpoints.settled();
