@@ -14,7 +14,7 @@ import { takeFlags, takeRepeated } from "./take-flags.js";
 export const workerHelp = `Usage: cairn fleet worker [--concurrency N] [--provider-cap <provider>=<n>,...] [--name <name>] [--allow <what>,...]
 
 Takes jobs from the queue in Redis (CAIRN_REDIS_URL) until stopped: checks each repository out
-(mirrors cached under CAIRN_HOME/fleet), runs the task with cairn run in its sandbox, commits the
+(mirrors and checkouts in --dir), runs the task with cairn run in its sandbox, commits the
 changes on branch cairn/<job-id> and pushes it to the repository. Keys come from this machine's
 environment. Ctrl-C stops taking jobs and waits for running ones; a second Ctrl-C leaves at once
 (other workers take those jobs up again).
@@ -25,6 +25,8 @@ and refuses, as failed with the reason, a job whose run options ask for more tha
   --concurrency <n>            jobs at once on this worker (default 1)
   --provider-cap <p>=<n>,...   at most n jobs at once on provider p, across all workers
   --name <name>                how this worker signs its results (default host:pid)
+  --dir <folder>               where mirrors and checkouts go (default: CAIRN_HOME's path + "-fleet",
+                               e.g. ~/.cairn-fleet); outside CAIRN_HOME, which jobs' commands must not see
 ${allowHelp}
 
 Tuning (environment): CAIRN_FLEET_LOCK_MS (default 30000): how long a job stays with a worker that
@@ -74,9 +76,22 @@ function sandboxOrRefuse(env: Record<string, string | undefined>, home: string):
   if (!probe.ok) throw new UsageError(`This machine cannot run the OS sandbox (${probe.reason}), so every job would run outside it; install bubblewrap, ${fix}.`);
 }
 
+/**
+ * The worker's folder of mirrors and scratch checkouts. Outside CAIRN_HOME: the sandbox hides
+ * CAIRN_HOME from commands, but not a folder that holds the workspace, so checkouts inside it
+ * would let a job's commands read the worker's settings, trust, the other runs' task records.
+ */
+function fleetDir(given: string | undefined, home: string): string {
+  const dir = path.resolve(given ?? `${home}-fleet`);
+  const inside = path.relative(home, dir);
+  if (inside === "" || (!inside.startsWith("..") && !path.isAbsolute(inside)))
+    throw new UsageError(`--dir ${dir} is inside CAIRN_HOME (${home}), which a job's commands would then see; choose a folder outside it.`);
+  return dir;
+}
+
 export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const allowed = takeRepeated(argv, "allow");
-  const { values, rest } = takeFlags(allowed.rest, ["concurrency", "provider-cap", "name"]);
+  const { values, rest } = takeFlags(allowed.rest, ["concurrency", "provider-cap", "name", "dir"]);
   if (rest.includes("--help") || rest.includes("-h")) {
     io.stdout(`${workerHelp}\n`);
     return 0;
@@ -89,6 +104,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const lockMs = Number(io.env.CAIRN_FLEET_LOCK_MS ?? "") || 30_000;
   const rateLimitPauseMs = Number(io.env.CAIRN_FLEET_RATE_PAUSE_MS ?? "") || 10_000;
   const home = cairnHome(io.env);
+  const cacheDir = fleetDir(values.dir, home);
   const policy = workerPolicy(allowed.values, ownEndpoint(io.env, home));
   if (!policy.allows.has("sandbox-off")) sandboxOrRefuse(io.env, home);
   const secret = fleetSecret(io.env, home);
@@ -97,7 +113,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const redis = await connectLasting(url);
   const running = new Map<string, AbortController>();
   const log = (line: string) => io.stdout(`${line}\n`);
-  const ctx = { redis, name, cacheDir: path.join(home, "fleet"), secret, policy, providerCaps, rateLimitPauseMs, lockMs, log };
+  const ctx = { redis, name, cacheDir, secret, policy, providerCaps, rateLimitPauseMs, lockMs, log };
   if (secret.created) log(`worker ${name}: made a fleet secret in ${secret.source}; cairn fleet add on this machine signs with it, other machines need the same one (see cairn fleet secret)`);
 
   const worker = new Worker(

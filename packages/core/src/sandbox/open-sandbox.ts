@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import os from "node:os";
+import { contains } from "./bwrap-args.js";
 import { CommandSandbox, type SandboxSummary } from "./command-sandbox.js";
 import { cairnHomeSecretFiles, credentialPaths, existingFolders, expandHome, hostSocketPaths } from "./hidden-paths.js";
 import { findNetworkPrograms, isolatedNetwork, type IsolatedNetwork } from "./isolated-network.js";
@@ -64,7 +65,9 @@ export function openSandbox(
     workspace: realpathSync.native(where.workspace),
     hiddenPaths: [
       where.cairnHome,
-      ...cairnHomeSecretFiles.map((p) => expandHome(p, where.cairnHome)),
+      // Covered one by one only when CAIRN_HOME itself cannot be (it holds the workspace): a mount
+      // inside the covered CAIRN_HOME would need a mount point bubblewrap cannot make there.
+      ...(holdsWorkspace(where.cairnHome, where.workspace) ? cairnHomeSecretFiles.map((p) => expandHome(p, where.cairnHome)) : []),
       ...credentialPaths.map((p) => expandHome(`~/${p}`, home)),
       // The X server's cookie where the session keeps it elsewhere (/run/user/<uid>/..., /tmp/xauth_...).
       ...(where.env.XAUTHORITY?.trim() ? [expandHome(where.env.XAUTHORITY.trim(), home)] : []),
@@ -101,4 +104,13 @@ function chooseNetwork(
     ok: true,
     notice: `commands share this machine's network, servers on localhost included: ${programs.missing} (${programs.fix}); set "sandbox": {"allowLocalhost": true} if that is what you want, or "network": "off".`,
   };
+}
+
+/** Whether `folder` holds `workspace`, by real paths (a folder that does not exist holds nothing). */
+function holdsWorkspace(folder: string, workspace: string): boolean {
+  try {
+    return contains(realpathSync.native(folder), realpathSync.native(workspace));
+  } catch {
+    return false;
+  }
 }
