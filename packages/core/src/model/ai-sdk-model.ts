@@ -3,6 +3,7 @@ import { classifyModelError } from "./classify-error.js";
 import type { Endpoint } from "./endpoint.js";
 import { ModelError } from "./errors.js";
 import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js";
+import { RawStreamFacts } from "./raw-facts.js";
 import { watchStreamEnd, type StreamEnd } from "./stream-end.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
 import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId, Usage } from "./types.js";
@@ -86,11 +87,15 @@ export class AiSdkModel implements Model {
     // A stream that closed with `data: [DONE]` after content but never said why it stopped is done.
     const end: StreamEnd = { doneSeen: false };
     let finishedWithoutReason = false;
+    // An error chunk after the provider already said "length" only restates the output limit.
+    const facts = new RawStreamFacts();
+    let limitError = false;
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
     try {
       const result = await watchStreamEnd(end, () => this.model.doStream({
         prompt: toProviderPrompt(request.system, request.messages, this.provider === "anthropic"),
         abortSignal: signal,
+        includeRawChunks: true,
         // Never ask for more than a quarter of the window, which context management keeps free.
         maxOutputTokens: request.maxOutputTokens ?? Math.min(this.info.maxOutputTokens, Math.floor(this.info.contextWindow / 4)),
         ...(request.tools
@@ -132,22 +137,30 @@ export class AiSdkModel implements Model {
             else held.push(call);
             break;
           }
+          case "raw":
+            facts.observe(part.rawValue);
+            break;
           case "error":
             if (isMissingFinishReason(part.error) && end.doneSeen && started) {
               finishedWithoutReason = true;
+              break;
+            }
+            if (facts.stopReason === "length" && started) {
+              limitError = true;
               break;
             }
             throw part.error;
           case "finish": {
             // A finish without the provider's own stop reason means the stream ended early, unless
             // the server closed it with [DONE] after content: then the reply is whole as it stands.
-            if (!finishedWithoutReason && part.finishReason.raw === undefined && part.finishReason.unified === "other") {
+            if (!finishedWithoutReason && !limitError && part.finishReason.raw === undefined && part.finishReason.unified === "other") {
               throw this.cut();
             }
             finished = true;
             yield* held;
-            const reason = finishedWithoutReason ? (sawToolCall ? "tool-calls" : "stop") : toFinishReason(part.finishReason.unified);
-            yield { type: "finish", reason, usage: toUsage(part.usage, reasoningChars) };
+            const reason = limitError ? "length" : finishedWithoutReason ? (sawToolCall ? "tool-calls" : "stop") : toFinishReason(part.finishReason.unified);
+            const usage = part.usage.inputTokens.total === undefined ? (facts.usage() ?? toUsage(part.usage, reasoningChars)) : toUsage(part.usage, reasoningChars);
+            yield { type: "finish", reason, usage };
             break;
           }
           default:

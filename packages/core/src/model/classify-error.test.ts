@@ -64,6 +64,36 @@ describe("classifyModelError", () => {
     expect(classifyModelError(new Error(""), true).message).not.toContain("{}");
   });
 
+  it.each([
+    // Groq: the model's own call failed the tool's schema; another sample usually passes.
+    [{ message: "Tool call validation failed", type: "invalid_request_error", code: "tool_use_failed" }, "bad_output", true],
+    // OpenRouter puts the upstream status in `code` as a number.
+    [{ code: 429, message: "Provider returned error" }, "rate_limit", true],
+    [{ code: 502, message: "Upstream error" }, "server", true],
+    [{ code: 400, message: "Invalid request" }, "bad_request", false],
+    // Anthropic's error event, under `error`.
+    [{ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, "overloaded", true],
+    [{ type: "error", error: { type: "rate_limit_error", message: "Slow down" } }, "rate_limit", true],
+    [{ error: { code: "context_length_exceeded", message: "too long" } }, "context_window", false],
+    [{ error: { type: "authentication_error", message: "bad key" } }, "auth", false],
+  ])("classifies the in-stream error %j by its code, status and type → %s", (error, kind, retryable) => {
+    const classified = classifyModelError(error, true);
+    expect(classified.kind).toBe(kind);
+    expect(classified.retryable).toBe(retryable);
+  });
+
+  it("names the provider's code in the one line when a malformed reply is given up on", () => {
+    const error = classifyModelError({ message: "Tool call validation failed: missing name", type: "invalid_request_error", code: "tool_use_failed" }, true);
+    expect(error.message).toContain("tool_use_failed");
+    expect(error.message).toContain("Tool call validation failed: missing name");
+    expect(error.message).not.toContain("\n");
+  });
+
+  it("retries Groq's tool_use_failed sent as an HTTP 400", () => {
+    const body = '{"error":{"message":"Failed to call a function. Please adjust your prompt.","type":"invalid_request_error","code":"tool_use_failed"}}';
+    expect(classifyModelError(apiError(400, body), false).kind).toBe("bad_output");
+  });
+
   it("reads the message inside an error object sent in the stream", () => {
     const error = classifyModelError({ error: { type: "invalid_request_error", message: "tools[0] is malformed" } }, true);
     expect(error.message).toContain("invalid_request_error: tools[0] is malformed");

@@ -68,6 +68,15 @@ function httpError(error: APICallError, status: number, endpoint: Endpoint | und
   const opts = { cause: error, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   const body = error.responseBody ?? "";
   if (contextWindowPattern.test(`${error.message} ${body}`) && (status === 400 || status === 413)) return new ContextWindowExceededError(detail, status);
+  let bodySays: ProviderSays = {};
+  try {
+    bodySays = providerSays(JSON.parse(body));
+  } catch {
+    // Not JSON: the status and text decide.
+  }
+  if (status === 400 && /tool_use_failed|invalid_tool_call/.test(`${bodySays.code ?? ""} ${bodySays.type ?? ""}`)) {
+    return new ModelError("bad_output", `${who(endpoint)} rejected the model's own reply as malformed (HTTP 400: ${detail}).`, opts);
+  }
   if (status === 429) return new ModelError("rate_limit", `${who(endpoint)} is rate-limiting requests (HTTP 429: ${detail}).`, opts);
   if (status === 529 || /overloaded/i.test(body)) return new ModelError("overloaded", `${who(endpoint)} is overloaded (HTTP ${status}: ${detail}); try again later or set --fallback-model.`, opts);
   if (status === 408) return new ModelError("timeout", `${who(endpoint)} timed out the request (HTTP 408: ${detail}).`, opts);
@@ -87,6 +96,59 @@ function httpError(error: APICallError, status: number, endpoint: Endpoint | und
     return new ModelError("not_found", message, opts);
   }
   return new ModelError("bad_request", `${who(endpoint)} rejected the request (HTTP ${status}: ${detail}).`, opts);
+}
+
+/** What a provider's error object says of itself, wherever it puts it: at the top or under `error`. */
+type ProviderSays = { code?: string; status?: number; type?: string };
+
+function providerSays(value: unknown): ProviderSays {
+  const says: ProviderSays = {};
+  const layers = [value, (value as { error?: unknown })?.error].filter((v): v is Record<string, unknown> => typeof v === "object" && v !== null);
+  for (const layer of layers) {
+    for (const key of ["status", "status_code", "statusCode", "code"]) {
+      const field = layer[key];
+      const number = typeof field === "number" ? field : typeof field === "string" && /^\d{3}$/.test(field) ? Number(field) : undefined;
+      if (number !== undefined && number >= 100 && number < 600) says.status ??= number;
+      else if (typeof field === "string" && key === "code" && field !== "") says.code ??= field;
+    }
+    if (typeof layer.type === "string" && layer.type !== "error") says.type ??= layer.type;
+  }
+  return says;
+}
+
+/** The provider's code or type named in a message, e.g. "tool_use_failed: ...". */
+function labelled(says: ProviderSays, message: string): string {
+  const label = says.code ?? says.type;
+  return label && !message.includes(label) ? `${label}: ${message}` : message;
+}
+
+/**
+ * An error the provider sent inside an otherwise good stream, classified by what it says of itself
+ * (its code, status and type) before its text: Groq's `tool_use_failed` (the model wrote a call
+ * that does not fit the schema; another sample usually does) is retried, Anthropic's
+ * `overloaded_error` and a 5xx too, while a 400 that names no passing cause is not.
+ */
+function inStreamError(error: object, message: string, endpoint: Endpoint | undefined): ModelError {
+  const says = providerSays(error);
+  const kinds = `${says.code ?? ""} ${says.type ?? ""}`.toLowerCase();
+  const text = labelled(says, message);
+  const opts = { cause: error, ...(says.status === undefined ? {} : { status: says.status }) };
+  if (/context_length|context_window/.test(kinds)) return new ContextWindowExceededError(text, says.status);
+  if (/tool_use_failed|invalid_tool_call|tool_call_parse|output_parse/.test(kinds)) {
+    return new ModelError("bad_output", `${who(endpoint)} rejected the model's own reply as malformed (${text}).`, opts);
+  }
+  if (says.status === 429 || /rate_limit|too_many_requests/.test(kinds)) return new ModelError("rate_limit", `${who(endpoint)} is rate-limiting requests: ${text}`, opts);
+  if (says.status === 529 || /overloaded/.test(kinds) || (!says.status && /overloaded/i.test(message))) {
+    return new ModelError("overloaded", `${who(endpoint)} is overloaded: ${text}`, opts);
+  }
+  if (says.status === 408 || /timeout/.test(kinds)) return new ModelError("timeout", `${who(endpoint)} timed out the reply: ${text}`, opts);
+  if ((says.status !== undefined && says.status >= 500) || /api_error|server_error|internal|unavailable/.test(kinds)) {
+    return new ModelError("server", `${who(endpoint)} failed on its side mid-reply: ${text}`, opts);
+  }
+  if (says.status === 401 || says.status === 403 || /authentication|permission/.test(kinds)) {
+    return new ModelError("auth", `${who(endpoint)} refused the request mid-reply: ${text}`, opts);
+  }
+  return new ModelError("bad_request", `${who(endpoint)} sent an error: ${text}`, opts);
 }
 
 /** What is known of the endpoint beyond this one error. */
@@ -166,12 +228,6 @@ export function classifyModelError(error: unknown, streamStarted: boolean, signa
     (code !== undefined && networkCodes.has(code)) || /fetch failed|terminated|socket|network|other side closed/i.test(message);
   if (looksNetwork) return connectionError(error, code, streamStarted, endpoint, context);
   // Errors embedded in the stream by providers (Anthropic `error` events, OpenAI error chunks).
-  if (error && typeof error === "object" && !(error instanceof Error)) {
-    const text = JSON.stringify(error) ?? "";
-    if (/overloaded/i.test(text)) return new ModelError("overloaded", `${who(endpoint)} is overloaded: ${message}`, { cause: error });
-    if (/rate_limit/i.test(text)) return new ModelError("rate_limit", `${who(endpoint)} is rate-limiting requests: ${message}`, { cause: error });
-    if (/api_error|server_error|internal/i.test(text)) return new ModelError("server", `${who(endpoint)} failed on its side: ${message}`, { cause: error });
-    return new ModelError("bad_request", `${who(endpoint)} sent an error: ${message}`, { cause: error });
-  }
+  if (error && typeof error === "object" && !(error instanceof Error)) return inStreamError(error, message, endpoint);
   return new ModelError("bad_request", `${who(endpoint)} sent a reply Cairn could not use: ${message}`, { cause: error });
 }

@@ -9,6 +9,12 @@ export type ModelErrorKind =
   | "auth"
   | "not_found"
   | "bad_request"
+  /**
+   * The provider refused the model's own output, not the request (Groq's `tool_use_failed`: the
+   * model wrote a call that does not fit its tool's schema). Another sample of the same request
+   * usually comes out right, so it is retried.
+   */
+  | "bad_output"
   /** The server answered, but not as an API does (an empty 200, an HTML page): a wrong base URL or a captive portal. */
   | "bad_response"
   /** Nothing to talk to: a local server that is not running, a host name that does not resolve. */
@@ -24,6 +30,7 @@ const retryableKinds: ReadonlySet<ModelErrorKind> = new Set([
   "network",
   "stream_cut",
   "timeout",
+  "bad_output",
 ]);
 
 /** Every failure of a model request, classified once at the provider edge. */

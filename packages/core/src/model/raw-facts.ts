@@ -1,0 +1,49 @@
+import type { Usage } from "./types.js";
+
+/**
+ * What a provider's raw stream chunks said that the SDK's parts lose or overwrite: the provider's
+ * own stop reason (OpenRouter sends `finish_reason: "length"`, then an error chunk that the SDK
+ * turns into a bare error), the usage carried by such an error chunk, and why a reply was refused
+ * (Anthropic's `stop_details`). Fed every chunk's parsed JSON, on either wire.
+ */
+export class RawStreamFacts {
+  /** The last stop reason the provider named: OpenAI `finish_reason`, Anthropic `stop_reason`. */
+  stopReason: string | undefined;
+  /** The last OpenAI-format `usage` object any chunk carried, error chunks included. */
+  private openaiUsage: Record<string, unknown> | undefined;
+  /** A refusal's category and explanation, as the provider gave them. */
+  refusal: { category?: string; explanation?: string } | undefined;
+
+  observe(value: unknown): void {
+    if (typeof value !== "object" || value === null) return;
+    const chunk = value as Record<string, any>;
+    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    if (typeof choice?.finish_reason === "string") this.stopReason = choice.finish_reason;
+    if (typeof chunk.usage === "object" && chunk.usage !== null && typeof chunk.usage.prompt_tokens === "number") this.openaiUsage = chunk.usage;
+    if (chunk.type === "message_delta" && typeof chunk.delta?.stop_reason === "string") {
+      this.stopReason = chunk.delta.stop_reason;
+      const details = chunk.delta.stop_details;
+      if (chunk.delta.stop_reason === "refusal") {
+        this.refusal = {
+          ...(typeof details?.category === "string" ? { category: details.category } : {}),
+          ...(typeof details?.explanation === "string" ? { explanation: details.explanation } : {}),
+        };
+      }
+    }
+  }
+
+  /** The usage of the last OpenAI-format usage object seen, for when the SDK dropped it with an error chunk. */
+  usage(): Usage | undefined {
+    const u = this.openaiUsage as Record<string, any> | undefined;
+    if (!u) return undefined;
+    const cacheRead = Number(u.prompt_tokens_details?.cached_tokens ?? 0) || 0;
+    const reasoning = u.completion_tokens_details?.reasoning_tokens;
+    return {
+      inputTokens: Math.max(0, Number(u.prompt_tokens) - cacheRead),
+      outputTokens: Number(u.completion_tokens ?? 0) || 0,
+      cacheReadTokens: cacheRead,
+      cacheWriteTokens: 0,
+      ...(typeof reasoning === "number" ? { reasoningTokens: reasoning } : {}),
+    };
+  }
+}
