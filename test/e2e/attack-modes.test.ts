@@ -58,7 +58,7 @@ describe("sub-agents never exceed the parent's mode", () => {
     expect(existsSync(path.join(fx.workspace.dir, "marker.txt"))).toBe(false);
     // The sub-agent's model was told each call is not available; the parent got its report.
     expect(JSON.stringify(requestsOf("SUB-BUILDER")[1]!.body.messages)).toContain('There is no tool named \\"write_to_file\\"');
-    expect(String(endOf(run, "toolu_builder").content)).toContain("BUILDER-REPORT");
+    expect(String(endOf(run, "toolu_builder").content), `${run.stderr}\n${JSON.stringify(run.events.filter((e) => e.type === "subagent"))}`).toContain("BUILDER-REPORT");
   });
 
   it("a control: the same from an ACT-mode parent (--yolo) writes the file and runs the command", async () => {

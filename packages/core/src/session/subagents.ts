@@ -77,7 +77,7 @@ export function subagentRunner(options: {
         return { ok: false, error: `No agent definition named "${request.agent}" (${which}). Call use_subagents again without agent, or with one of those names.` };
       }
       const mode = options.mode();
-      const tools = subagentTools(definition, mode);
+      const tools = subagentTools(definition, mode).map((tool) => heldToParentMode(tool, options.mode));
       const left = options.budgetLeft();
       const share = left === undefined ? undefined : Math.max(left, 0) / request.prompts.length;
       const narrowed = tools.length < subagentTools(definition, "act").length;
@@ -150,6 +150,22 @@ export function subagentTools(definition: Pick<AgentDefinition, "tools"> | undef
   }
   const chosen = allTools.filter((t) => wanted.has(t.name) && !neverForSubagents.has(t.name) && t.modes.includes(mode));
   return [...chosen, ...allTools.filter((t) => t.name === "attempt_completion")];
+}
+
+/**
+ * A tool the parent's mode may take away while the sub-agent runs (the person switched the task to
+ * PLAN mode): from then on its calls are refused, as the parent's own would be.
+ */
+function heldToParentMode(tool: AnyTool, mode: () => Mode): AnyTool {
+  if (tool.modes.includes("plan") || tool.name === "attempt_completion") return tool;
+  return {
+    ...tool,
+    execute: (input, ctx) => {
+      const now = mode();
+      if (!tool.modes.includes(now)) return Promise.resolve({ content: `${tool.name} was not run: the task that started you switched to ${now.toUpperCase()} mode, where it is not available. Change nothing more; report what should change.`, isError: true });
+      return tool.execute(input, ctx);
+    },
+  };
 }
 
 /** True when a definition's sub-agents can change nothing: every tool they get only reads (or reports). */
