@@ -61,16 +61,17 @@ export function takeTaskLock(dir: string, id: string): void {
   writeFileSync(mine, content);
   try {
     for (let attempt = 0; attempt < 200; attempt++) {
-      try {
-        linkSync(mine, lockFile);
+      if (create(mine, lockFile, content)) {
         remember(dir, content);
         return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       const seen = readLock(lockFile);
       if (seen === undefined) continue; // released meanwhile: try again
       const owner = parseRecord(seen);
+      if (!owner && beingWritten(lockFile)) {
+        pause(10); // created without a hard link (see `create`): its record is on the way
+        continue;
+      }
       if (owner && owner.pid === thisProcess.pid && owner.start === thisProcess.start && owner.host === thisProcess.host) {
         remember(dir, seen); // taken by this process through another store object: it is ours already
         return;
@@ -86,6 +87,34 @@ export function takeTaskLock(dir: string, id: string): void {
       // gone already
     }
   }
+}
+
+/**
+ * Creates the lock from the written record; false when a lock exists. On a file system without hard
+ * links the lock is created exclusively (O_EXCL) and then written: for that moment it is empty, and
+ * `beingWritten` keeps others from taking an empty young lock for a stale one.
+ */
+function create(mine: string, lockFile: string, content: string): boolean {
+  try {
+    linkSync(mine, lockFile);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw error;
+  }
+  try {
+    writeFileSync(lockFile, content, { flag: "wx" });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+}
+
+function beingWritten(lockFile: string): boolean {
+  const stats = statSync(lockFile, { throwIfNoEntry: false });
+  return stats !== undefined && stats.size === 0 && Date.now() - stats.mtimeMs < 2_000;
 }
 
 /** One holder in this process lets the task in `dir` go; the last one removes the lock (only if it is still ours). */
