@@ -45,3 +45,22 @@ export function clusterHas(arg: string, letter: string, valueLetters: string): b
   }
   return false;
 }
+
+/** Arguments that are not options (everything after `--`), with their index in args. */
+export function operands(args: readonly (string | undefined)[], withValue: readonly string[] = []): { value: string | undefined; index: number }[] {
+  const out: { value: string | undefined; index: number }[] = [];
+  let optionsDone = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!optionsDone && arg === "--") {
+      optionsDone = true;
+      continue;
+    }
+    if (!optionsDone && arg !== undefined && arg.startsWith("-") && arg !== "-") {
+      if (withValue.includes(arg)) i++;
+      continue;
+    }
+    out.push({ value: arg, index: i });
+  }
+  return out;
+}

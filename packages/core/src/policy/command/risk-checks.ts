@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { environment } from "./env-assignments.js";
 import { interpreter } from "./interpreters.js";
-import { hasExactOption, hasOption, isLongPrefixOf } from "./option-match.js";
+import { git } from "./git-risks.js";
+import { kill } from "./kill-signals.js";
+import { hasOption, operands } from "./option-match.js";
 import { commandCandidates, execRunners, managerCommand, packageManagerRisk, packageManagers } from "./package-managers.js";
 import { outsidePath } from "./path-args.js";
 import { isOutsideWorkspace } from "./paths.js";
@@ -75,105 +75,9 @@ export type RiskContext = { cwd: string; uncertainCwd: boolean; downloads: boole
 
 export type RiskCheck = { id: string; check(view: CommandView, context: RiskContext): string | undefined };
 
-/** Arguments that are not options (everything after `--`), with their index in args. */
-function operands(args: readonly (string | undefined)[], withValue: readonly string[] = []): { value: string | undefined; index: number }[] {
-  const out: { value: string | undefined; index: number }[] = [];
-  let optionsDone = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!optionsDone && arg === "--") {
-      optionsDone = true;
-      continue;
-    }
-    if (!optionsDone && arg !== undefined && arg.startsWith("-") && arg !== "-") {
-      if (withValue.includes(arg)) i++;
-      continue;
-    }
-    out.push({ value: arg, index: i });
-  }
-  return out;
-}
-
 function firstOperand(args: readonly (string | undefined)[], withValue: readonly string[] = []): string | undefined | null {
   const first = operands(args, withValue)[0];
   return first === undefined ? null : first.value;
-}
-
-const gitOptionsWithValue = ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix"];
-
-function git({ args }: CommandView, context: RiskContext): string | undefined {
-  const sub = operands(args, gitOptionsWithValue)[0];
-  if (sub === undefined) return undefined;
-  if (sub.value === undefined) return "runs a git subcommand computed at run time";
-  const rest = args.slice(sub.index + 1);
-  const has = (short: string, long: readonly string[] = []): boolean => hasOption(rest, short, long);
-  const restOperands = operands(rest).map((o) => o.value);
-  switch (sub.value) {
-    case "push":
-      return "git push publishes commits to a remote";
-    case "reset":
-      return has("", ["--hard", "--merge"]) ? "git reset --hard discards uncommitted changes" : undefined;
-    case "clean":
-      return hasExactOption(rest, "n", ["--dry-run"]) ? undefined : "git clean deletes untracked files";
-    case "checkout":
-      if (has("B")) return "git checkout -B resets a branch that may hold other commits";
-      return checkoutDiscards(rest, context) ? "git checkout of paths discards uncommitted changes" : undefined;
-    case "restore":
-      return hasExactOption(rest, "S", ["--staged"]) && !has("W", ["--worktree"]) ? undefined : "git restore discards uncommitted changes";
-    case "switch":
-      return has("fC", ["--force", "--discard-changes", "--force-create"]) ? "git switch --discard-changes/-C discards changes or resets a branch" : undefined;
-    case "branch":
-      // -D, -d -f, -f (reset an existing branch), -M/-C (overwrite one): a branch's commits can be lost.
-      return has("DfMC", ["--force"]) ? "git branch -D/-f deletes or overwrites a branch that may not be merged" : undefined;
-    case "stash":
-      return restOperands[0] === "drop" || restOperands[0] === "clear" ? "git stash drop/clear deletes stashed changes" : undefined;
-    case "rm":
-      // Like rm: a named file is restorable (git refuses one with changes), -r/-f are not; --cached leaves the files.
-      return has("rf", ["--recursive", "--force"]) && !hasExactOption(rest, "", ["--cached"]) ? "git rm -r/-f deletes files, changed ones included" : undefined;
-    case "filter-branch":
-    case "filter-repo":
-      return "rewrites git history";
-    case "update-ref":
-    case "symbolic-ref":
-    case "replace":
-      return `git ${sub.value} moves or deletes references, which can lose commits`;
-    case "reflog":
-      return restOperands[0] === "expire" || restOperands[0] === "delete" ? "git reflog expire/delete drops the record that recovers lost commits" : undefined;
-    case "gc":
-      return has("", ["--prune"]) ? "git gc --prune deletes unreachable commits" : undefined;
-    case "prune":
-      return hasExactOption(rest, "n", ["--dry-run"]) ? undefined : "git prune deletes unreachable commits";
-    case "worktree":
-      return restOperands[0] === "remove" || restOperands[0] === "prune" ? `git worktree ${restOperands[0]} deletes a worktree` : undefined;
-    case "tag":
-      return has("df", ["--delete", "--force"]) ? "git tag -d/-f deletes or moves a tag" : undefined;
-    case "checkout-index":
-      return has("f", ["--force"]) ? "git checkout-index -f overwrites changed files" : undefined;
-    case "read-tree":
-      return has("u", ["--reset"]) ? "git read-tree -u/--reset overwrites the working tree" : undefined;
-    default:
-      return undefined;
-  }
-}
-
-const checkoutWithValue = ["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"];
-
-/**
- * `git checkout` takes a branch or paths, and the same words read both ways: `git checkout main`
- * switches, `git checkout HEAD f`, `git checkout -- f` and `git checkout f` (a file, no branch of
- * that name) overwrite f with a stored copy. It discards when it is forced, when it names paths
- * (after a revision, after --, --ours/--theirs, --patch, a pathspec file), or when its only
- * operand is a path that exists in the workspace or a pathspec (`:/`, `*.ts`).
- */
-function checkoutDiscards(rest: readonly (string | undefined)[], context: RiskContext): boolean {
-  if (hasOption(rest, "fp", ["--force", "--patch", "--ours", "--theirs", "--pathspec-from-file", "--merge"]) || rest.includes("--")) return true;
-  if (hasExactOption(rest, "b", ["--orphan"])) return false; // a new branch (at a start point): no paths
-  const words = operands(rest, checkoutWithValue).map((o) => o.value);
-  if (words.length > 1) return true;
-  const [only] = words;
-  if (only === undefined) return words.length === 1; // computed: could be a path
-  if (only === "-" || only.startsWith("@{")) return false;
-  return only === "." || only.startsWith(":") || /[*?[]/.test(only) || (!context.uncertainCwd && existsSync(path.resolve(context.cwd, only)));
 }
 
 /** Operands that a command writes or deletes: all of them, or the destination. */
@@ -230,65 +134,6 @@ function pipedProgram(view: CommandView, context: RiskContext): string | undefin
   if (!generated && !piped) return undefined;
   const name = view.name ?? "a shell";
   return context.downloads ? `downloads a program and runs it with ${name} (curl … | sh)` : `runs a program piped into ${name}`;
-}
-
-/**
- * The signals a kill names, in every spelling bash's builtin and procps/util-linux accept: -9,
- * -09, -KILL, -SIGKILL, -kill, -s KILL, -sKILL, -s9, -n 9, -n9, --signal KILL, --signal=KILL
- * (and its prefixes). Where the two kills read a word differently (`-sigkill`: bash reads -s
- * IGKILL, util-linux SIGKILL), both readings count. null: a signal computed at run time.
- */
-function killSignals(args: readonly (string | undefined)[]): { signals: (string | null)[]; targets: (string | undefined)[]; lists: boolean } {
-  const signals: (string | null)[] = [];
-  let sawSignal = false;
-  let i = 0;
-  for (; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === undefined) {
-      if (!sawSignal && i + 1 < args.length) signals.push(null); // could be the signal: `kill $SIG pid` is refused by bash, `kill -$SIG` is not
-      break;
-    }
-    if (arg === "--") {
-      i++;
-      break;
-    }
-    if (arg === "-l" || arg === "-L" || isLongPrefixOf(arg, "--list") || isLongPrefixOf(arg, "--table")) return { signals: [], targets: [], lists: true };
-    if (arg.startsWith("--")) {
-      if (!isLongPrefixOf(arg, "--signal")) continue;
-      const eq = arg.indexOf("=");
-      signals.push(eq < 0 ? (args[++i] ?? null) : arg.slice(eq + 1));
-      sawSignal = true;
-      continue;
-    }
-    if (arg === "-s" || arg === "-n") {
-      signals.push(args[++i] ?? null);
-      sawSignal = true;
-      continue;
-    }
-    if (!arg.startsWith("-") || arg === "-" || sawSignal) break; // after the signal, -N is a process group
-    if (/^-[sn]./.test(arg)) signals.push(arg.slice(2));
-    signals.push(arg.slice(1));
-    sawSignal = true;
-  }
-  return { signals, targets: args.slice(i), lists: false };
-}
-
-/** The signal's canonical name: 9, KILL, SIGKILL, kill and 09 all read KILL. */
-function signalName(signal: string): string {
-  const upper = signal.toUpperCase().replace(/^SIG/, "");
-  if (/^\d+$/.test(upper)) return Number(upper) === 9 ? "KILL" : String(Number(upper));
-  return upper;
-}
-
-function kill({ args }: CommandView): string | undefined {
-  const { signals, targets, lists } = killSignals(args);
-  if (lists) return undefined;
-  if (signals.includes(null)) return "kill with a signal computed at run time";
-  if (signals.some((s) => s !== null && signalName(s) === "KILL")) return "kill -9 (SIGKILL) stops processes without letting them clean up";
-  if (targets.some((t) => t === undefined)) return "kill with arguments computed at run time";
-  // `kill -1` alone reads as a signal to bash but as process -1 (every process) to some kills.
-  if (targets.includes("-1") || (targets.length === 0 && signals.some((s) => s !== null && signalName(s) === "1"))) return "kill -1 signals every process you own";
-  return undefined;
 }
 
 /** npm, pnpm, yarn and bun are read by package-managers.ts, aliases and abbreviations included. */
