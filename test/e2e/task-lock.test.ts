@@ -13,9 +13,36 @@ import { cairnBin, cleanEnv, runCairn, startCairn } from "../support/cairn-cli.j
  */
 const fx = useE2eFixture();
 const spawned: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of spawned.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+afterEach(async () => {
+  for (const child of spawned.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    // A parent that keeps a zombie is asked to reap it (so none outlives the test); the rest are killed.
+    if (child.stdin) child.stdin.end();
+    else child.kill("SIGKILL");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
 });
+
+/**
+ * Starts `command` under a parent that never calls wait() while the test runs, as a container's
+ * PID 1 without --init: killed, the child stays a zombie. Closing the parent's stdin makes it
+ * reap the child and exit. Resolves with the child's pid.
+ */
+async function underNonReapingParent(command: string[]): Promise<number> {
+  const script = [
+    "import subprocess, sys",
+    "p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)",
+    "print(p.pid, flush=True)",
+    "sys.stdin.read()",
+    "p.kill() if p.poll() is None else None",
+    "p.wait()",
+  ].join("\n");
+  const parent = spawn("python3", ["-c", script, ...command], { env: env(), stdio: ["pipe", "pipe", "ignore"] });
+  spawned.push(parent);
+  return Number(await new Promise<string>((resolve) => parent.stdout!.setEncoding("utf8").once("data", resolve)));
+}
 
 const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir });
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
@@ -64,13 +91,7 @@ describe("one writer per task", () => {
 
   it("a `cairn run` killed with SIGKILL that stays a zombie (its parent never reaps it) does not hold the task: `cairn resume` carries it on", async () => {
     fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "a.txt", content: "A" }), hold, done("resumed")] });
-    // The exec'd sleep becomes cairn's parent and never calls wait(), as a container's PID 1 without --init.
-    const parent = spawn("sh", ["-c", '"$@" >/dev/null 2>&1 & echo $!; exec sleep 600', "sh", process.execPath, cairnBin, "run", ...args(), "--cwd", fx.workspace.dir, "write a"], {
-      env: env(),
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    spawned.push(parent);
-    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.setEncoding("utf8").once("data", resolve)));
+    const pid = await underNonReapingParent([process.execPath, cairnBin, "run", ...args(), "--cwd", fx.workspace.dir, "write a"]);
     await until(() => fx.server.requests.length >= 2, "the run's second model request");
 
     // Positive control: while that cairn is alive, the task is in use.

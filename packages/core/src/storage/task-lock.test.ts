@@ -12,8 +12,15 @@ const children: ChildProcess[] = [];
 beforeEach(() => {
   home = mkdtempSync(path.join(os.tmpdir(), "cairn-lock-"));
 });
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    // The zombie's parent reaps it when its stdin closes (none outlives the test); the others are killed.
+    if (child.stdin) child.stdin.end();
+    else child.kill("SIGKILL");
+    await exited;
+  }
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -30,7 +37,16 @@ function leftBy(owner: { pid: number; start: string }, withLock = true): TaskSto
 }
 
 function started(command: string): Promise<{ child: ChildProcess; firstLine: string }> {
-  const child = spawn("sh", ["-c", command], { stdio: ["ignore", "pipe", "ignore"] });
+  return startedProcess(spawn("sh", ["-c", command], { stdio: ["ignore", "pipe", "ignore"] }));
+}
+
+/** A `sleep 0` under a parent that never calls wait() until its stdin closes: a zombie once it exits. */
+function zombieUnderParent(): Promise<{ child: ChildProcess; firstLine: string }> {
+  const script = "import subprocess, sys\np = subprocess.Popen(['sleep', '0'])\nprint(p.pid, flush=True)\nsys.stdin.read()\np.wait()";
+  return startedProcess(spawn("python3", ["-c", script], { stdio: ["pipe", "pipe", "ignore"] }));
+}
+
+function startedProcess(child: ChildProcess): Promise<{ child: ChildProcess; firstLine: string }> {
   children.push(child);
   return new Promise((resolve) => child.stdout!.setEncoding("utf8").once("data", (d: string) => resolve({ child, firstLine: d.trim() })));
 }
@@ -61,8 +77,7 @@ describe("one writer per task", () => {
   });
 
   it("a lock naming a zombie (exited, never reaped) is stale: the task reads as interrupted and is taken over", async () => {
-    // `sleep 0` runs as a child of the exec'd `sleep 60`, which never waits: it stays a zombie.
-    const { firstLine } = await started("sleep 0 & echo $!; exec sleep 60");
+    const { firstLine } = await zombieUnderParent();
     const zombie = Number(firstLine);
     await until(() => existsSync(`/proc/${zombie}/stat`) && stateOf(zombie) === "Z");
     const start = readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1]!.split(" ")[19]!;
