@@ -60,7 +60,7 @@ const dangerous: Record<string, readonly string[]> = {
     "git update-ref -d refs/heads/main", "git update-ref refs/heads/main HEAD~5", "git reflog expire --expire=now --all",
     "git reflog delete HEAD@{1}", "git gc --prune=now", "git prune", "git worktree remove wt", "git worktree remove --force wt",
     "git tag -d v1", "git tag -f v1", "git filter-branch --tree-filter x", "git checkout-index -f -a", "git read-tree -u --reset HEAD",
-    "git symbolic-ref HEAD refs/heads/x", "git $SUB",
+    "git symbolic-ref HEAD refs/heads/x", "git $SUB", "git co HEAD f", "git nuke", "git -C . undo",
   ],
   "kill in every signal spelling": [
     "kill -9 1234", "kill -09 1234", "kill -KILL 1234", "kill -SIGKILL 1234", "kill -kill 1234", "kill -sigkill 1234", "kill -Kill 1234",
@@ -90,6 +90,7 @@ const safe: Record<string, readonly string[]> = {
     "git reset --soft HEAD~1", "git reset -- f", "git clean -n", "git clean --dry-run", "git rm f", "git rm --cached f", "git rm -r --cached dir",
     "git stash", "git stash list", "git stash pop", "git branch", "git branch -d merged", "git branch x", "git tag v2", "git tag -l",
     "git worktree list", "git reflog", "git gc", "git status", "git log --oneline", "git diff", "git add -A", "git commit -m x",
+    "git lfs pull", "git --version", "git -C src log",
   ],
   "kill in every signal spelling": [
     "kill 1234", "kill -0 1234", "kill -TERM 1234", "kill -15 1234", "kill -s TERM 1234", "kill -sTERM 1234", "kill -HUP 1234", "kill -INT 1234",

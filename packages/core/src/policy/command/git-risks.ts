@@ -57,9 +57,26 @@ export function git({ args }: CommandView, context: RiskContext): string | undef
     case "read-tree":
       return has("u", ["--reset"]) ? "git read-tree -u/--reset overwrites the working tree" : undefined;
     default:
-      return undefined;
+      // An alias (`git co HEAD f` with alias.co=checkout) or a git-* program on PATH: what it runs is not on the line.
+      return gitCommands.has(sub.value) ? undefined : `git ${sub.value} is not a git command Cairn knows: an alias or an extension, which it cannot check`;
   }
 }
+
+/** git's own commands (git --list-cmds=main,others as of 2.47) and git-lfs. */
+const gitCommands = new Set(
+  `add am annotate apply archive backfill bisect blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap
+  check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config
+  count-objects credential credential-cache credential-store daemon describe diagnose diff diff-files diff-index diff-tree
+  difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck
+  fsck-objects gc get-tar-commit-id grep gui hash-object help hook http-backend http-fetch http-push imap-send index-pack init
+  init-db instaweb interpret-trailers last-modified lfs log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge
+  merge-base merge-file merge-index merge-one-file merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes
+  pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase receive-pack reflog
+  refs remote repack replace replay repo request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack
+  shortlog show show-branch show-index show-ref sparse-checkout stage stash status stripspace submodule subtree switch
+  symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-pack var
+  verify-commit verify-pack verify-tag version whatchanged worktree write-tree`.split(/\s+/),
+);
 
 const checkoutWithValue = ["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"];
 
