@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -6,7 +6,7 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signJob } from "../../packages/cli/src/fleet/job-signature.js";
-import { runCairn } from "../support/cairn-cli.js";
+import { cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { git, startFleet, waitUntil, type Fleet, type FleetWorker } from "../support/fleet-harness.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
@@ -308,4 +308,38 @@ describe("a worker started with --allow sandbox-off,yolo,base-url=<another serve
     expect(f.seen.has("routed")).toBe(false);
     expect(evil.requests).toEqual([]);
   }, 60_000);
+});
+
+describe("the fleet secret where CAIRN_HOME holds the workspace", () => {
+  it("a command of a task whose workspace is inside CAIRN_HOME sees CAIRN_HOME, but not the fleet secret", async () => {
+    // Not under /tmp, which every command gets fresh and empty: there, CAIRN_HOME would be out of sight anyway.
+    const home = { dir: realpathSync(mkdtempSync(path.join(existsSync("/var/tmp") ? "/var/tmp" : os.homedir(), "cairn-fleet-home-"))) };
+    try {
+      const secret = "s3cr3t".repeat(11);
+      writeFileSync(path.join(home.dir, "fleet-secret"), `${secret}\n`, { mode: 0o600 });
+      writeFileSync(path.join(home.dir, "visible.txt"), "in CAIRN_HOME\n");
+      const workspace = path.join(home.dir, "project");
+      mkdirSync(workspace);
+      const server = await startScriptedModelServer({
+        turns: [execute(`ls "$CAIRN_HOME"; cat "$CAIRN_HOME/fleet-secret"; echo "read: $?"`), { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "done" } }] }],
+      });
+      try {
+        const run = await runCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace, "--yolo", "--json", "--", "look"], {
+          env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir }),
+          timeoutMs: 60_000,
+        });
+        expect(run.code, run.stderr).toBe(0);
+        const seen = JSON.stringify(server.requests.map((r) => r.body));
+        // Positive control: CAIRN_HOME is there to see (it holds the workspace) ...
+        expect(seen).toContain("visible.txt");
+        // ... but reading it gives nothing.
+        expect(seen).not.toContain(secret);
+        expect(seen).not.toContain("read: 0\\n");
+      } finally {
+        await server.close();
+      }
+    } finally {
+      rmSync(home.dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
