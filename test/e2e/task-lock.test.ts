@@ -87,6 +87,11 @@ describe("one writer per task", () => {
     expect(fx.server.requests).toHaveLength(2);
     expect(winner.child.exitCode).toBe(null);
     expect(JSON.parse(readFileSync(lockFile(), "utf8"))).toMatchObject({ pid: winner.child.pid });
+    // Nor can the task be deleted from under it.
+    const deleted = await runCairn(["delete", id], { env: env() });
+    expect(deleted.code).toBe(2);
+    expect(deleted.stderr).toContain(`is in use by process ${winner.child.pid}; `);
+    expect(existsSync(path.join(fx.home.dir, "tasks", id, "metadata.json"))).toBe(true);
   }, 60_000);
 
   it("a `cairn run` killed with SIGKILL that stays a zombie (its parent never reaps it) does not hold the task: `cairn resume` carries it on", async () => {

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 // The store alone, not the agent: history, show and delete start in a fraction of the time.
-import { cairnHome, listTasks, DamagedTaskError, processRunning, removeFromHistoryIndex, TaskNotFoundError, TaskStore, thisProcess, type HistoryEntry } from "@cairn/core/storage";
+import { cairnHome, listTasks, DamagedTaskError, processRunning, removeFromHistoryIndex, TaskInUseError, TaskNotFoundError, TaskStore, thisProcess, type HistoryEntry } from "@cairn/core/storage";
 import type { Io } from "../headless.js";
 import { UsageError } from "../usage-error.js";
 
@@ -106,7 +106,13 @@ export function deleteCommand(argv: string[], io: Io): number {
   }
   const store = openStore(home, positionals[0], "delete");
   const meta = store.metadata();
-  if (shownStatus(meta) === "running") throw new UsageError(`Task ${meta.id} is running (process ${meta.pid}); stop it before deleting it.`);
+  // Never a task another live process has open (running it, or holding it in a TUI, page or editor).
+  try {
+    store.lock();
+  } catch (error) {
+    if (error instanceof TaskInUseError) throw new UsageError(error.message);
+    throw error;
+  }
   try {
     store.delete();
   } catch (error) {
