@@ -1,7 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EventLog, LoggedEvent } from "./event-log.js";
 
-const frame = (entry: LoggedEvent) => `id: ${entry.id}\ndata: ${JSON.stringify({ task_id: entry.task_id, event: entry.event })}\n\n`;
+/**
+ * One event as SSE. An event that cannot be serialised (a shape no limit upstream caught) goes out
+ * as a notice in its place: it stays in the log, and a throw here would end every page's stream,
+ * now and at every reload, until the server restarts.
+ */
+function frame(entry: LoggedEvent): string {
+  let data: string;
+  try {
+    data = JSON.stringify({ task_id: entry.task_id, event: entry.event });
+  } catch (error) {
+    const message = `Cairn could not send a ${entry.event.type} event to this page (${(error as Error).message}); the task goes on.`;
+    data = JSON.stringify({ task_id: entry.task_id, event: { type: "system", subtype: "notice", level: "warning", message } });
+  }
+  return `id: ${entry.id}\ndata: ${data}\n\n`;
+}
 
 /**
  * Server-sent events: what the page missed since `lastId` (all of it on a first load), then every
