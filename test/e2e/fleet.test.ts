@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,6 +31,35 @@ describe("cairn fleet", () => {
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1 .*ECONNREFUSED.*CAIRN_REDIS_URL/);
   });
+
+  it("cairn fleet secret: prints this machine's secret (made once, mode 600), --new replaces it, and a readable or short one is refused in one line", async () => {
+    const home = path.join(f.root.dir, "secret-home");
+    const env = f.env({ CAIRN_HOME: home, CAIRN_FLEET_SECRET: "" });
+    const first = await runCairn(["fleet", "secret"], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const secret = first.stdout.trim();
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(path.join(home, "fleet-secret"), "utf8").trim()).toBe(secret);
+    expect(statSync(path.join(home, "fleet-secret")).mode & 0o777).toBe(0o600);
+    expect(first.stderr).toMatch(/^Made the fleet secret [0-9a-f]{8} .*CAIRN_FLEET_SECRET=<it>/);
+    expect((await runCairn(["fleet", "secret"], { env })).stdout.trim()).toBe(secret);
+    const renewed = await runCairn(["fleet", "secret", "--new"], { env });
+    expect(renewed.stdout.trim()).toMatch(/^[0-9a-f]{64}$/);
+    expect(renewed.stdout.trim()).not.toBe(secret);
+    // The environment's secret wins, and is changed there, not here.
+    const fromEnv = await runCairn(["fleet", "secret", "--new"], { env: f.env({ CAIRN_HOME: home }) });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toMatch(/comes from CAIRN_FLEET_SECRET; change it there/);
+    expect((await runCairn(["fleet", "secret"], { env: f.env({ CAIRN_HOME: home }) })).stdout.trim()).toBe(f.fleetSecret);
+    chmodSync(path.join(home, "fleet-secret"), 0o644);
+    const readable = await runCairn(["fleet", "add", "--repo", f.repos[0]!, "--", "job=x: never"], { env });
+    expect(readable.code).toBe(2);
+    expect(readable.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readable.stderr).toMatch(/fleet-secret can be read by other users; chmod 600 it/);
+    const short = await runCairn(["fleet", "worker"], { env: f.env({ CAIRN_HOME: home, CAIRN_FLEET_SECRET: "too-short" }) });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/The fleet secret in CAIRN_FLEET_SECRET is shorter than 32 characters; run cairn fleet secret/);
+  }, 60_000);
 
   it("runs 20 jobs over 3 repositories on two workers and pushes each job's branch", async () => {
     const names = Array.from({ length: 20 }, (_, i) => `batch-${i}`);
