@@ -16,7 +16,7 @@ const fx = useE2eFixture();
 
 /** The recordings Cairn handles; every file of the corpus is listed here once it passes. */
 const passing = new Set([
-  "03", "04", "05", "06", "07", "08", "11", "12", "13", "14", "15", "16", "19", "20", "21", "22", "23", "24", "27", "28", "29",
+  "01", "03", "04", "05", "06", "07", "08", "10", "11", "12", "13", "14", "15", "16", "19", "20", "21", "22", "23", "24", "25", "27", "28", "29",
 ]);
 
 const files = readdirSync(corpus).filter((name) => name.endsWith(".json") && passing.has(name.slice(0, 2)));
@@ -33,4 +33,27 @@ describe("real provider streams from the shared corpus, through the real CLI", (
       expect(checkReplay(recording, replayed), replayed.run.stderr).toEqual([]);
     }, 120_000);
   }
+});
+
+describe("--max-budget-usd with real usage", () => {
+  const load = (prefix: string) => {
+    const file = readdirSync(corpus).find((name) => name.startsWith(prefix))!;
+    return JSON.parse(readFileSync(path.join(corpus, file), "utf8")) as Recording;
+  };
+
+  it("lets a gpt-4o-mini task finish under a budget that gpt-4o's price would have used up", async () => {
+    // 1,131 input and 34 output tokens: $0.00019 at gpt-4o-mini's price, $0.0032 at gpt-4o's.
+    const recording = load("01_");
+    const replayed = await replay({ ...recording, args: ["--max-budget-usd", "0.001"] }, { workspace: fx.workspace.dir, home: fx.home.dir });
+    expect(replayed.run.code, replayed.run.stderr).toBe(0);
+    expect(replayed.run.events.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "REPLAY_FINISHED" });
+    expect(replayed.server.requests).toHaveLength(3);
+  }, 120_000);
+
+  it("still stops a priced task once its real cost reaches the budget (53 in + 15 out = $0.000017)", async () => {
+    const recording = load("01_");
+    const replayed = await replay({ ...recording, args: ["--max-budget-usd", "0.00001"] }, { workspace: fx.workspace.dir, home: fx.home.dir });
+    expect(replayed.run.events.at(-1)).toMatchObject({ type: "result", subtype: "error_max_budget_usd" });
+    expect(replayed.server.requests).toHaveLength(1);
+  }, 120_000);
 });
