@@ -1,10 +1,12 @@
+import { spawn } from "node:child_process";
+import { createSocket, type Socket } from "node:dgram";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
-import { cleanEnv, runCairn, startCairn, tempDir } from "../support/cairn-cli.js";
+import { cairnBin, cleanEnv, runCairn, startCairn, tempDir } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
@@ -279,6 +281,72 @@ describe("network", () => {
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
     expect(refused.stderr).toMatch(/--sandbox required, but slirp4netns is not on PATH.*apt install slirp4netns/);
     expect(fx.server.requests).toHaveLength(0);
+  }, 90_000);
+});
+
+describe("name resolution in the isolated network", () => {
+  /** An answer to an A query: the question echoed, one address; any other type gets no answer. */
+  function answer(query: Buffer, address: number[]): Buffer {
+    let end = 12;
+    while (query[end] !== 0) end += query[end]! + 1;
+    end += 5;
+    const isA = query.readUInt16BE(end - 4) === 1;
+    const header = Buffer.from(query.subarray(0, 12));
+    header.writeUInt16BE(0x8180, 2);
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(isA ? 1 : 0, 6);
+    header.writeUInt32BE(0, 8);
+    const record = Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, ...address]);
+    return Buffer.concat([header, query.subarray(12, end), ...(isA ? [record] : [])]);
+  }
+
+  let resolver: Socket;
+  let asked = 0;
+  beforeEach(async () => {
+    asked = 0;
+    resolver = createSocket("udp4");
+    resolver.on("message", (message, from) => {
+      asked += 1;
+      resolver.send(answer(message, [192, 0, 2, 123]), from.port, from.address);
+    });
+    await new Promise<void>((resolve) => resolver.bind(53, "127.0.0.77", resolve));
+  });
+  afterEach(() => new Promise<void>((resolve) => resolver.close(() => resolve())));
+
+  /** `cairn run` in a mount namespace whose /etc/resolv.conf names only a resolver on the host's loopback, as with systemd-resolved. */
+  function runWithLoopbackResolver(turns: ScriptedTurn[]) {
+    return (async () => {
+      fx.server = await startScriptedModelServer({ turns });
+      const resolvConf = path.join(outside, "resolv.conf");
+      writeFileSync(resolvConf, "nameserver 127.0.0.77\n");
+      const args = ["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "--auto-approve", "all-commands", "go"];
+      const child = spawn("unshare", ["--mount", "sh", "-c", 'mount --bind "$0" /etc/resolv.conf && exec "$@"', resolvConf, process.execPath, cairnBin, ...args], {
+        env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir }),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      child.stdout.resume();
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      return { code, stderr };
+    })();
+  }
+
+  const lookup = `node -e "require('dns').lookup('cairn-dns-test.example', { family: 4 }, (e, a) => console.log(e ? 'FAILED ' + e.code : 'RESOLVED ' + a))"`;
+
+  it("a host resolver on loopback (systemd-resolved's 127.0.0.53) is asked through slirp4netns's forwarder, so names resolve with network on; with allowLocalhost commands ask it directly", async () => {
+    expect(process.getuid?.(), "a mount namespace with another resolv.conf needs root, as on CI").toBe(0);
+    const isolated = await runWithLoopbackResolver([sh(lookup), done]);
+    expect(isolated.code, isolated.stderr).toBe(0);
+    expect(toldAfter(0)).toContain("RESOLVED 192.0.2.123");
+    expect(asked).toBeGreaterThan(0);
+
+    asked = 0;
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox: { allowLocalhost: true } }));
+    const shared = await runWithLoopbackResolver([sh(lookup), done]);
+    expect(shared.code, shared.stderr).toBe(0);
+    expect(toldAfter(0)).toContain("RESOLVED 192.0.2.123");
+    expect(asked).toBeGreaterThan(0);
   }, 90_000);
 });
 

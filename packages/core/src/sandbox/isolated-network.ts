@@ -16,7 +16,7 @@ import { findProgram } from "./probe.js";
  * 127.0.0.0/8. Abstract unix sockets belong to a network namespace, so the host's are out of reach
  * too. Servers bound to the machine's other addresses stay reachable, as from the network.
  *
- * One namespace per Cairn process, made when the first sandbox opens, not one per command: it
+ * One namespace per Cairn process, made when the first command needs it, not one per command: it
  * costs ~40 ms to start, and commands of a task keep talking to each other over its loopback (a
  * dev server one command started in the background, a test another runs against it). Each command
  * enters it with nsenter before bubblewrap starts. A holder process keeps it, and it and
@@ -83,17 +83,33 @@ const WAIT = `i=0; while [ ! -e "$1/ready" ] && [ ! -e "$1/failed" ] && [ "$i" -
 const SLIRP_DNS = "10.0.2.3";
 
 export class IsolatedNetwork {
-  private readonly dir: string;
+  private dir: string | undefined;
   private entry: Entry | undefined;
   /** Cairn's end of the lifeline, held for as long as Cairn runs. */
-  private readonly lifeline: unknown;
+  private lifeline: unknown;
 
-  constructor(
-    private readonly programs: { slirp4netns: string; nsenter: string; unshare: string },
-  ) {
-    this.dir = stateFolder();
+  constructor(private readonly programs: { slirp4netns: string; nsenter: string; unshare: string }) {}
+
+  /**
+   * How commands enter the namespace. The first call makes it (about 40 ms, waited for here), so a
+   * task that runs no command costs nothing.
+   */
+  enter(): Entry {
+    if (this.entry !== undefined) return this.entry;
+    const dir = this.start();
+    if (!existsSync(path.join(dir, "ready")) && !existsSync(path.join(dir, "failed"))) {
+      spawnSync("/bin/sh", ["-c", WAIT, "sh", dir], { stdio: "ignore", timeout: 40_000 });
+    }
+    this.entry = this.open(dir);
+    return this.entry;
+  }
+
+  private start(): string {
+    if (this.dir !== undefined) return this.dir;
+    const dir = stateFolder();
+    this.dir = dir;
     const asUser = process.getuid?.() !== 0;
-    const child = spawn("/bin/sh", ["-c", SETUP, "sh", this.dir, programs.unshare, programs.slirp4netns, asUser ? "user" : "root"], {
+    const child = spawn("/bin/sh", ["-c", SETUP, "sh", dir, this.programs.unshare, this.programs.slirp4netns, asUser ? "user" : "root"], {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
     });
@@ -103,23 +119,14 @@ export class IsolatedNetwork {
     child.unref();
     (child.stdin as unknown as { unref?: () => void }).unref?.();
     this.lifeline = child.stdin!;
+    return dir;
   }
 
-  /** How commands enter the namespace; waits for it the first time (about 40 ms after start). */
-  enter(): Entry {
-    if (this.entry !== undefined) return this.entry;
-    if (!existsSync(path.join(this.dir, "ready")) && !existsSync(path.join(this.dir, "failed"))) {
-      spawnSync("/bin/sh", ["-c", WAIT, "sh", this.dir], { stdio: "ignore", timeout: 40_000 });
-    }
-    this.entry = this.open();
-    return this.entry;
-  }
-
-  private open(): Entry {
-    const failed = readText(path.join(this.dir, "failed"));
+  private open(dir: string): Entry {
+    const failed = readText(path.join(dir, "failed"));
     if (failed !== undefined) return { ok: false, reason: failed.trim() || "slirp4netns failed" };
-    if (!existsSync(path.join(this.dir, "ready"))) return { ok: false, reason: "slirp4netns did not start within 30 s" };
-    const pid = Number(readText(path.join(this.dir, "pid"))?.trim());
+    if (!existsSync(path.join(dir, "ready"))) return { ok: false, reason: "slirp4netns did not start within 30 s" };
+    const pid = Number(readText(path.join(dir, "pid"))?.trim());
     if (!Number.isInteger(pid) || pid <= 0) return { ok: false, reason: "the network namespace's holder did not say where it is" };
     // Open the namespaces now and enter them through Cairn's own descriptors: they stay valid
     // however long the holder lives, and a reused PID can never send a command elsewhere.
@@ -134,27 +141,27 @@ export class IsolatedNetwork {
         const user = openSync(`/proc/${pid}/ns/user`, "r");
         prefix.push(`--user=/proc/${here}/fd/${user}`, "--preserve-credentials");
       }
-      return { ok: true, prefix, ...this.resolvConf() };
+      return { ok: true, prefix, ...resolvConf(dir) };
     } catch (error) {
       return { ok: false, reason: `the network namespace cannot be entered (${(error as Error).message})` };
     }
   }
+}
 
-  /**
-   * A host whose resolver is on its own loopback (systemd-resolved's 127.0.0.53, a local dnsmasq)
-   * cannot be asked from the namespace: such a resolv.conf is replaced by one naming slirp4netns's
-   * forwarder, which asks the host's resolver from outside.
-   */
-  private resolvConf(): { resolvConf?: string } {
-    const text = readText("/etc/resolv.conf");
-    if (text === undefined) return {};
-    const servers = [...text.matchAll(/^\s*nameserver\s+(\S+)/gm)].map((m) => m[1]!);
-    if (servers.length > 0 && !servers.every((s) => s.startsWith("127.") || s === "::1")) return {};
-    const file = path.join(this.dir, "resolv.conf");
-    const kept = text.split("\n").filter((line) => !/^\s*nameserver\s/.test(line));
-    writeFileSync(file, [`nameserver ${SLIRP_DNS}`, ...kept].join("\n"));
-    return { resolvConf: file };
-  }
+/**
+ * A host whose resolver is on its own loopback (systemd-resolved's 127.0.0.53, a local dnsmasq)
+ * cannot be asked from the namespace: such a resolv.conf is replaced by one naming slirp4netns's
+ * forwarder, which asks the host's resolver from outside.
+ */
+function resolvConf(dir: string): { resolvConf?: string } {
+  const text = readText("/etc/resolv.conf");
+  if (text === undefined) return {};
+  const servers = [...text.matchAll(/^\s*nameserver\s+(\S+)/gm)].map((m) => m[1]!);
+  if (servers.length > 0 && !servers.every((s) => s.startsWith("127.") || s === "::1")) return {};
+  const file = path.join(dir, "resolv.conf");
+  const kept = text.split("\n").filter((line) => !/^\s*nameserver\s/.test(line));
+  writeFileSync(file, [`nameserver ${SLIRP_DNS}`, ...kept].join("\n"));
+  return { resolvConf: file };
 }
 
 const shared = new Map<string, IsolatedNetwork>();
