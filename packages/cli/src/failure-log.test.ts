@@ -30,4 +30,10 @@ describe("an unexpected failure", () => {
     const error = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", path: "/h/tasks/t/events.jsonl" });
     expect(failureLine(error)).toBe("ENOSPC: no space left on device, write (/h/tasks/t/events.jsonl)");
   });
+
+  it("lets no escape sequence of the message through", () => {
+    const error = Object.assign(new Error("cannot open \u001b]52;c;ZWNobw==\u0007x.txt\u001b[2J"), { code: "ENOENT" });
+    expect(failureLine(error)).toBe("cannot open x.txt");
+  });
 });
+

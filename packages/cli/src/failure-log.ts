@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { cairnHome } from "@cairn/core/cairn-home"; // not the whole agent: this loads with every command
+import { terminalText } from "./terminal-text.js";
 
 /**
  * Where the full details of a failure go, so that a person sees one line and a developer still
@@ -29,10 +30,13 @@ function detail(error: unknown): string {
   return `${error.stack ?? `${error.name}: ${error.message}`}${cause}`;
 }
 
-/** One line for a person: what failed (with the file, when the system named one), never a stack. */
+/**
+ * One line for a person: what failed (with the file, when the system named one), never a stack.
+ * A message can carry what a model or tool wrote (a path, a reply): printed without its escapes.
+ */
 export function failureLine(error: unknown): string {
-  if (!(error instanceof Error)) return String(error).split("\n")[0]!;
+  if (!(error instanceof Error)) return terminalText(String(error).split("\n")[0]!);
   const e = error as NodeJS.ErrnoException;
   const message = (e.message || e.name || "unknown error").split("\n")[0]!;
-  return typeof e.path === "string" && !message.includes(e.path) ? `${message} (${e.path})` : message;
+  return terminalText(typeof e.path === "string" && !message.includes(e.path) ? `${message} (${e.path})` : message);
 }

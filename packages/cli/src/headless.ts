@@ -1,5 +1,6 @@
 import type { AgentEvent, Task, TaskResult } from "@cairn/core";
 import { ProgressRenderer } from "./progress-renderer.js";
+import { terminalText } from "./terminal-text.js";
 
 export type Io = {
   stdout: (text: string) => void;
@@ -55,15 +56,18 @@ export async function driveHeadless(
     // SessionEnd hooks run after the run; their notices go out like the run's own events.
     for (const event of await task.endSession("other")) emit(event);
     if (!json) {
+      // The model's own words: no escape sequence of theirs reaches the terminal (--json escapes them).
+      const stdout = (text: string) => io.stdout(terminalText(text));
+      const stderr = (text: string) => io.stderr(terminalText(text));
       if (result.new_task) {
-        io.stderr("Handing over to a fresh task with this context:\n");
-        io.stderr(`${result.new_task}\n`);
+        stderr("Handing over to a fresh task with this context:\n");
+        stderr(`${result.new_task}\n`);
       } else if (result.subtype === "success") {
-        io.stdout(`${result.result}\n`);
-        if (result.command) io.stderr(`Suggested command to see the result: ${result.command}\n`);
+        stdout(`${result.result}\n`);
+        if (result.command) stderr(`Suggested command to see the result: ${result.command}\n`);
       } else if (result.subtype === "needs_input") {
         const options = result.question?.options ?? [];
-        io.stdout(`${result.result}\n${options.map((o) => `- ${o}\n`).join("")}`);
+        stdout(`${result.result}\n${options.map((o) => `- ${o}\n`).join("")}`);
       }
       if (result.subtype !== "success") io.stderr(`Task ${task.sessionId}: continue it with cairn resume ${task.sessionId} ["message"]\n`);
     }

@@ -29,4 +29,19 @@ describe("headless progress", () => {
     ]);
     expect(out).toBe("→ $ make\n  │ compiling\n  │ linking\n  ✗ exit code 2\n");
   });
+
+  it("lets no escape sequence or control of the model's or a tool's text reach the terminal", () => {
+    const osc52 = "\u001b]52;c;ZWNobyBvd25lZA==\u0007";
+    const clear = "\u001b[2J\u001b[H";
+    const out = render([
+      { type: "text_delta", message_id: "m_1", text: `Done${osc52}${clear} and clean.\r\n` },
+      { type: "tool_call", tool_use_id: "c1", name: "execute_command", kind: "command", input: {}, summary: `$ echo ${clear}hi`, status: "pending", locations: [] },
+      { type: "tool_output", tool_use_id: "c1", text: `out${osc52}put\n` },
+      { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", content: `Exit code: 1${clear}`, is_error: true, status: "failed" },
+      { type: "error", kind: "model", message: `bad \u009b2J\u202eterm` },
+      { type: "question", tool_use_id: "c2", question: `Which${osc52}?`, options: [`a${clear}`, "b"] },
+    ]);
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(out).toBe("Done and clean.\n→ $ echo hi\n  │ output\n  ✗ exit code 1\n✗ bad term\n? Which?\n  options: a | b\n");
+  });
 });

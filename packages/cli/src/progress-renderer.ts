@@ -1,5 +1,6 @@
 import type { AgentEvent } from "@cairn/core";
 import { CommandOutputFeed, type OutputFeedOptions } from "./command-output-feed.js";
+import { terminalText } from "./terminal-text.js";
 
 function firstLine(text: string, max = 160): string {
   const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
@@ -27,11 +28,12 @@ export class ProgressRenderer {
   /** The last error shown, so the result line does not say it a second time. */
   private shownError: string | undefined;
   private readonly output: CommandOutputFeed;
+  private readonly write: (text: string) => void;
 
-  constructor(
-    private readonly write: (text: string) => void,
-    outputOptions: OutputFeedOptions = {},
-  ) {
+  constructor(write: (text: string) => void, outputOptions: OutputFeedOptions = {}) {
+    // Everything shown comes from the model or its tools at some remove (replies, summaries,
+    // errors, command output): no escape sequence of theirs reaches the person's terminal.
+    this.write = (text) => write(terminalText(text));
     this.output = new CommandOutputFeed((lines) => {
       for (const line of lines) this.line(line);
     }, outputOptions);

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 // The store alone, not the agent: history, show and delete start in a fraction of the time.
 import { cairnHome, listTasks, DamagedTaskError, processRunning, removeFromHistoryIndex, TaskInUseError, TaskNotFoundError, TaskStore, thisProcess, type HistoryEntry } from "@cairn/core/storage";
 import type { Io } from "../headless.js";
+import { terminalText } from "../terminal-text.js";
 import { UsageError } from "../usage-error.js";
 
 function parse(argv: string[], options: Record<string, { type: "boolean" | "string" }>) {
@@ -43,6 +44,11 @@ function damagedTask(home: string, id: string | undefined): string | undefined {
   }
 }
 
+/** `io` whose stdout lets no escape sequence through (--json output is JSON, which escapes them itself). */
+function printed(io: Io): Io {
+  return { ...io, stdout: (text) => io.stdout(terminalText(text)) };
+}
+
 /** `cairn history [--json] [--limit n]`: every stored task, newest first. */
 export function historyCommand(argv: string[], io: Io): number {
   const { values } = parse(argv, { json: { type: "boolean" }, limit: { type: "string" } });
@@ -59,9 +65,11 @@ export function historyCommand(argv: string[], io: Io): number {
     io.stdout("No tasks yet. Start one with: cairn run \"describe the task\"\n");
     return 0;
   }
+  // A title may be a model's words (a hand-off, a sub-agent's prompt): printed without its escapes.
+  const out = printed(io);
   for (const e of shown) {
     const cost = e.totalCostUsd === null ? "" : ` $${e.totalCostUsd.toFixed(4)}`;
-    io.stdout(`${e.id}  ${e.status.padEnd(11)} ${e.updatedAt.slice(0, 16).replace("T", " ")}  ${e.turns} turns${cost}  ${e.title}\n    ${e.workspace}\n`);
+    out.stdout(`${e.id}  ${e.status.padEnd(11)} ${e.updatedAt.slice(0, 16).replace("T", " ")}  ${e.turns} turns${cost}  ${e.title}\n    ${e.workspace}\n`);
   }
   return 0;
 }
@@ -77,6 +85,8 @@ export function showCommand(argv: string[], io: Io): number {
     io.stdout(`${JSON.stringify({ ...meta, status, events })}\n`);
     return 0;
   }
+  // Titles, summaries, errors and results hold the model's and tools' words: printed without their escapes.
+  io = printed(io);
   const cost = meta.totalCostUsd === null ? "unknown" : `$${meta.totalCostUsd.toFixed(4)}`;
   io.stdout(
     `${meta.id}: ${meta.title}\n  status ${status} · ${meta.mode} mode · ${meta.provider}/${meta.model} (${meta.protocol})\n  workspace ${meta.workspace}\n  ${meta.turns} turns · ${meta.usage.input_tokens + meta.usage.cache_read_input_tokens + meta.usage.cache_creation_input_tokens} in / ${meta.usage.output_tokens} out tokens · cost ${cost}\n  created ${meta.createdAt} · updated ${meta.updatedAt}\n`,
