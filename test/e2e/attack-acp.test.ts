@@ -98,10 +98,10 @@ describe("ACP: after session/cancel nothing of the turn takes effect", () => {
     expect(existsSync(path.join(fx.workspace.dir, "late.txt"))).toBe(false);
     // The cancelled turn went no further: the model was asked again only for the next prompt, and told the call did not run.
     expect(fx.server.requests).toHaveLength(2);
-    expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("The turn was cancelled in the editor before the call ran");
+    expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("Not run: the task was stopped before this call started.");
     const write = events(value.sessionId).find((e) => e.type === "tool_call" && e.name === "write_to_file")!;
     const ends = events(value.sessionId).filter((e) => e.type === "tool_call_update" && e.tool_use_id === write.tool_use_id && e.status !== "awaiting_approval");
-    expect(ends.map((e) => [e.status, e.decision?.approved])).toEqual([["cancelled", false]]);
+    expect(ends.map((e) => [e.status, e.decision])).toEqual([["cancelled", { approved: false, by: "user", reason: "the task was stopped before it ran" }]]);
   });
 
   it("a control: Allow without a cancel writes the file", async () => {

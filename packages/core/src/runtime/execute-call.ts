@@ -192,9 +192,10 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   const previewEnv = { ...env, previewTexts: await readPreviewTexts(tool, input, env), previewed };
   const approval = await approveCall(previewEnv, tool, { ...call, input }, summary, facts, (message) => notify(env, message, "permission_prompt"));
   // Stopped while it waited for approval: it never runs, whatever answer came (a host may answer late), and is recorded as cancelled.
-  const stopped = env.signal.aborted ? "cancelled" : undefined;
-  if ("refused" in approval) return finish(env, { ...call, input }, { content: approval.refused, isError: true }, "denied", approval.decision, stopped);
-  if (stopped) return finish(env, { ...call, input }, { content: "Not run: the task was stopped before this call started.", isError: true }, "denied", { approved: false, by: "user", reason: "the task was stopped before it ran" }, stopped);
+  if (env.signal.aborted) {
+    return finish(env, { ...call, input }, { content: "Not run: the task was stopped before this call started.", isError: true }, "denied", { approved: false, by: "user", reason: "the task was stopped before it ran" }, "cancelled");
+  }
+  if ("refused" in approval) return finish(env, { ...call, input }, { content: approval.refused, isError: true }, "denied", approval.decision);
   // The person saw the changed scripts and said yes: the same scripts need not be asked about again.
   if (approval.asked && commandRisk?.changedScripts) env.scripts?.accept(commandRisk.changedScripts);
   // An edit that ran without asking still shows its diff: previewed here, once, before the file changes.
