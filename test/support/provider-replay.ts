@@ -166,7 +166,7 @@ export function checkReplay(recording: Recording, { run, server }: Replayed): st
     fail(`output_tokens ${result?.usage.output_tokens} < reasoning_output_tokens ${result?.usage.reasoning_output_tokens}`);
   }
   if (e.usage_present) {
-    const estimated = run.events.filter((ev) => ev.type === "usage" && ev.estimated === true);
+    const estimated = run.events.filter((ev) => ev.type === "usage" && (ev.usage as { estimated?: boolean } | undefined)?.estimated === true);
     if (estimated.length === 0) fail(`no request's usage was estimated where the server reported none`);
   }
   if (e.cost) {

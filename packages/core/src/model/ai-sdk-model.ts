@@ -6,25 +6,8 @@ import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js"
 import { RawStreamFacts } from "./raw-facts.js";
 import { watchStreamEnd, type StreamEnd } from "./stream-end.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
-import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId, Usage } from "./types.js";
-
-/** `reasoningChars`: what streamed as reasoning, to estimate its tokens when the provider does not count them. */
-function toUsage(usage: Extract<LanguageModelV3StreamPart, { type: "finish" }>["usage"], reasoningChars: number): Usage {
-  const cacheRead = usage.inputTokens.cacheRead ?? 0;
-  const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
-  const total = usage.inputTokens.total ?? 0;
-  return {
-    inputTokens: usage.inputTokens.noCache ?? Math.max(0, total - cacheRead - cacheWrite),
-    outputTokens: usage.outputTokens.total ?? 0,
-    cacheReadTokens: cacheRead,
-    cacheWriteTokens: cacheWrite,
-    ...(usage.outputTokens.reasoning !== undefined
-      ? { reasoningTokens: usage.outputTokens.reasoning }
-      : reasoningChars > 0
-        ? { reasoningTokens: Math.ceil(reasoningChars / 4) }
-        : {}),
-  };
-}
+import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId } from "./types.js";
+import { usageAsMeant } from "./usage.js";
 
 function toFinishReason(unified: string): FinishReason {
   switch (unified) {
@@ -83,6 +66,7 @@ export class AiSdkModel implements Model {
     // a real finish reason; on a cut stream they are dropped, so a half-written call never runs.
     const held: ModelEvent[] = [];
     let reasoningChars = 0;
+    let outputChars = 0;
     let sawToolCall = false;
     // A stream that closed with `data: [DONE]` after content but never said why it stopped is done.
     const end: StreamEnd = { doneSeen: false };
@@ -112,6 +96,7 @@ export class AiSdkModel implements Model {
           case "text-delta":
             if (part.delta) {
               started = true;
+              outputChars += part.delta.length;
               yield { type: "text-delta", text: part.delta };
             }
             break;
@@ -132,6 +117,7 @@ export class AiSdkModel implements Model {
           case "tool-call": {
             started = true;
             sawToolCall = true;
+            outputChars += part.toolName.length + part.input.length;
             const call: ModelEvent = { type: "tool-call", id: part.toolCallId, name: part.toolName, argsText: part.input };
             if (isCompleteJsonObject(part.input)) yield call;
             else held.push(call);
@@ -159,7 +145,8 @@ export class AiSdkModel implements Model {
             finished = true;
             yield* held;
             const reason = limitError ? "length" : finishedWithoutReason ? (sawToolCall ? "tool-calls" : "stop") : toFinishReason(part.finishReason.unified);
-            const usage = part.usage.inputTokens.total === undefined ? (facts.usage() ?? toUsage(part.usage, reasoningChars)) : toUsage(part.usage, reasoningChars);
+            const promptChars = request.system.length + JSON.stringify(request.messages).length + (request.tools ? JSON.stringify(request.tools).length : 0);
+            const usage = usageAsMeant(part.usage, facts, { prompt: promptChars, output: outputChars, reasoning: reasoningChars });
             yield { type: "finish", reason, usage };
             break;
           }

@@ -32,6 +32,18 @@ export class RawStreamFacts {
     }
   }
 
+  /**
+   * True when the provider counts reasoning beside completion tokens, not among them: xAI reports
+   * completion_tokens 26 and reasoning_tokens 227 with total_tokens 560 = 307 + 26 + 227, where
+   * OpenAI's completion_tokens include the reasoning and its total is prompt + completion.
+   */
+  reasoningOutsideCompletion(): boolean {
+    const u = this.openaiUsage as Record<string, any> | undefined;
+    const reasoning = Number(u?.completion_tokens_details?.reasoning_tokens ?? 0);
+    if (!u || !(reasoning > 0) || typeof u.total_tokens !== "number") return false;
+    return u.total_tokens === Number(u.prompt_tokens) + Number(u.completion_tokens ?? 0) + reasoning;
+  }
+
   /** The usage of the last OpenAI-format usage object seen, for when the SDK dropped it with an error chunk. */
   usage(): Usage | undefined {
     const u = this.openaiUsage as Record<string, any> | undefined;

@@ -39,6 +39,8 @@ export type Usage = {
   cacheWriteTokens: number;
   /** Of the output, the tokens the model spent thinking (as the provider reports them, or estimated from the reasoning text). */
   reasoningTokens?: number;
+  /** The server reported no usage, so these counts are estimated from the characters sent and received. */
+  estimated?: boolean;
 };
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
@@ -50,6 +52,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
     ...(a.reasoningTokens !== undefined || b.reasoningTokens !== undefined ? { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) } : {}),
+    ...(a.estimated || b.estimated ? { estimated: true } : {}),
   };
 }
 

@@ -8,5 +8,7 @@ export function usageJson(usage: Usage): UsageJson {
     cache_read_input_tokens: usage.cacheReadTokens,
     cache_creation_input_tokens: usage.cacheWriteTokens,
     ...(usage.reasoningTokens !== undefined ? { reasoning_output_tokens: usage.reasoningTokens } : {}),
+    // Counted by Cairn from characters because the server reported no usage.
+    ...(usage.estimated ? { estimated: true } : {}),
   };
 }
