@@ -43,7 +43,8 @@ function isRateLimit(event: RunEvent): boolean {
 }
 
 /**
- * One job on one worker: wait for the provider's turn, check the repository out, run the task as a
+ * One job on one worker: admit it (its id, signature and options against this worker's policy; see
+ * admit-job.ts) or refuse it before it touches anything, then wait for the provider's turn, check the repository out, run the task as a
  * child `cairn run`, forward its events to the job's stream, commit and push what changed, and
  * return the result. A passing failure (429, overload, network) is thrown, for BullMQ to retry with
  * backoff; anything else is the job's result, or an UnrecoverableError that ends it.

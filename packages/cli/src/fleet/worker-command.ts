@@ -11,7 +11,7 @@ import { fleetSecret } from "./fleet-secret.js";
 import { allowHelp, workerPolicy } from "./job-policy.js";
 import { takeFlags, takeRepeated } from "./take-flags.js";
 
-export const workerHelp = `Usage: cairn fleet worker [--concurrency N] [--provider-cap <provider>=<n>,...] [--name <name>] [--allow <what>,...]
+export const workerHelp = `Usage: cairn fleet worker [--concurrency N] [--provider-cap <provider>=<n>,...] [--name <name>] [--dir <folder>] [--allow <what>,...]
 
 Takes jobs from the queue in Redis (CAIRN_REDIS_URL) until stopped: checks each repository out
 (mirrors and checkouts in --dir), runs the task with cairn run in its sandbox, commits the
