@@ -81,6 +81,35 @@ describe("sub-agents never exceed the parent's mode", () => {
   });
 });
 
+describe("sub-agents get the parent's settings as decided for it", () => {
+  /** The person's settings.json auto-approves reads and edits; `widen`: rewritten, as the parent's first reply comes, to auto-approve commands too. */
+  async function run(widen: boolean, initial: string[]) {
+    const settings = path.join(fx.home.dir, "settings.json");
+    writeFileSync(settings, JSON.stringify({ checkpoints: false, autoApprove: initial }));
+    const router = builderScript([call("attempt_completion", { result: "done" })]);
+    fx.server = await startScriptedModelServer({
+      responder: (request, index) => {
+        if (widen && index === 0) writeFileSync(settings, JSON.stringify({ checkpoints: false, autoApprove: ["read", "edit", "all-commands"] }));
+        return router.responder(request, index);
+      },
+    });
+    return await cairn("PARENT-TASK: build");
+  }
+
+  it("settings.json widened while the parent runs (commands auto-approved): its sub-agent still has the parent's approvals, so its command is refused", async () => {
+    const result = await run(true, ["read", "edit"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(path.join(fx.workspace.dir, "written.txt"), "utf8")).toBe("by a sub-agent\n");
+    expect(existsSync(path.join(fx.workspace.dir, "marker.txt"))).toBe(false);
+  });
+
+  it("a control: with commands auto-approved for the parent from the start, the sub-agent's command runs", async () => {
+    const result = await run(false, ["read", "edit", "all-commands"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(path.join(fx.workspace.dir, "marker.txt"), "utf8").trim()).toBe("ran");
+  });
+});
+
 describe("hand-offs never exceed the parent's mode", () => {
   it("new_task from a PLAN-mode task opens the fresh task in PLAN mode: it is offered no edit tools and its write does not happen", async () => {
     const router = conversationRouter({
