@@ -108,6 +108,16 @@ describe("cairn checkpoints on a damaged store", () => {
     expect(diff.stdout).toMatch(/added\s+c\.txt/);
   }, 90_000);
 
+  it("the store moved aside: one line says it is gone, exit 1", async () => {
+    const { id, store } = await taskWithCheckpoints();
+    rmSync(store, { recursive: true });
+    const list = await cli("checkpoints", id);
+    expect(list.code).toBe(1);
+    expect(list.stdout).toBe("");
+    expect(oneLine(list.stderr)).toBe(`cairn: None of the 5 checkpoints of this task can be read: the checkpoint store at ${store} is gone (moved aside or deleted). The task's next step starts a new store.`);
+    expect(existsSync(store)).toBe(false); // listing never makes a store
+  }, 90_000);
+
   it("every object deleted: nothing can be listed, one line says so, exit 1", async () => {
     const { id, store } = await taskWithCheckpoints();
     for (const entry of readdirSync(path.join(store, "objects"))) if (entry !== "info") rmSync(path.join(store, "objects", entry), { recursive: true });

@@ -179,7 +179,9 @@ async function listCheckpoints(store: TaskStore, home: string, json: boolean, io
   if (json) io.stdout(`${JSON.stringify(numbered.map((n) => ({ ...n.record, readable: n.readable })))}\n`);
   else for (const { number, record } of numbered.filter((n) => n.readable)) io.stdout(`${String(number).padStart(3)}  ${record.hash.slice(0, 10)}  ${record.createdAt.slice(0, 19).replace("T", " ")}  ${record.label}\n`);
   const lost = numbered.filter((n) => !n.readable).map((n) => n.number);
-  const problem = storeProblem(health.gitDir, lost, records.length, health.damage);
+  const problem = health.gone
+    ? `None of the ${records.length} checkpoint${records.length === 1 ? "" : "s"} of this task can be read: the checkpoint store at ${health.gitDir} is gone (moved aside or deleted). The task's next step starts a new store.`
+    : storeProblem(health.gitDir, lost, records.length, health.damage);
   if (problem) io.stderr(`cairn: ${problem}\n`);
   return lost.length === records.length ? 1 : 0;
 }

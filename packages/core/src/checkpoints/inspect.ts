@@ -15,6 +15,8 @@ export type CheckpointReadability = {
   readable: Set<string>;
   /** Why the store cannot be used as a whole (a damaged HEAD or ref, missing objects), when it cannot. */
   damage?: string;
+  /** The store is not there at all (moved aside or deleted). */
+  gone?: boolean;
 };
 
 /**
@@ -30,7 +32,7 @@ export async function readableCheckpoints(options: { workspace: string; baseDir:
   const workspace = await realpath(options.workspace).catch(() => options.workspace);
   const gitDir = shadowFolderFor(base, workspace);
   let damage: string | undefined;
-  if (!existsSync(gitDir)) return { gitDir, readable: new Set(), damage: "it does not exist any more" };
+  if (!existsSync(gitDir)) return { gitDir, readable: new Set(), gone: true };
   try {
     await Checkpoints.open({ workspace: options.workspace, baseDir: options.baseDir });
   } catch (error) {
