@@ -77,7 +77,7 @@ export class AiSdkModel implements Model {
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
     try {
       const result = await watchStreamEnd(end, () => this.model.doStream({
-        prompt: toProviderPrompt(request.system, request.messages, this.provider === "anthropic"),
+        prompt: toProviderPrompt(request.system, request.messages, { anthropic: this.provider === "anthropic", images: this.info.supportsImages }),
         abortSignal: signal,
         includeRawChunks: true,
         // Never ask for more than a quarter of the window, which context management keeps free.

@@ -1,14 +1,36 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
-import type { Message, ToolResultPart } from "./types.js";
+import type { ImagePart, Message, TextPart, ToolResultPart } from "./types.js";
 
 const ephemeral: SharedV3ProviderOptions = { anthropic: { cacheControl: { type: "ephemeral" } } };
 
+export type PromptOptions = {
+  /**
+   * The Anthropic Messages wire: cache_control marks the system prompt and the last two user
+   * messages, so each turn reads the prefix the previous turn wrote; images stay inside tool
+   * results, which that wire accepts.
+   */
+  anthropic: boolean;
+  /** The model takes images; when it does not, each image becomes a one-line note. */
+  images: boolean;
+};
+
+type UserContent = Extract<LanguageModelV3Message, { role: "user" }>["content"];
+
+/** What stands in for an image a text-only model cannot take: one line, never the base64. */
+const imageLeftOut = (image: ImagePart): TextPart => ({ type: "text", text: `[An image (${image.mediaType}) was left out: this model does not take images.]` });
+
 /**
- * Converts Cairn's conversation to the AI SDK's provider prompt. With `cacheBreakpoints`,
- * Anthropic cache_control marks the system prompt and the last two user messages, so each turn
- * reads the prefix the previous turn wrote. Other providers ignore the marks.
+ * Converts Cairn's conversation to the AI SDK's provider prompt.
+ *
+ * Images in tool results: the Chat Completions wire takes only text in a `tool` message (the SDK
+ * would send the image as a JSON string of base64, ~97,000 characters of text for a screenshot,
+ * which the model pays for and cannot see). There the tool message keeps the result's text and a
+ * note, and the images follow in a user message, as image parts the model sees.
  */
-export function toProviderPrompt(system: string, messages: Message[], cacheBreakpoints: boolean): LanguageModelV3Prompt {
+export function toProviderPrompt(system: string, messages: Message[], wire: PromptOptions | boolean): LanguageModelV3Prompt {
+  // A bare boolean is the Anthropic wire's cache breakpoints, for a model that takes images.
+  const options = typeof wire === "boolean" ? { anthropic: wire, images: true } : wire;
+  const cacheBreakpoints = options.anthropic;
   const prompt: LanguageModelV3Prompt = [];
   prompt.push(cacheBreakpoints ? { role: "system", content: system, providerOptions: ephemeral } : { role: "system", content: system });
 
@@ -36,31 +58,50 @@ export function toProviderPrompt(system: string, messages: Message[], cacheBreak
       prompt.push({ role: "assistant", content });
       return;
     }
-    const results = message.content.filter((p): p is ToolResultPart => p.type === "tool-result");
+    const results = message.content
+      .filter((p): p is ToolResultPart => p.type === "tool-result")
+      .map((r) => (options.images ? r : { ...r, content: r.content.map((c) => (c.type === "image" ? imageLeftOut(c) : c)) }));
+    // Images that travel after the tool message, on the wires whose tool messages take only text.
+    const moved: UserContent = [];
     if (results.length > 0) {
       prompt.push({
         role: "tool",
-        content: results.map((r) => ({
-          type: "tool-result" as const,
-          toolCallId: r.toolCallId,
-          toolName: r.toolName,
-          output:
-            r.content.every((c) => c.type === "text")
-              ? { type: r.isError ? ("error-text" as const) : ("text" as const), value: r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n") }
-              : {
-                  type: "content" as const,
-                  value: r.content.map((c) =>
-                    c.type === "text" ? { type: "text" as const, text: c.text } : { type: "image-data" as const, data: c.data, mediaType: c.mediaType },
-                  ),
-                },
-        })),
+        content: results.map((r) => {
+          const texts = r.content.filter((c): c is TextPart => c.type === "text").map((c) => c.text);
+          const images = r.content.filter((c): c is ImagePart => c.type === "image");
+          const base = { type: "tool-result" as const, toolCallId: r.toolCallId, toolName: r.toolName };
+          if (images.length === 0) return { ...base, output: { type: r.isError ? ("error-text" as const) : ("text" as const), value: texts.join("\n") } };
+          if (!options.anthropic) {
+            const count = images.length === 1 ? "The image" : `The ${images.length} images`;
+            moved.push({ type: "text", text: `${count} from the ${r.toolName} result (${r.toolCallId}):` });
+            for (const image of images) moved.push({ type: "file", data: image.data, mediaType: image.mediaType });
+            const note = images.length === 1 ? "[The image of this result is in the next user message.]" : `[The ${images.length} images of this result are in the next user message.]`;
+            return { ...base, output: { type: r.isError ? ("error-text" as const) : ("text" as const), value: [...texts, note].join("\n") } };
+          }
+          return {
+            ...base,
+            output: {
+              type: "content" as const,
+              value: r.content.map((c) =>
+                c.type === "text" ? { type: "text" as const, text: c.text } : { type: "image-data" as const, data: c.data, mediaType: c.mediaType },
+              ),
+            },
+          };
+        }),
       });
     }
     const rest = message.content.filter((p) => p.type !== "tool-result");
-    if (rest.length === 0) return;
-    const content: Extract<LanguageModelV3Message, { role: "user" }>["content"] = rest.map((p) =>
-      p.type === "text" ? { type: "text", text: p.text } : { type: "file", data: p.type === "image" ? p.data : "", mediaType: p.type === "image" ? p.mediaType : "" },
-    );
+    const content: UserContent = [
+      ...moved,
+      ...rest.map((p): UserContent[number] =>
+        p.type === "text"
+          ? { type: "text", text: p.text }
+          : p.type === "image" && !options.images
+            ? imageLeftOut(p)
+            : { type: "file", data: p.type === "image" ? p.data : "", mediaType: p.type === "image" ? p.mediaType : "" },
+      ),
+    ];
+    if (content.length === 0) return;
     const last = content[content.length - 1];
     if (mark && last) last.providerOptions = ephemeral;
     prompt.push({ role: "user", content });
