@@ -31,6 +31,7 @@ describe("a worker's policy", () => {
     expect(() => workerPolicy(["everything"], own)).toThrow(/--allow "everything" is not one of sandbox-off, yolo/);
     expect(() => workerPolicy(["auto-approve=root"], own)).toThrow(/--allow "auto-approve=root"/);
     expect(() => workerPolicy(["base-url=not a url"], own)).toThrow(/--allow "base-url=not a url"/);
+    expect(() => workerPolicy(["base-url=https://me:pw@llm.example/v1"], own)).toThrow(/^--allow base-url=https:\/\/llm\.example\/v1: a base URL holds no user name or password/);
   });
 
   it("a worker with no provider of its own counts anthropic, the default, as its own", () => {

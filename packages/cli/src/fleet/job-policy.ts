@@ -53,6 +53,15 @@ export function urlKey(url: string): string | undefined {
   }
 }
 
+function hasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== "" || parsed.password !== "";
+  } catch {
+    return false;
+  }
+}
+
 /** A URL for a message: without a user or password in it. */
 function shownUrl(url: string): string {
   try {
@@ -88,6 +97,8 @@ export function workerPolicy(values: readonly string[], own: { provider: string 
       if ((name === "sandbox-off" || name === "yolo") && arg === undefined) allows.add(name);
       else if (name === "auto-approve" && arg !== undefined && (approvalCategories as readonly string[]).includes(arg)) allows.add(`auto-approve=${arg}`);
       else if (name === "provider" && arg !== undefined && (providerIds as readonly string[]).includes(arg)) allows.add(`provider=${arg}`);
+      else if (name === "base-url" && arg !== undefined && hasCredentials(arg))
+        throw new UsageError(`--allow base-url=${shownUrl(arg)}: a base URL holds no user name or password (runs refuse one); give the URL without them.`);
       else if (name === "base-url" && arg !== undefined && urlKey(arg) !== undefined) baseUrls.add(urlKey(arg)!);
       else
         throw new UsageError(
