@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cairnBin, cleanEnv, tempDir } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { startScriptedModelServer } from "../support/scripted-model-server.js";
+import { conversationRouter } from "../support/conversation-router.js";
 
 /**
  * An editor (the ACP SDK's client, as editors build it) that does what a careless or hostile one
@@ -112,6 +113,48 @@ describe("ACP: after session/cancel nothing of the turn takes effect", () => {
     });
     expect(value.stopReason).toBe("end_turn");
     expect(readFileSync(path.join(fx.workspace.dir, "late.txt"), "utf8")).toBe("allowed\n");
+  });
+});
+
+describe("ACP: a hand-off (new_task) starts only on an answer it offered, in a turn not cancelled", () => {
+  const storedTasks = () => readdirSync(path.join(fx.home.dir, "tasks")).filter((n) => n !== "index.json");
+  const handoffScript = () =>
+    conversationRouter({
+      "ORIGINAL-REQUEST": [call("new_task", { context: "HANDOFF-CONTEXT: write handed.txt" }), done("stayed here")],
+      "HANDOFF-CONTEXT": [call("write_to_file", { path: "handed.txt", content: "x\n" }), done("handed")],
+    });
+  const drive = (answer: Answer) =>
+    withEditor(answer, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      return await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "ORIGINAL-REQUEST: go" }] });
+    });
+
+  it("a made-up id: no new task, the work stays here, and the log says why", async () => {
+    fx.server = await startScriptedModelServer({ responder: handoffScript().responder });
+    const { value, stderr } = await drive(choose("start_it_anyway"));
+    expect(value.stopReason).toBe("end_turn");
+    expect(storedTasks()).toHaveLength(1);
+    expect(stderr()).toContain('the editor answered whether to start a new task with "start_it_anyway", which it was not offered (start_new_task, stay): the work stays in this task.');
+  });
+
+  it("cancelled, then 'start' 800 ms later: no new task starts", async () => {
+    fx.server = await startScriptedModelServer({ responder: handoffScript().responder });
+    const { value } = await drive(async (request, ctx) => {
+      await ctx.notify("session/cancel", { sessionId: request.sessionId });
+      await delay(800);
+      return { outcome: { outcome: "selected", optionId: "start_new_task" } };
+    });
+    expect(value.stopReason).toBe("cancelled");
+    expect(storedTasks()).toHaveLength(1);
+    expect(existsSync(path.join(fx.workspace.dir, "handed.txt"))).toBe(false);
+  });
+
+  it("a control: 'start' starts the new task, which does its work", async () => {
+    fx.server = await startScriptedModelServer({ responder: handoffScript().responder });
+    const { value } = await drive(async (request) => ({ outcome: { outcome: "selected", optionId: request.options[0]!.optionId === "start_new_task" ? "start_new_task" : "allow_once" } }));
+    expect(value.stopReason).toBe("end_turn");
+    expect(storedTasks()).toHaveLength(2);
+    expect(readFileSync(path.join(fx.workspace.dir, "handed.txt"), "utf8")).toBe("x\n");
   });
 });
 

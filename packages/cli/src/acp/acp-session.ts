@@ -196,7 +196,11 @@ export class AcpSession {
     await this.sending;
     try {
       const asked = handoffPermission(this.id, this.handoffCall ?? "new_task", context);
-      return handoffAnswer(await this.ask(asked, signal), context);
+      const outcome = await this.ask(asked, signal);
+      if (outcome.outcome === "selected" && !asked.options.some((o) => o.optionId === outcome.optionId)) {
+        this.log(`the editor answered whether to start a new task with "${outcome.optionId}", which it was not offered (${asked.options.map((o) => o.optionId).join(", ")}): the work stays in this task.`);
+      }
+      return handoffAnswer(outcome, context);
     } catch {
       return { approved: false, feedback: "The editor did not answer whether to start the new task." };
     }
