@@ -58,6 +58,9 @@ export type ApprovalJson = {
   suggested_rule?: string;
 };
 
+/** One problem a language server reported: 1-based line and column. */
+export type ProblemJson = { line: number; column: number; severity: "error" | "warning"; message: string; code?: string };
+
 export type AssistantContentJson =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string }
@@ -164,6 +167,11 @@ export type AgentEvent =
   | { type: "task_progress"; items: Array<{ text: string; done: boolean }> }
   | { type: "usage"; model: string; usage: UsageJson; cost_usd: number | null; total_cost_usd: number | null }
   | { type: "question"; tool_use_id: string; question: string; options: string[] }
+  /**
+   * The errors an edit introduced in a file (not those it already had), as its language server
+   * reported them right after the call wrote it; the call's result tells the model the same.
+   */
+  | { type: "diagnostics"; tool_use_id: string; path: string; server: string; problems: ProblemJson[] }
   /**
    * A sub-agent of a use_subagents call, shown under that call (`parent_tool_use_id`): it started
    * (activity: its prompt), took a step (activity: the call's summary), or ended (activity: the

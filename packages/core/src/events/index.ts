@@ -5,6 +5,7 @@ export type {
   ApprovalPreview,
   AssistantContentJson,
   Decision,
+  ProblemJson,
   ResultSubtype,
   SandboxJson,
   ToolCallEnd,

@@ -1,5 +1,6 @@
 import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
 import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ScriptBaseline, type ShellParser } from "../policy/command/index.js";
+import type { LanguageServers } from "../lsp/index.js";
 import type { Terminal } from "../terminal/index.js";
 import { asAfterVerdict } from "../hooks/index.js";
 import type { SharedRules } from "./task-options.js";
@@ -58,6 +59,8 @@ export type CallEnv = {
   /** Sub-agents and the hand-off limit the session gave the task, lent to the tools that use them. */
   subagents?: SubagentRunner | undefined;
   handoffs?: { left: number; limit: number } | undefined;
+  /** The task's language servers, lent to file tools (an edit's new errors, a read warms a server). */
+  languageServers?: LanguageServers | undefined;
 };
 
 /** ok: ran and succeeded; error: invalid or failed (a mistake); denied: refused by the person or policy. */
@@ -216,6 +219,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     emitOutput: (text) => env.emit({ type: "tool_output", tool_use_id: call.id, text }),
     subagents: subagentsFor(env, call.id),
     handoffs: env.handoffs,
+    checks: env.languageServers?.forCall({ toolUseId: call.id, emit: env.emit, signal: env.signal }),
   });
   const post = asAfterVerdict(await env.hooks.afterTool?.({ ...call, input }, result, { signal: env.signal }));
   emitNotices(env.emit, post?.notices);

@@ -1,16 +1,18 @@
 import { BrowserSession, closeBrowserFor, useBrowser } from "../browser/index.js";
 import type { SandboxJson } from "../events/index.js";
+import { LanguageServers, type LspSettings } from "../lsp/index.js";
 import type { TaskSandbox } from "../sandbox/index.js";
 import { taskEnvName, Terminal } from "../terminal/index.js";
 import type { ToolOptions } from "./task-options.js";
 
 /**
  * The processes a task's runs own: the terminal its commands run in (with the background commands
- * it started) and the browser session. A run starts them and its end stops them, so none outlives
+ * it started), the language servers that check its edits, and the browser session. A run starts them and its end stops them, so none outlives
  * the run that started it (a resumed task starts them again if it needs them).
  */
 export class RunProcesses {
   private current: Terminal;
+  private servers: LanguageServers | undefined;
 
   constructor(
     private readonly setup: {
@@ -20,6 +22,9 @@ export class RunProcesses {
       /** The host's own command executor (a remote workspace). */
       commands: ToolOptions["commands"];
       browser: ToolOptions["browser"];
+      /** The workspace's real path and settings' `lsp`, for the language servers. */
+      workspace: string;
+      lsp: LspSettings | undefined;
     },
   ) {
     this.current = this.newTerminal();
@@ -29,9 +34,18 @@ export class RunProcesses {
     return this.current;
   }
 
+  /** The language servers of this run (started lazily, on the first file they check); none where commands run on the host's executor. */
+  get languageServers(): LanguageServers | undefined {
+    return this.servers;
+  }
+
   /** A run starts: a fresh terminal if the last run's was stopped, and the browser session with the configured viewport and Chromium. */
   begin(): void {
     if (this.current.isDisposed) this.current = this.newTerminal();
+    // The files are the host's, not this machine's, when its executor runs commands: no servers then.
+    if (this.servers === undefined && !this.setup.commands && this.setup.lsp !== false) {
+      this.servers = new LanguageServers({ workspace: this.setup.workspace, settings: this.setup.lsp, sandbox: this.setup.sandbox?.sandbox });
+    }
     if (!this.setup.browser) return;
     const { viewport, chromiumPath } = this.setup.browser;
     useBrowser(this.setup.scratchDir, new BrowserSession({ ...(viewport ? { viewport } : {}), ...(chromiumPath ? { chromiumPath } : {}) }));
@@ -39,7 +53,9 @@ export class RunProcesses {
 
   /** The run ended: background commands and the browser stop with it. */
   async end(): Promise<void> {
-    await this.current.dispose();
+    const servers = this.servers;
+    this.servers = undefined;
+    await Promise.all([this.current.dispose(), servers?.stop()]);
     await closeBrowserFor(this.setup.scratchDir);
   }
 

@@ -1,6 +1,7 @@
 import type { Checkpoints } from "../checkpoints/index.js";
 import type { CompactionStrategy } from "../context/fit-context.js";
 import type { HookRunner } from "../hooks/index.js";
+import type { LspSettings } from "../lsp/index.js";
 import type { McpHub } from "../mcp/index.js";
 import type { RetryPolicy } from "../model/retry.js";
 import type { Message, Model, Usage } from "../model/types.js";
@@ -47,6 +48,8 @@ export type ToolOptions = {
   mentions?: boolean;
   /** The checker @problems runs. */
   problemsCommand?: string;
+  /** Language servers that check edits (settings.json `lsp`; default: the built-in ones, false: none). */
+  lsp?: LspSettings;
   /** The focus chain (task_progress on every tool): on by default, with a reminder every few turns. */
   focusChain?: Partial<FocusChainSettings>;
   /** Where tools spill large outputs (default: a folder in the system temp dir). */

@@ -127,6 +127,8 @@ export class Task {
       sandbox: options.workspace.sandbox,
       commands: options.tools.commands,
       browser: options.tools.browser,
+      workspace: this.cwd,
+      lsp: options.tools.lsp,
     });
     const focusSettings = { ...defaultFocusChainSettings, ...options.tools.focusChain };
     const priorProgress = journal.prior?.taskProgress;
@@ -310,6 +312,7 @@ export class Task {
       emit,
       subagents: options.tools.subagents,
       handoffs: options.limits.handoffs,
+      languageServers: this.processes.languageServers,
     };
   }
 

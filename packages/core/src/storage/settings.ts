@@ -11,6 +11,7 @@ import { providerIds } from "../model/providers.js";
 import { reasoningEfforts } from "../model/reasoning.js";
 import type { ProviderId } from "../model/types.js";
 import { isSandboxMode, sandboxModes, sandboxSettingsSchema } from "../sandbox/sandbox-settings.js";
+import { lspSettingsSchema } from "../lsp/lsp-settings.js";
 
 const pricingSchema = z.strictObject({
   input: z.number().nonnegative(),
@@ -141,6 +142,8 @@ export const settingOptions = {
   checkpointsLazyAboveFiles: option({ schema: z.number().int().nonnegative() }),
   /** Command whose output @problems shows (e.g. "npx tsc --noEmit -p ."). */
   problemsCommand: option({ schema: z.string().min(1) }),
+  /** Language servers that check every edit: false turns them off; {"servers": {name: false | {command, extensions, rootMarkers, initializationOptions}}, "warnings": bool}. */
+  lsp: option({ schema: lspSettingsSchema }),
   compaction: option({
     schema: z.enum(compactionStrategies),
     flag: { name: "compaction", arg: "<how>", help: "auto (summarise when the window fills) | truncate | off" },

@@ -81,6 +81,8 @@ export const readFileTool = defineTool({
       if (errorCode(error) === "ENXIO") return failure(notRegular(shown));
       throw error;
     }
+    // The file's language server (if any) starts now and learns the file: an edit's check then starts warm.
+    if (opened.stats.isFile()) ctx.checks?.read(opened.real);
     try {
       return await readOpened(opened, input, shown, ctx.modelSupportsImages, ctx.signal, hostFilesFor(ctx, opened.real));
     } finally {

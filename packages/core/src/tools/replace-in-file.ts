@@ -130,7 +130,10 @@ export const replaceInFileTool = defineTool({
       if (!isAccessDenied(error) && errorCode(error) !== "EROFS") throw error;
       return failure(`Permission denied writing ${shown}. Ask the user to make it writable.`);
     }
-    return { content: describeSuccess(shown, result.source, result) };
+    // The errors this edit introduced, as the file's language server sees them (nothing when none, or no answer in time).
+    const problems = await ctx.checks?.afterEdit(real, shown, original, result.content);
+    const success = describeSuccess(shown, result.source, result);
+    return { content: problems === undefined ? success : `${success}\n${problems}` };
   },
 });
 

@@ -3,6 +3,7 @@ import type { ApprovalPreview, ToolKind } from "../events/index.js";
 import type { ImagePart, TextPart, Usage } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import type { Mode } from "../policy/mode.js";
+import type { EditChecks } from "../lsp/index.js";
 import type { Terminal } from "../terminal/index.js";
 import type { PreviewedFiles } from "./edit/previewed-file.js";
 import type { HostTexts, TextFiles } from "./files/text-files.js";
@@ -71,6 +72,8 @@ export type ToolContext = {
   subagents?: SubagentCapability | undefined;
   /** Hand-offs (new_task) this task may still make in its chain; absent: no limit known. */
   handoffs?: { left: number; limit: number } | undefined;
+  /** The task's language servers: an edit reports the errors it introduced, a read warms the file's server. Absent: none. */
+  checks?: EditChecks | undefined;
 };
 
 export type Tool<S extends z.ZodObject = z.ZodObject> = {

@@ -128,6 +128,9 @@ export const writeToFileTool = defineTool({
     } else if (previous !== undefined) {
       parts.push(summarizeRewrite(previous.toString("utf8"), content));
     }
+    // The errors this edit introduced, as the file's language server sees them (nothing when none, or no answer in time).
+    const problems = await ctx.checks?.afterEdit(readFrom ?? absolute, shown, previous?.toString("utf8"), content);
+    if (problems !== undefined) parts.push(problems);
     return { content: parts.join("\n") };
   },
 });

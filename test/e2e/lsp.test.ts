@@ -1,0 +1,163 @@
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runCairn } from "../support/cairn-cli.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+
+/**
+ * Edits that check themselves: the real language servers Cairn ships (typescript-language-server
+ * with TypeScript, pyright) run for the real CLI, and the errors an edit introduced reach the model
+ * in the next request. Nothing else about them is faked: only the model is scripted.
+ */
+
+const fx = useE2eFixture();
+
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+const done = call("attempt_completion", { result: "Done." });
+
+/** What the model got back for the calls of its last turn: the last message of a request. */
+function lastResults(index: number): string {
+  const body = fx.server.requests[index]!.body as { messages: unknown[] };
+  return JSON.stringify(body.messages.at(-1));
+}
+
+async function run(turns: ScriptedTurn[], settings?: Record<string, unknown>) {
+  fx.server = await startScriptedModelServer({ turns });
+  if (settings) writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify(settings));
+  const result = await runCairn(
+    ["run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fx.server.url, "--auto-approve", "read,edit", "--cwd", fx.workspace.dir, "--json", "--", "Work on the code."],
+    { env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-test", CAIRN_HOME: fx.home.dir }), timeoutMs: 150_000 },
+  );
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
+/** Processes still running in the workspace (a language server left behind would be one). */
+function processesIn(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${entry}/cwd`);
+      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(`${entry}: ${readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ")}`);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
+const notices = (events: Array<Record<string, unknown>>) => events.filter((e) => e.type === "system" && e.subtype === "notice").map((e) => String(e.message));
+
+describe("language servers check every edit (real servers, real CLI)", () => {
+  it("TypeScript: a bad edit's error reaches the next request, a pre-existing one never does, a fix reports nothing", async () => {
+    const ws = fx.workspace.dir;
+    mkdirSync(path.join(ws, "src"));
+    writeFileSync(path.join(ws, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "nodenext", noEmit: true } }));
+    writeFileSync(path.join(ws, "src/double.ts"), "export function double(n: number): number {\n  return n * 2;\n}\n");
+    // Already wrong before the task: never reported as the edit's.
+    writeFileSync(path.join(ws, "src/main.ts"), 'import { double } from "./double.js";\n\nexport const four: number = double(2);\nexport const label: string = 42;\n');
+
+    const result = await run([
+      call("read_file", { path: "src/main.ts" }),
+      call("replace_in_file", { path: "src/main.ts", diff: '------- SEARCH\nexport const four: number = double(2);\n=======\nexport const four: number = double("two");\n+++++++ REPLACE' }),
+      call("replace_in_file", { path: "src/main.ts", diff: '------- SEARCH\nexport const four: number = double("two");\n=======\nexport const four: number = double(2);\n+++++++ REPLACE' }),
+      call("write_to_file", { path: "src/extra.ts", content: 'import { double } from "./double.js";\n\nexport const six = double(3);\nexport const bad: number = double("six");\n' }),
+      done,
+    ]);
+
+    const bad = lastResults(2);
+    expect(bad).toContain("<new_problems");
+    expect(bad).toContain("TS2345");
+    expect(bad).toContain("Argument of type 'string' is not assignable to parameter of type 'number'.");
+    expect(bad).toContain("Line 3:");
+    // The error the file already had is not the edit's.
+    expect(bad).not.toContain("TS2322");
+    // The fix introduced nothing: nothing is said.
+    expect(lastResults(3)).not.toContain("new_problems");
+    // A new file: every error in it is new.
+    expect(lastResults(4)).toContain('<new_problems path=\\"src/extra.ts\\"');
+    expect(lastResults(4)).toContain("Line 4:");
+
+    // Hosts get the same problems as an event under the edit's call (--json carries it).
+    const diagnostics = result.events.filter((e) => e.type === "diagnostics");
+    expect(diagnostics.map((e) => e.path)).toEqual(["src/main.ts", "src/extra.ts"]);
+    expect(diagnostics[0]).toMatchObject({ server: "typescript", problems: [{ line: 3, severity: "error", code: "2345" }] });
+    const badCall = result.events.find((e) => e.type === "tool_call" && (e.input as { diff?: string }).diff?.includes('double("two")') === true && (e.input as { diff: string }).diff.indexOf('double("two")') > (e.input as { diff: string }).diff.indexOf("======="));
+    expect(diagnostics[0]!.tool_use_id).toBe(badCall?.tool_use_id);
+    expect(notices(result.events).filter((n) => n.includes("language server"))).toEqual([]);
+    // The servers stopped with the task.
+    expect(processesIn(ws)).toEqual([]);
+  });
+
+  it("Python: pyright reports the edit's new error and not the file's old one; a fix reports nothing", async () => {
+    const ws = fx.workspace.dir;
+    const before = 'def greet(name: str) -> str:\n    return "Hello, " + name\n\n\nold: int = "already wrong"\ncount: int = 1\n';
+    writeFileSync(path.join(ws, "main.py"), before);
+
+    const result = await run([
+      call("write_to_file", { path: "main.py", content: before.replace("count: int = 1", 'count: int = greet("bob")') }),
+      call("write_to_file", { path: "main.py", content: before }),
+      done,
+    ]);
+
+    const bad = lastResults(1);
+    expect(bad).toContain("<new_problems");
+    expect(bad).toContain("reportAssignmentType");
+    expect(bad).toContain("Line 6:");
+    expect(bad).not.toContain("Line 5:");
+    expect(lastResults(2)).not.toContain("new_problems");
+    const diagnostics = result.events.filter((e) => e.type === "diagnostics");
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({ path: "main.py", server: "pyright", problems: [{ line: 6, severity: "error" }] });
+    expect(processesIn(ws)).toEqual([]);
+  });
+
+  it("a server that crashes costs the task nothing: the edits land, one notice, no problems", async () => {
+    const ws = fx.workspace.dir;
+    writeFileSync(path.join(ws, "a.ts"), "export const a = 1;\n");
+    const result = await run(
+      [
+        call("write_to_file", { path: "a.ts", content: 'export const a: number = "x";\n' }),
+        call("write_to_file", { path: "b.ts", content: 'export const b: number = "y";\n' }),
+        done,
+      ],
+      { lsp: { servers: { typescript: { command: [process.execPath, "-e", "process.exit(3)"] } } } },
+    );
+    expect(readFileSync(path.join(ws, "b.ts"), "utf8")).toBe('export const b: number = "y";\n');
+    expect(lastResults(1)).not.toContain("new_problems");
+    expect(lastResults(2)).not.toContain("new_problems");
+    const said = notices(result.events).filter((n) => n.includes("language server"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^typescript language server stopped \(it exited/);
+    expect(result.events.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+  });
+
+  it("a server that never answers costs the task one bounded wait and one notice, and is stopped", async () => {
+    const ws = fx.workspace.dir;
+    const result = await run(
+      [
+        call("write_to_file", { path: "a.py", content: "x: int = 'a'\n" }),
+        call("write_to_file", { path: "b.py", content: "y: int = 'b'\n" }),
+        done,
+      ],
+      { lsp: { startWaitMs: 2000, servers: { pyright: { command: [process.execPath, "-e", "setInterval(() => {}, 1000)"] } } } },
+    );
+    expect(readFileSync(path.join(ws, "b.py"), "utf8")).toBe("y: int = 'b'\n");
+    expect(lastResults(1)).not.toContain("new_problems");
+    expect(lastResults(2)).not.toContain("new_problems");
+    const said = notices(result.events).filter((n) => n.includes("language server"));
+    expect(said).toEqual(["pyright language server did not answer within 2 s and was stopped; edits are not checked by it in this task."]);
+    expect(processesIn(ws)).toEqual([]);
+  });
+
+  it('"lsp": false turns them off: a bad edit is written and nothing is checked', async () => {
+    const ws = fx.workspace.dir;
+    writeFileSync(path.join(ws, "a.ts"), "export const a = 1;\n");
+    const result = await run([call("write_to_file", { path: "a.ts", content: 'export const a: number = "x";\n' }), done], { lsp: false });
+    expect(lastResults(1)).not.toContain("new_problems");
+    expect(result.events.filter((e) => e.type === "diagnostics")).toEqual([]);
+    expect(processesIn(ws)).toEqual([]);
+  });
+});
