@@ -34,7 +34,10 @@ describe("headless progress", () => {
     const osc52 = "\u001b]52;c;ZWNobyBvd25lZA==\u0007";
     const clear = "\u001b[2J\u001b[H";
     const out = render([
-      { type: "text_delta", message_id: "m_1", text: `Done${osc52}${clear} and clean.\r\n` },
+      // Streamed in pieces that split the sequences: each is still dropped whole, payload and all.
+      { type: "text_delta", message_id: "m_1", text: `Done${osc52.slice(0, 9)}` },
+      { type: "text_delta", message_id: "m_1", text: `${osc52.slice(9)}${clear.slice(0, 3)}` },
+      { type: "text_delta", message_id: "m_1", text: `${clear.slice(3)} and clean.\r\n` },
       { type: "tool_call", tool_use_id: "c1", name: "execute_command", kind: "command", input: {}, summary: `$ echo ${clear}hi`, status: "pending", locations: [] },
       { type: "tool_output", tool_use_id: "c1", text: `out${osc52}put\n` },
       { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", content: `Exit code: 1${clear}`, is_error: true, status: "failed" },

@@ -1,6 +1,6 @@
 import type { AgentEvent } from "@cairn/core";
 import { CommandOutputFeed, type OutputFeedOptions } from "./command-output-feed.js";
-import { terminalText } from "./terminal-text.js";
+import { TerminalStream, terminalText } from "./terminal-text.js";
 
 function firstLine(text: string, max = 160): string {
   const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
@@ -29,11 +29,16 @@ export class ProgressRenderer {
   private shownError: string | undefined;
   private readonly output: CommandOutputFeed;
   private readonly write: (text: string) => void;
+  /** The streamed reply, whose escape sequences may be split across its deltas. */
+  private readonly reply = new TerminalStream();
 
-  constructor(write: (text: string) => void, outputOptions: OutputFeedOptions = {}) {
+  constructor(
+    private readonly rawWrite: (text: string) => void,
+    outputOptions: OutputFeedOptions = {},
+  ) {
     // Everything shown comes from the model or its tools at some remove (replies, summaries,
     // errors, command output): no escape sequence of theirs reaches the person's terminal.
-    this.write = (text) => write(terminalText(text));
+    this.write = (text) => rawWrite(terminalText(text));
     this.output = new CommandOutputFeed((lines) => {
       for (const line of lines) this.line(line);
     }, outputOptions);
@@ -45,6 +50,8 @@ export class ProgressRenderer {
   }
 
   private line(text: string): void {
+    // Whatever comes next, a sequence the reply left open will not be finished.
+    this.reply.end();
     if (!this.atLineStart) this.write("\n");
     this.write(`${text}\n`);
     this.atLineStart = true;
@@ -64,12 +71,14 @@ export class ProgressRenderer {
         }
         else this.line(`${event.level === "warning" ? "!" : "·"} ${event.message}`);
         return;
-      case "text_delta":
-        if (event.text === "") return;
-        this.write(event.text);
-        this.atLineStart = event.text.endsWith("\n");
+      case "text_delta": {
+        const text = this.reply.push(event.text);
+        if (text === "") return;
+        this.rawWrite(text);
+        this.atLineStart = text.endsWith("\n");
         this.shownReplies.add(event.message_id);
         return;
+      }
       case "stream_discarded":
         // With nothing written, there is nothing "above" to disown; the retry notice follows anyway.
         if (this.shownReplies.delete(event.message_id)) this.line(`[the response above was discarded: ${firstLine(event.reason, 100)}]`);

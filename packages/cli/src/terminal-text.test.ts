@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { terminalText } from "./terminal-text.js";
+import { TerminalStream, terminalSafe, terminalText } from "./terminal-text.js";
 
 /** Every code point that may act on a terminal: C0 but \n and \t, DEL, C1, bidi overrides and isolates. */
 const acting = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
@@ -34,5 +34,45 @@ describe("terminalText", () => {
       expect(printed).not.toMatch(acting);
       expect(printed).toContain("end");
     }
+  });
+});
+
+describe("terminalSafe", () => {
+  it("cleans every string of a nested value, keeps the rest, and leaves the original alone", () => {
+    const resolve = () => undefined;
+    const original = { kind: "approval", resolve, n: 3, ok: true, none: null, request: { summary: "$ echo \u001b[2Jhi", lines: ["a\u001b]52;c;eA==\u0007", "b"], when: new Date(0) } };
+    const safe = terminalSafe(original);
+    expect(safe).toEqual({ kind: "approval", resolve, n: 3, ok: true, none: null, request: { summary: "$ echo hi", lines: ["a", "b"], when: new Date(0) } });
+    expect(safe.resolve).toBe(resolve);
+    expect(Array.isArray(safe.request.lines)).toBe(true);
+    expect(original.request.summary).toBe("$ echo \u001b[2Jhi");
+  });
+
+  it("walks a value nested far deeper than any stack would allow", () => {
+    let deep: unknown = "\u001b[2Jbottom";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    let found = terminalSafe(deep);
+    for (let i = 0; i < 100_000; i++) found = (found as unknown[])[0];
+    expect(found).toBe("bottom");
+  });
+});
+
+describe("TerminalStream", () => {
+  it("drops a sequence split across pieces whole, payload included, at every split point", () => {
+    const text = "Looking \u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u0007at it\u001b[2J\u001b[H now.\u001b]0;t\u001b\\\n";
+    for (let cut = 0; cut <= text.length; cut++) {
+      for (let cut2 = cut; cut2 <= text.length; cut2 += 7) {
+        const stream = new TerminalStream();
+        const printed = [text.slice(0, cut), text.slice(cut, cut2), text.slice(cut2)].map((piece) => stream.push(piece)).join("");
+        expect(printed).toBe("Looking at it now.\n");
+      }
+    }
+  });
+
+  it("does not wait forever for a sequence that never ends", () => {
+    const stream = new TerminalStream();
+    expect(stream.push("a\u001b]0;")).toBe("a");
+    expect(stream.push("x".repeat(5000))).toBe("");
+    expect(stream.push(" more")).toBe(" more");
   });
 });

@@ -28,3 +28,71 @@ export function terminalText(text: string): string {
   if (!anyControl.test(text)) return text;
   return text.replace(/\r\n/g, "\n").replace(sequences, "").replace(controls, "");
 }
+
+/** A sequence begun at the very end of a text and not finished yet (its next bytes are in the next piece). */
+const openAtEnd = /(?:(?:\u001b\[|\u009b)[0-?]*[ -/]*|(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c\n]*\u001b?|\u001b)$/;
+/** Longer than this, an unfinished sequence is not waited for: it is cleaned as it is. */
+const maxHeld = 4096;
+
+/**
+ * Text that arrives in pieces (a streamed reply), cleaned piece by piece as terminalText cleans a
+ * whole text: a sequence split across pieces is held back until it is complete and then dropped
+ * whole, so not even its payload (a clipboard's base64) shows.
+ */
+export class TerminalStream {
+  private held = "";
+
+  push(piece: string): string {
+    const text = this.held + piece;
+    const open = openAtEnd.exec(text);
+    if (!open || open[0].length > maxHeld) {
+      this.held = "";
+      return terminalText(text);
+    }
+    this.held = open[0];
+    return terminalText(text.slice(0, open.index));
+  }
+
+  /** The stream ended: a sequence still open is dropped. */
+  end(): void {
+    this.held = "";
+  }
+}
+
+/**
+ * A copy of `value` with terminalText applied to every string in it, at any depth (an event, a
+ * prompt, an item of the TUI's view): what a renderer that prints raw strings (Ink) is handed.
+ * Functions and class instances are kept as they are; the walk uses no recursion.
+ */
+export function terminalSafe<T>(value: T): T {
+  if (typeof value === "string") return terminalText(value) as T;
+  if (!isPlain(value)) return value;
+  const copies = new Map<object, Record<string, unknown>>();
+  const copyOf = (from: object): Record<string, unknown> => {
+    let copy = copies.get(from);
+    if (!copy) {
+      copy = (Array.isArray(from) ? [] : {}) as Record<string, unknown>;
+      copies.set(from, copy);
+      stack.push(from);
+    }
+    return copy;
+  };
+  const stack: object[] = [];
+  const root = copyOf(value);
+  while (stack.length > 0) {
+    const from = stack.pop()! as Record<string, unknown>;
+    const to = copies.get(from)!;
+    for (const key of Object.keys(from)) {
+      const child = from[key];
+      to[key] = typeof child === "string" ? terminalText(child) : isPlain(child) ? copyOf(child) : child;
+    }
+  }
+  return root as T;
+}
+
+function isPlain(value: unknown): value is object {
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return true;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}

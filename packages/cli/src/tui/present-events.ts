@@ -2,6 +2,7 @@ import { applyToolCallEvent, type AgentEvent, type ToolCallRecord } from "@cairn
 import { editDiff } from "./edit-diff.js";
 import { messageProse, type CalledTool } from "./message-pieces.js";
 import type { SessionView } from "./session-view.js";
+import { TerminalStream, terminalSafe } from "../terminal-text.js";
 import { overflowLines } from "./text-rows.js";
 import type { ToolCard } from "./view-types.js";
 
@@ -45,6 +46,8 @@ export class EventPresenter {
   /** Core's records of the calls not yet ended. */
   private records: ReadonlyMap<string, ToolCallRecord> = new Map();
   private readonly replay: boolean;
+  private readonly textStream = new TerminalStream();
+  private readonly reasoningStream = new TerminalStream();
 
   /** `replay: true` for a stored task's events: its approvals are over, so their diffs are not printed as proposals. */
   constructor(
@@ -75,7 +78,12 @@ export class EventPresenter {
     return this.view.live.tools.find((c) => c.id === id);
   }
 
-  apply(event: AgentEvent): void {
+  apply(raw: AgentEvent): void {
+    // Ink prints strings raw: the model's and tools' text (replies, summaries, output, diffs) is
+    // cleaned of escape sequences before any of it reaches the view; a streamed delta through its
+    // stream, so that a sequence split across deltas goes whole.
+    const event =
+      raw.type === "text_delta" ? { ...raw, text: this.textStream.push(raw.text) } : raw.type === "reasoning_delta" ? { ...raw, text: this.reasoningStream.push(raw.text) } : terminalSafe(raw);
     const { view } = this;
     const live = view.live;
     switch (event.type) {

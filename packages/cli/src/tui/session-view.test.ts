@@ -246,3 +246,34 @@ describe("prompts", () => {
     await expect(guarded).resolves.toEqual({ approved: true });
   });
 });
+
+describe("the model's and tools' escape sequences", () => {
+  const osc52 = "\u001b]52;c;ZWNobyBvd25lZA==\u0007";
+  const clear = "\u001b[2J\u001b[H";
+  // Ink's own colour codes aside (the theme is off here), no byte that acts on a terminal.
+  const acting = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+
+  it("never reach what the view holds or draws: replies split mid-sequence, cards, output, errors, prompts", async () => {
+    const { view, presenter, snapshot } = setup();
+    presenter.apply({ type: "turn_start", turn: 1, reason: "start" });
+    presenter.apply(delta(`Done${osc52.slice(0, 7)}`));
+    presenter.apply(delta(`${osc52.slice(7)}${clear.slice(0, 2)}`));
+    presenter.apply(delta(`${clear.slice(2)} and clean.\n`));
+    presenter.apply({ type: "tool_call", tool_use_id: "c1", name: "execute_command", kind: "command", input: { command: `echo ${clear}` }, summary: `$ echo ${clear}hi`, status: "pending", locations: [] });
+    presenter.apply({ type: "tool_output", tool_use_id: "c1", text: `out${osc52}put\n` });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "c1", name: "execute_command", status: "failed", content: `Exit code: 1${clear}`, is_error: true });
+    presenter.apply({ type: "error", kind: "model", message: `bad \u009b2J\u202eterm` });
+    const host = new InteractiveHost(view);
+    const asked = host.ask(`Which${osc52}?`, [`a${clear}`, "b"], new AbortController().signal);
+    const state = snapshot();
+    const drawn = state.history.map(drawItem).join("\n");
+    expect(JSON.stringify(state)).not.toMatch(/\\u001b|\\u0007|\\u009b|\\u202e/);
+    expect(drawn).not.toMatch(acting);
+    expect(drawn).toContain("Done and clean.");
+    expect(drawn).toContain("echo hi");
+    expect(drawn).toContain("bad term");
+    expect(state.prompt).toMatchObject({ kind: "question", question: "Which?", options: ["a", "b"] });
+    if (view.prompt?.kind === "question") view.prompt.resolve("b");
+    await expect(asked).resolves.toBe("b");
+  });
+});

@@ -1,5 +1,6 @@
 import type { ImagePart } from "@cairn/core";
 import type { HistoryInput, HistoryItem, LiveState, Prompt, StatusState, ViewSnapshot } from "./view-types.js";
+import { terminalSafe } from "../terminal-text.js";
 
 const released: HistoryItem = { key: -1, kind: "released" };
 
@@ -155,7 +156,8 @@ export class SessionView {
   }
 
   add(item: HistoryInput): void {
-    this.items.push({ ...item, key: this.nextKey++ } as HistoryItem);
+    // Ink prints strings raw: no escape sequence of a model's or tool's text reaches the terminal.
+    this.items.push({ ...terminalSafe(item), key: this.nextKey++ } as HistoryItem);
     this.itemsChanged = true;
     this.changed();
   }
@@ -205,7 +207,7 @@ export class SessionView {
         resolve(answer);
       };
       const abort = () => settle(onAbort);
-      prompt = make(settle);
+      prompt = terminalSafe(make(settle));
       this.cancels.set(prompt, abort);
       signal?.addEventListener("abort", abort, { once: true });
       this.prompts.push(prompt);
