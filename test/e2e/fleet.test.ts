@@ -32,6 +32,23 @@ describe("cairn fleet", () => {
     expect(run.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1 .*ECONNREFUSED.*CAIRN_REDIS_URL/);
   });
 
+  it("fleet add refuses, in one line and before Redis, a repository or ref a worker would refuse; a good one goes on to Redis", async () => {
+    const bad = [
+      ["--repo", f.repos[0]!, "--ref=--upload-pack=touch", "--", "t"],
+      ["--repo", "-u@host:repo", "--", "t"],
+      ["--repo", "https://-oProxyCommand=x/repo", "--", "t"],
+    ];
+    for (const args of bad) {
+      // A Redis that is not there: the refusal must come before any connection is tried.
+      const run = await runCairn(["fleet", "add", ...args], { env: f.env({ CAIRN_REDIS_URL: "redis://127.0.0.1:1" }) });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr.trim().split("\n")).toHaveLength(1);
+      expect(run.stderr).not.toContain("cannot reach Redis");
+    }
+    const good = await runCairn(["fleet", "add", "--repo", f.repos[0]!, "--ref", "main", "--", "t"], { env: f.env({ CAIRN_REDIS_URL: "redis://127.0.0.1:1" }) });
+    expect(good.stderr).toContain("cannot reach Redis");
+  });
+
   it("cairn fleet secret: prints this machine's secret (made once, mode 600), --new replaces it, and a readable or short one is refused in one line", async () => {
     const home = path.join(f.root.dir, "secret-home");
     const env = f.env({ CAIRN_HOME: home, CAIRN_FLEET_SECRET: "" });

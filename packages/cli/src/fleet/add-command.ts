@@ -9,6 +9,7 @@ import { UsageError } from "../usage-error.js";
 import { fleetKeys, queueName, retentionSeconds } from "./fleet-keys.js";
 import type { FleetJob } from "./fleet-job.js";
 import { fleetSecret } from "./fleet-secret.js";
+import { refProblem, repoProblem } from "./git-target.js";
 import { newJobId } from "./job-id.js";
 import { signJob } from "./job-signature.js";
 import { takeFlags } from "./take-flags.js";
@@ -47,11 +48,22 @@ function positive(flag: string, value: string | undefined): number | undefined {
 }
 
 /** A local repository as an absolute real path; anything else is left to git as a URL. */
+/** A job's --ref, checked as a worker checks it (git-target.ts). */
+function checkedRef(ref: string | undefined, where: string): { ref?: string } {
+  if (ref === undefined) return {};
+  const problem = refProblem(ref);
+  if (problem) throw new UsageError(`${where}: ${problem}`);
+  return { ref };
+}
+
 function resolveRepo(repo: string, base: string): string {
   const local = path.resolve(base, repo);
   if (!existsSync(local)) {
-    if (/^[\w+.-]+:\/\/|^[\w.-]+@[\w.-]+:/.test(repo)) return repo;
-    throw new UsageError(`--repo ${repo}: no such folder, and not a git URL.`);
+    if (!/^[\w+.-]+:\/\/|^[\w.-]+@[\w.-]+:/.test(repo)) throw new UsageError(`--repo ${repo}: no such folder, and not a git URL.`);
+    // Refused here as a worker would refuse it, not on a worker hours later.
+    const problem = repoProblem(repo);
+    if (problem) throw new UsageError(`--repo: ${problem}`);
+    return repo;
   }
   try {
     execFileSync("git", ["-C", local, "rev-parse", "--git-dir"], { stdio: "ignore" });
@@ -101,7 +113,7 @@ export async function addCommand(argv: string[], io: Io): Promise<number> {
         throw new UsageError(`${where}: ${(error as Error).message}`);
       }
       const jobTimeout = lineTimeout === undefined ? timeout : positive(`${where}: timeout`, String(lineTimeout));
-      jobs.push({ ...base, repo: resolveRepo(parsed.repo, path.dirname(path.resolve(values.tasks))), ...(parsed.ref ? { ref: parsed.ref } : {}), task: parsed.task, run_flags: run.flags, ...(jobTimeout ? { timeout_s: jobTimeout } : {}) });
+      jobs.push({ ...base, repo: resolveRepo(parsed.repo, path.dirname(path.resolve(values.tasks))), ...checkedRef(parsed.ref, where), task: parsed.task, run_flags: run.flags, ...(jobTimeout ? { timeout_s: jobTimeout } : {}) });
     }
     if (jobs.length === 0) throw new UsageError(`${values.tasks} holds no task; write one {"repo", "task"} a line.`);
   } else {
@@ -110,7 +122,7 @@ export async function addCommand(argv: string[], io: Io): Promise<number> {
     const task = dashes === -1 ? "" : rest.slice(dashes + 1).join(" ").trim();
     const run = validateRunFlags(dashes === -1 ? rest : rest.slice(0, dashes));
     if (task === "") throw new UsageError('No task given: cairn fleet add --repo <repo> [options] -- "describe the task".');
-    jobs.push({ ...base, repo: resolveRepo(values.repo, process.cwd()), ...(values.ref ? { ref: values.ref } : {}), task, run_flags: run.flags, ...(timeout ? { timeout_s: timeout } : {}) });
+    jobs.push({ ...base, repo: resolveRepo(values.repo, process.cwd()), ...checkedRef(values.ref, "--ref"), task, run_flags: run.flags, ...(timeout ? { timeout_s: timeout } : {}) });
   }
 
   const secret = fleetSecret(io.env, cairnHome(io.env));

@@ -11,6 +11,7 @@ import type { FleetSecret } from "./fleet-secret.js";
 import type { WorkerPolicy } from "./job-policy.js";
 import { fleetKeys, retentionSeconds } from "./fleet-keys.js";
 import { branchFor } from "./job-id.js";
+import { printableLine } from "./printable.js";
 import { pauseProvider, takeProviderPlace, waitForProvider } from "./provider-gate.js";
 
 export type WorkerContext = {
@@ -87,7 +88,7 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
   }
 
   note({ subtype: "started", repo: data.repo, ref: data.ref ?? null, task: data.task });
-  ctx.log(`${jobId}: started (attempt ${attempt}) ${data.repo} "${short(data.task)}"`);
+  ctx.log(`${jobId}: started (attempt ${attempt}) ${printableLine(data.repo)} "${printableLine(short(data.task))}"`);
   if (data.timeout_s !== undefined) {
     const timer = setTimeout(() => stop.abort("timed_out" satisfies StopReason), data.timeout_s * 1000);
     stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
@@ -145,7 +146,7 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
         throw new UnrecoverableError(`cairn run refused the job: ${reason}`);
       }
       await end(finalAttempt ? "failed" : "retrying", { reason: String(reason) });
-      ctx.log(`${jobId}: ${finalAttempt ? "failed" : "will retry"}: ${short(String(reason), 120)}`);
+      ctx.log(`${jobId}: ${finalAttempt ? "failed" : "will retry"}: ${printableLine(short(String(reason), 120))}`);
       throw new Error(String(reason));
     }
 
@@ -207,7 +208,7 @@ async function refuse(job: Job, ctx: WorkerContext, jobId: string | undefined, w
     events.append({ type: "fleet", worker: ctx.name, attempt: job.attemptsStarted, at: new Date().toISOString(), subtype: "end", state: "failed", reason });
     await events.flush().catch(() => {});
   }
-  ctx.log(`${jobId ?? JSON.stringify(job.id)}: ${reason}`);
+  ctx.log(`${jobId ?? printableLine(JSON.stringify(job.id))}: ${reason}`);
   throw new UnrecoverableError(reason);
 }
 
