@@ -4,10 +4,12 @@
  * progress, its final answer, and `cairn show` / `cairn history`. What a person should read of
  * the same text still arrives.
  */
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { cleanEnv, runCairn, xmlCall } from "../support/cairn-cli.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { cairnBin, cleanEnv, runCairn, xmlCall } from "../support/cairn-cli.js";
+import { endTmuxServer } from "../support/tmux-end.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
@@ -87,4 +89,94 @@ describe("escape sequences in the model's and tools' text", () => {
     expect(json.stdout).not.toContain("\u001b");
     expect(json.stdout).toContain("All done\\u001b]52;c;");
   }, 180_000);
+});
+
+/**
+ * A real terminal whose clipboard is watched: tmux with set-clipboard on turns every OSC 52 a
+ * program prints into a paste buffer, so a clipboard write is an effect one can list.
+ */
+class WatchedTerminal {
+  private readonly socket = `cairn-attack-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private started = false;
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  tmux(...args: string[]): string {
+    return execFileSync("/usr/bin/tmux", ["-L", this.socket, ...args], { env: this.env, encoding: "utf8" });
+  }
+
+  /** Runs `command` (a shell line) in the one pane, replacing what ran there. */
+  run(command: string): void {
+    const script = path.join(fx.home.dir, `pane-${Date.now()}.sh`);
+    writeFileSync(script, `cd '${fx.workspace.dir}'\n${command}\necho "[pane done $?]"\nsleep 600\n`);
+    if (!this.started) {
+      // The option is on before anything runs in the pane.
+      this.tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "sleep 600");
+      this.tmux("set-option", "-s", "set-clipboard", "on");
+      this.started = true;
+    }
+    this.tmux("respawn-pane", "-k", "-t", "main", `sh '${script}'`);
+  }
+
+  /** What programs wrote to the clipboard, one entry per write. */
+  clipboard(): string[] {
+    return this.tmux("list-buffers", "-F", "#{buffer_sample}").split("\n").filter(Boolean);
+  }
+
+  async waitFor(text: string, timeoutMs = 60_000): Promise<string> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.tmux("capture-pane", "-p", "-t", "main", "-S", "-200");
+      if (screen.includes(text)) return screen;
+      if (Date.now() > end) throw new Error(`Timed out waiting for ${text} on the screen:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  close(): Promise<void> {
+    return endTmuxServer((...args) => this.tmux(...args));
+  }
+}
+
+describe("a clipboard write in the model's reply, in a real terminal", () => {
+  let terminal: WatchedTerminal | undefined;
+  afterEach(async () => {
+    await terminal?.close();
+    terminal = undefined;
+  });
+
+  const quoted = (args: string[]) => args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+
+  it("does not reach the clipboard from the interactive cairn or from cairn run, while a program's own does", { timeout: 180_000 }, async () => {
+    if (!existsSync("/usr/bin/tmux")) throw new Error("tmux is needed for this test and is not at /usr/bin/tmux: install it (apt-get install tmux).");
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+    const reply = (result: string): ScriptedTurn => ({
+      content: [
+        { type: "text", text: `Looking at it${osc52} now.${clear}\n` },
+        { type: "tool_use", name: "attempt_completion", input: { result: `${result}${osc52}` } },
+      ],
+      chunkSize: 7,
+    });
+    fx.server = await startScriptedModelServer({ turns: [reply("Interactive done"), reply("Headless done")] });
+    terminal = new WatchedTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }));
+
+    // Positive control: a program that prints an OSC 52 in this terminal does write its clipboard.
+    terminal.run("printf 'control \\033]52;c;Y29udHJvbA==\\007\\n'");
+    await terminal.waitFor("[pane done 0]");
+    expect(terminal.clipboard()).toEqual(["control"]);
+    terminal.tmux("delete-buffer");
+    expect(terminal.clipboard()).toEqual([]);
+
+    const model = ["--provider", "anthropic", "--base-url", fx.server.url];
+    terminal.run(`'${process.execPath}' '${cairnBin}' ${quoted([...model, "Look at it"])}`);
+    const tui = await terminal.waitFor("Interactive done");
+    expect(tui).toContain("Looking at it now.");
+    expect(terminal.clipboard()).toEqual([]);
+
+    terminal.run(`'${process.execPath}' '${cairnBin}' run ${quoted([...model, "Look at it"])}`);
+    const run = await terminal.waitFor("[pane done 0]");
+    expect(run).toContain("Looking at it now.");
+    expect(run).toContain("Headless done");
+    expect(terminal.clipboard()).toEqual([]);
+  });
 });
