@@ -24,8 +24,10 @@ import { findProgram } from "./probe.js";
  */
 
 /** The programs it takes, found on PATH, or what is missing (`missing`) and how to get it (`fix`). */
-export type NetworkPrograms = { ok: true; slirp4netns: string; nsenter: string; unshare: string } | { ok: false; missing: string; fix: string };
+export type NetworkPrograms = ({ ok: true } & Programs) | { ok: false; missing: string; fix: string };
+type Programs = { slirp4netns: string; nsenter: string; unshare: string };
 
+/** slirp4netns, nsenter and unshare on PATH, and a TUN device slirp4netns can open. */
 export function findNetworkPrograms(pathVariable: string | undefined): NetworkPrograms {
   const found: Record<string, string> = {};
   for (const name of ["slirp4netns", "nsenter", "unshare"]) {
@@ -48,23 +50,38 @@ export type Entry = { ok: true; prefix: string[]; resolvConf?: string } | { ok: 
 
 /**
  * Starts the holder and slirp4netns. Arguments: the state folder, unshare, slirp4netns, "user"
- * when not root (the namespace then lives in a user namespace of its own, mapping the person's
- * uid to itself). The state folder gets `pid` (the holder), `ready`, or `failed` with one line.
- * fd 3 is Cairn's pipe: its end is everyone's signal to stop; the holder then removes the folder.
+ * when not root: the namespace then lives in a user namespace of its own, where this script maps
+ * the person's uid and gid to themselves (what `unshare --map-current-user` does, which only
+ * util-linux 2.38 and later have). The state folder gets `pid` (the holder), `ready`, or `failed`
+ * with one line. fd 3 is Cairn's pipe: its end is everyone's signal to stop; the holder then
+ * removes the folder. (bubblewrap cannot be the holder: it puts its process in a second user
+ * namespace, from which the network namespace cannot be entered.)
  */
 const SETUP = `d=$1; unshare=$2; slirp=$3; as=$4; exec 3<&0
 fail() { printf '%s\\n' "$1" > "$d/failed.tmp"; mv "$d/failed.tmp" "$d/failed"; exit 1; }
-set -- --net
-[ "$as" = user ] && set -- --user --map-current-user --net
-"$unshare" "$@" /bin/sh -c 'echo $$ > "$0/pid.tmp" && mv "$0/pid.tmp" "$0/pid" || exit 1; cat >/dev/null; rm -rf "$0"' "$d" <&3 2>"$d/unshare.err" &
+if [ "$as" = user ]; then set -- --user --net; else set -- --net; fi
+# The holder waits for its uid to be mapped: until then it cannot even look into the folder.
+"$unshare" "$@" /bin/sh -c 'until [ -e "$0/mapped" ]; do sleep 0.01; done; echo $$ > "$0/pid.tmp" && mv "$0/pid.tmp" "$0/pid" || exit 1; cat >/dev/null; rm -rf "$0"' "$d" <&3 2>"$d/holder.err" &
 holder=$!
+if [ "$as" = user ]; then
+  i=0
+  while [ "$(readlink "/proc/$holder/ns/user")" = "$(readlink /proc/self/ns/user)" ]; do
+    kill -0 "$holder" 2>/dev/null || fail "unshare failed: $(head -n 1 "$d/holder.err")"
+    i=$((i + 1)); [ "$i" -gt 1500 ] && fail "the network namespace did not start within 15 s"
+    sleep 0.01
+  done
+  uid=$(id -u); gid=$(id -g)
+  { echo "$uid $uid 1" > "/proc/$holder/uid_map" && echo deny > "/proc/$holder/setgroups" && echo "$gid $gid 1" > "/proc/$holder/gid_map"; } 2>"$d/map.err" ||
+    fail "the network namespace's user namespace could not be mapped: $(head -n 1 "$d/map.err")"
+fi
+: > "$d/mapped"
 i=0
 while [ ! -e "$d/pid" ]; do
-  kill -0 "$holder" 2>/dev/null || fail "unshare failed: $(head -n 1 "$d/unshare.err")"
+  kill -0 "$holder" 2>/dev/null || fail "unshare failed: $(head -n 1 "$d/holder.err")"
   i=$((i + 1)); [ "$i" -gt 1500 ] && fail "the network namespace did not start within 15 s"
   sleep 0.01
 done
-"$slirp" --configure --mtu=65520 --disable-host-loopback --exit-fd=3 --ready-fd=4 "$holder" tap0 4>"$d/ready.tmp" >/dev/null 2>"$d/slirp.err" &
+"$slirp" --configure --mtu=65520 --disable-host-loopback --exit-fd=3 --ready-fd=4 "$(cat "$d/pid")" tap0 4>"$d/ready.tmp" >/dev/null 2>"$d/slirp.err" &
 slirp=$!
 i=0
 while [ ! -s "$d/ready.tmp" ]; do
@@ -88,7 +105,7 @@ export class IsolatedNetwork {
   /** Cairn's end of the lifeline, held for as long as Cairn runs. */
   private lifeline: unknown;
 
-  constructor(private readonly programs: { slirp4netns: string; nsenter: string; unshare: string }) {}
+  constructor(private readonly programs: Programs) {}
 
   /**
    * How commands enter the namespace. The first call makes it (about 40 ms, waited for here), so a
@@ -167,7 +184,7 @@ function resolvConf(dir: string): { resolvConf?: string } {
 const shared = new Map<string, IsolatedNetwork>();
 
 /** The process's isolated network, started on first use. */
-export function isolatedNetwork(programs: { slirp4netns: string; nsenter: string; unshare: string }): IsolatedNetwork {
+export function isolatedNetwork(programs: Programs): IsolatedNetwork {
   const key = JSON.stringify(programs);
   let network = shared.get(key);
   if (network === undefined) {

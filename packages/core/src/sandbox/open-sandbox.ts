@@ -46,7 +46,7 @@ export function openSandbox(
       notice: `commands run without the OS sandbox: ${probe.reason}; only approval rules guard them (install bubblewrap, or use --sandbox required to refuse to run without it).`,
     };
   }
-  const network = chooseNetwork(request, where);
+  const network = chooseNetwork(request, where.env);
   if (!network.ok) return network;
   const notices: string[] = [];
   if (network.notice !== undefined && !sharedNetworkNoticeShown) {
@@ -89,10 +89,10 @@ export function openSandbox(
  */
 function chooseNetwork(
   request: SandboxRequest,
-  where: { cairnHome: string; env: Record<string, string | undefined> },
+  env: Record<string, string | undefined>,
 ): { ok: true; isolated?: IsolatedNetwork; notice?: string } | { ok: false; error: string } {
   if (request.network === "off" || request.allowLocalhost === true) return { ok: true };
-  const programs = findNetworkPrograms(where.env.PATH);
+  const programs = findNetworkPrograms(env.PATH);
   if (programs.ok) return { ok: true, isolated: isolatedNetwork(programs) };
   if (request.mode === "required") {
     return {
