@@ -22,11 +22,11 @@ function lastResults(index: number): string {
   return JSON.stringify(body.messages.at(-1));
 }
 
-async function run(turns: ScriptedTurn[], settings?: Record<string, unknown>) {
+async function run(turns: ScriptedTurn[], settings?: Record<string, unknown>, prompt = "Work on the code.") {
   fx.server = await startScriptedModelServer({ turns });
   if (settings) writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify(settings));
   const result = await runCairn(
-    ["run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fx.server.url, "--auto-approve", "read,edit", "--cwd", fx.workspace.dir, "--json", "--", "Work on the code."],
+    ["run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fx.server.url, "--auto-approve", "read,edit", "--cwd", fx.workspace.dir, "--json", "--", prompt],
     { env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-test", CAIRN_HOME: fx.home.dir }), timeoutMs: 150_000 },
   );
   expect(result.code, result.stderr).toBe(0);
@@ -149,6 +149,25 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(lastResults(2)).not.toContain("new_problems");
     const said = notices(result.events).filter((n) => n.includes("language server"));
     expect(said).toEqual(["pyright language server did not answer within 2 s and was stopped; edits are not checked by it in this task."]);
+    expect(processesIn(ws)).toEqual([]);
+  });
+
+  it("@problems without a configured checker asks the language servers about the workspace's recently changed files", async () => {
+    const ws = fx.workspace.dir;
+    mkdirSync(path.join(ws, "src"));
+    writeFileSync(path.join(ws, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }));
+    writeFileSync(path.join(ws, "src/ok.ts"), "export const ok = 1;\n");
+    writeFileSync(path.join(ws, "src/wrong.ts"), "export const label: string = 42;\n");
+    writeFileSync(path.join(ws, "script.py"), "count: int = 'many'\n");
+    await run([done], undefined, "Fix @problems please.");
+    const first = JSON.stringify(fx.server.requests[0]!.body);
+    const block = first.slice(first.indexOf("<workspace_diagnostics"), first.indexOf("</workspace_diagnostics>"));
+    expect(block).toContain('source=\\"language servers\\" files_checked=\\"3\\"');
+    expect(block).toContain("src/wrong.ts");
+    expect(block).toContain("TS2322");
+    expect(block).toContain("script.py");
+    expect(block).toContain("reportAssignmentType");
+    expect(block).not.toContain("src/ok.ts");
     expect(processesIn(ws)).toEqual([]);
   });
 

@@ -121,18 +121,41 @@ export class LanguageServers {
     return { server: server.spec.name, problems: newProblems(base, next) };
   }
 
-  /** The errors the servers now see in the files they have open (for @problems). */
-  async current(signal: AbortSignal): Promise<Array<{ file: string; server: string; problems: Problem[] }>> {
+  /** Whether a server of this task checks files like this one (by extension). */
+  handles(file: string): boolean {
+    if (this.options.settings === false) return false;
+    this.specs ??= serverSpecs(this.options.settings, this.options.workspace, this.options.env ?? process.env);
+    return specFor(this.specs, file) !== undefined;
+  }
+
+  /**
+   * The errors the servers see now (for @problems): in the files they have open (read or edited in
+   * this task) and in `more`, each as it is on disk. `checked`: how many files a server answered for.
+   */
+  async problemsIn(more: readonly string[], signal: AbortSignal, notice: (message: string) => void): Promise<{ checked: number; found: Array<{ file: string; server: string; problems: Problem[] }> }> {
+    const files = new Set([...[...this.servers.values()].flatMap((s) => s.openFiles()), ...more]);
     const found: Array<{ file: string; server: string; problems: Problem[] }> = [];
-    for (const server of this.servers.values()) {
-      for (const file of server.openFiles()) {
-        const text = server.textOf(file);
-        const check = text === undefined ? undefined : this.checks.get(file)?.text === text ? this.checks.get(file) : this.check(server, file, text, signal, () => undefined);
-        const problems = (await check?.problems) ?? toProblems(server.lastPublished(file) ?? [], server.spec.name, false);
+    let checked = 0;
+    await Promise.all(
+      [...files].map(async (file) => {
+        const server = this.serverFor(file, notice);
+        if (server === undefined) return;
+        let text: string;
+        try {
+          const bytes = readFileSync(file);
+          if (bytes.length > MAX_FILE_BYTES) return;
+          text = bytes.toString("utf8");
+        } catch {
+          return;
+        }
+        const known = this.checks.get(file);
+        const problems = await (known?.text === text ? known : this.check(server, file, text, signal, notice)).problems;
+        if (problems === undefined) return;
+        checked += 1;
         if (problems.length > 0) found.push({ file, server: server.spec.name, problems });
-      }
-    }
-    return found;
+      }),
+    );
+    return { checked, found: found.sort((a, b) => a.file.localeCompare(b.file)) };
   }
 
   /** Sends `text` as the file's content and asks for its problems, within the wait's bound. */

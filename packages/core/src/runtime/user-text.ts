@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../events/index.js";
 import type { ImagePart, Message } from "../model/types.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
+import type { LanguageServers } from "../lsp/index.js";
 import type { CommandSandbox } from "../sandbox/index.js";
 import { workspaceAbsolute } from "../policy/workspace.js";
 import { initialEnvironment } from "../prompt/environment.js";
@@ -28,6 +29,8 @@ export type UserTextContext = {
   sandbox: CommandSandbox | undefined;
   /** Paths the person mentions are added here, for rules that apply only to some files. */
   activePaths: Set<string>;
+  /** The task's language servers, which @problems asks when no checker is configured. */
+  languageServers?: LanguageServers | undefined;
   emit: (event: AgentEvent) => void;
 };
 
@@ -72,6 +75,7 @@ async function mentionsExpanded(text: string, ctx: UserTextContext): Promise<{ t
     latestTerminalOutput: () => lastCommandOutput(ctx.messages),
     ...(ctx.problemsCommand ? { problemsCommand: ctx.problemsCommand } : {}),
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
+    ...(ctx.languageServers ? { languageServers: ctx.languageServers } : {}),
   });
   for (const path of expanded.mentioned) ctx.activePaths.add(path);
   for (const note of expanded.notes) ctx.emit({ type: "system", subtype: "notice", level: "warning", message: note });

@@ -1,11 +1,12 @@
 import type { ImagePart } from "../../model/types.js";
 import type { IgnoreRules } from "../../policy/ignore-rules.js";
+import type { LanguageServers } from "../../lsp/index.js";
 import type { CommandSandbox } from "../../sandbox/index.js";
 import { findMentions, type Mention } from "./find-mentions.js";
 import { expandCommit, expandGitChanges } from "./git-mention.js";
 import { defaultMentionLimits, type Expansion, type MentionLimits } from "./limits.js";
 import { expandPath } from "./path-mention.js";
-import { expandProblems, expandTerminal } from "./problems-mention.js";
+import { expandProblems, expandServerProblems, expandTerminal } from "./problems-mention.js";
 import { expandUrl } from "./url-mention.js";
 
 export type MentionContext = {
@@ -19,6 +20,8 @@ export type MentionContext = {
   problemsCommand?: string;
   /** The task's command sandbox: @problems runs its checker there. */
   sandbox?: CommandSandbox;
+  /** The task's language servers: @problems asks them when no checker is configured. */
+  languageServers?: LanguageServers;
   /** Overrides of the size and time caps. */
   limits?: Partial<MentionLimits>;
   /** The model takes images: an image mention becomes a picture in the message (else it is refused). */
@@ -69,6 +72,9 @@ function expandOne(mention: Mention, ctx: MentionContext, limits: MentionLimits)
     case "terminal":
       return Promise.resolve(expandTerminal(mention.raw, ctx.latestTerminalOutput, limits));
     case "problems":
+      if ((ctx.problemsCommand === undefined || ctx.problemsCommand.trim() === "") && ctx.languageServers?.enabled) {
+        return expandServerProblems(mention.raw, ctx.languageServers, ctx.cwd, ctx.ignore, ctx.signal);
+      }
       return expandProblems(mention.raw, ctx.problemsCommand, ctx.cwd, limits, ctx.signal, ctx.sandbox);
   }
 }

@@ -1,3 +1,6 @@
+import path from "node:path";
+import { problemLine, recentFiles, type LanguageServers } from "../../lsp/index.js";
+import type { IgnoreRules } from "../../policy/ignore-rules.js";
 import type { CommandSandbox } from "../../sandbox/index.js";
 import { commandEnv } from "../../terminal/index.js";
 import { formatBytes, headBytes, tailBytes } from "../../tools/text-bytes.js";
@@ -5,6 +8,42 @@ import { attr, type Expansion, type MentionLimits, refused } from "./limits.js";
 import { runCapped } from "./run-capped.js";
 
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+
+/** Files @problems has the language servers check when the task has none open yet: the most recently changed. */
+const RECENT_FILES = 20;
+/** Problems listed per file, and in all. */
+const PER_FILE = 20;
+const IN_ALL = 100;
+
+/**
+ * `@problems` without a configured checker: the errors the task's language servers see in the
+ * files they have open (read or edited in this task) or, when none is open yet, in the
+ * workspace's most recently changed files they check.
+ */
+export async function expandServerProblems(raw: string, servers: LanguageServers, cwd: string, ignore: IgnoreRules, signal: AbortSignal | undefined): Promise<Expansion> {
+  const notes: string[] = [];
+  const recent = recentFiles(cwd, (file) => servers.handles(file), (file) => ignore.ignores(file), RECENT_FILES);
+  const { checked, found } = await servers.problemsIn(recent, signal ?? new AbortController().signal, (message) => notes.push(message));
+  if (checked === 0) {
+    return refused(raw, 'no language server checked any file (none of the workspace\'s files has one, or they did not answer). Set "problemsCommand" in settings.json to run a checker instead, e.g. "npx tsc --noEmit -p .".');
+  }
+  const lines: string[] = [];
+  let listed = 0;
+  let total = 0;
+  for (const { file, problems } of found) {
+    total += problems.length;
+    if (listed >= IN_ALL) continue;
+    lines.push(path.relative(cwd, file));
+    for (const problem of problems.slice(0, Math.min(PER_FILE, IN_ALL - listed))) {
+      lines.push(`  ${problemLine(problem)}`);
+      listed += 1;
+    }
+    if (problems.length > PER_FILE) lines.push(`  … and ${problems.length - PER_FILE} more in this file.`);
+  }
+  if (total > listed) lines.push(`[${total - listed} more problems not listed.]`);
+  const content = lines.length === 0 ? `No errors in the ${checked} file${checked === 1 ? "" : "s"} checked.` : lines.join("\n");
+  return { block: `<workspace_diagnostics source="language servers" files_checked="${checked}">\n${content}\n</workspace_diagnostics>`, notes };
+}
 
 /**
  * `@problems`: the output of the checker the person configured (settings.json `problemsCommand`,
