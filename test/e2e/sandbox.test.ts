@@ -284,6 +284,22 @@ describe("network", () => {
   }, 90_000);
 });
 
+describe("an isolated network that cannot start", () => {
+  it("refuses each command with one line saying why and what the person can do; nothing runs on the host's network instead", async () => {
+    // slirp4netns is there but fails, as where the TUN device is refused.
+    const bin = path.join(outside, "bin");
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, "slirp4netns"), "#!/bin/sh\necho 'open(\"/dev/net/tun\"): Permission denied' >&2\nexit 1\n", { mode: 0o755 });
+    const marker = path.join(outside, "ran");
+    const result = await run([sh(`touch ${marker}`), done], { env: { PATH: `${bin}:${process.env.PATH}` } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(toldAfter(0)).toMatch(
+      /Not run: the sandbox's network could not start \(slirp4netns failed: open\(\\"\/dev\/net\/tun\\"\): Permission denied\)\. Ask the person to fix it, or to set \\"sandbox\\": \{\\"allowLocalhost\\": true\}/,
+    );
+  }, 60_000);
+});
+
 describe("name resolution in the isolated network", () => {
   /** An answer to an A query: the question echoed, one address; any other type gets no answer. */
   function answer(query: Buffer, address: number[]): Buffer {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, openSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findProgram } from "./probe.js";
@@ -141,7 +141,11 @@ export class IsolatedNetwork {
 
   private open(dir: string): Entry {
     const failed = readText(path.join(dir, "failed"));
-    if (failed !== undefined) return { ok: false, reason: failed.trim() || "slirp4netns failed" };
+    if (failed !== undefined) {
+      // Said once here; nothing else reads the folder after a failure.
+      rmSync(dir, { recursive: true, force: true });
+      return { ok: false, reason: failed.trim() || "slirp4netns failed" };
+    }
     if (!existsSync(path.join(dir, "ready"))) return { ok: false, reason: "slirp4netns did not start within 30 s" };
     const pid = Number(readText(path.join(dir, "pid"))?.trim());
     if (!Number.isInteger(pid) || pid <= 0) return { ok: false, reason: "the network namespace's holder did not say where it is" };
