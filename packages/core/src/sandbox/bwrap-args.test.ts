@@ -36,6 +36,17 @@ describe("bwrapArgs", () => {
     expect(args).not.toContain("--cap-drop");
   });
 
+  it("covers the key lists over the fresh /proc, loads the seccomp filter from its descriptor, and binds a replacement resolv.conf when given one", () => {
+    const args = bwrapArgs(plan({ seccompFd: 9, resolvConf: "/tmp/cairn-net-x/resolv.conf" }));
+    const proc = at(args, "--proc", "/proc");
+    expect(at(args, "--ro-bind", "/dev/null", "/proc/keys")).toBeGreaterThan(proc);
+    expect(at(args, "--seccomp", "9")).toBeGreaterThan(0);
+    expect(at(args, "--ro-bind", "/tmp/cairn-net-x/resolv.conf", "/etc/resolv.conf")).toBeGreaterThan(at(args, "--ro-bind", "/", "/"));
+    const plain = bwrapArgs(plan());
+    expect(plain).not.toContain("--seccomp");
+    expect(plain).not.toContain("/etc/resolv.conf");
+  });
+
   it("binds the kernel's knobs (/proc/sys) read-only over the fresh /proc, and covers sysrq-trigger where it exists (bubblewrap covers irq and bus)", () => {
     const args = bwrapArgs(plan({ dropCapabilities: true }));
     expect(at(args, "--ro-bind", "/proc/sys", "/proc/sys")).toBeGreaterThan(at(args, "--proc", "/proc"));
