@@ -32,6 +32,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   turns: () => import("./turns.js"),
   fleet: () => import("./fleet.js"),
   "parallel-reads": () => import("./parallel-reads.js"),
+  lsp: () => import("./lsp.js"),
   web: () => import("./web.js"),
 };
 
