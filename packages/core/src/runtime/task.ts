@@ -7,7 +7,7 @@ import type { ImagePart, Message, Model } from "../model/types.js";
 import type { ApprovalSettings } from "../policy/approval.js";
 import type { ActiveRule } from "../policy/decide-call.js";
 import { IgnoreRules } from "../policy/ignore-rules.js";
-import { ScriptBaseline } from "../policy/command/index.js";
+import { preloadShellParser, ScriptBaseline } from "../policy/command/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from "../policy/loop-detection.js";
 import { imagesRefused } from "../prompt/image-attachment.js";
 import { parseSlashCommand } from "../prompt/slash-commands.js";
@@ -351,6 +351,8 @@ export class Task {
 
     const ended = await this.openRun(text, attached, run);
     if (ended) return ended;
+    // The command classifier's parser loads while the model writes, not after its first command.
+    if (run.offered().some((tool) => tool.kind === "command")) preloadShellParser();
     for (let transition: Transition = "start"; ; ) {
       const next = await this.turn(transition, run);
       if (typeof next !== "string") return next;

@@ -1,4 +1,4 @@
-export { loadShellParser, ShellParser } from "./parse-shell.js";
+export { loadShellParser, preloadShellParser, ShellParser } from "./parse-shell.js";
 export { analyseCommand } from "./analyse.js";
 export type { CommandAnalysis, Segment, Redirect } from "./segments.js";
 export { checkCommand, type CommandDecision } from "./check-command.js";

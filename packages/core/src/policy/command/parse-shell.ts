@@ -1,10 +1,5 @@
-import { createRequire } from "node:module";
 import type { Node, Parser, Tree } from "web-tree-sitter";
-
-// Resolved from this module, so the same code finds the wasm files from src, from dist and from
-// an installed @cairn/core. (tools/code-outline has its own loader; web-tree-sitter caches its
-// runtime module, so both may call Parser.init.)
-const require = createRequire(import.meta.url);
+import { loadBashParser } from "./bash-wasm.js";
 
 /** A loaded bash parser. Parsing is synchronous; every decision function takes one of these. */
 export class ShellParser {
@@ -28,20 +23,23 @@ export class ShellParser {
 
 let loading: Promise<ShellParser> | undefined;
 
-/** Loads tree-sitter-bash once per process; later calls get the same parser. */
+/** Loads tree-sitter-bash once per process (with the first command, not with the agent); later calls get the same parser. */
 export function loadShellParser(): Promise<ShellParser> {
-  loading ??= load().catch((error: unknown) => {
-    loading = undefined; // let a later call try again
-    throw error;
-  });
+  loading ??= loadBashParser().then(
+    (parser) => new ShellParser(parser),
+    (error: unknown) => {
+      loading = undefined; // let a later call try again
+      throw error;
+    },
+  );
   return loading;
 }
 
-async function load(): Promise<ShellParser> {
-  const { Language, Parser } = await import("web-tree-sitter"); // with the first command, not with the agent
-  await Parser.init({ locateFile: () => require.resolve("web-tree-sitter/web-tree-sitter.wasm") });
-  const language = await Language.load(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
-  const parser = new Parser();
-  parser.setLanguage(language);
-  return new ShellParser(parser);
+/**
+ * Starts loading the parser in the background, for a task that may run commands: it loads while
+ * the model writes its first reply instead of between a command's reply and the next request. A
+ * failure is left for the first command's own loadShellParser to report.
+ */
+export function preloadShellParser(): void {
+  loadShellParser().catch(() => undefined);
 }

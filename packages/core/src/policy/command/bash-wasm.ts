@@ -1,0 +1,44 @@
+import { createRequire } from "node:module";
+import v8 from "node:v8";
+import type { Language, Parser } from "web-tree-sitter";
+
+// Resolved from this module, so the same code finds the wasm files from src, from dist and from
+// an installed @cairn/core. (tools/code-outline has its own loader; web-tree-sitter caches its
+// runtime module, so both may call Parser.init.)
+const require = createRequire(import.meta.url);
+
+/**
+ * Whoever started Node chose how wasm is compiled (`node --liftoff-only …`, `--no-wasm-tier-up`):
+ * then the flags are left as they are.
+ */
+const tieringChosen = process.execArgv.some((arg) => /^--(no-)?(liftoff-only|wasm-tier-up|wasm-dynamic-tiering)\b/.test(arg));
+
+/**
+ * Compiles tree-sitter and the bash grammar with V8's baseline wasm compiler (Liftoff) only.
+ *
+ * Node's default tiers hot wasm functions up to the optimising compiler. The bash grammar is 1.4 MB,
+ * most of it a few huge lexer and parse-table functions: on the first command that tier-up cost
+ * ~0.7 s of CPU and held the main thread for up to a second after the parse (seen as the gap before
+ * the next model request), to make parses that take 0.01–0.3 ms (a command under 1 KB) some 30%
+ * faster. Baseline code parses the same trees; a 10 KB script still parses in ~10–15 ms.
+ *
+ * V8 reads the flag when it compiles a module and keeps the choice for that module's life (the
+ * functions it compiles lazily later included), so it is set only while these two modules are
+ * compiled and put back afterwards: other wasm the process compiles later keeps Node's defaults.
+ */
+export async function loadBashParser(): Promise<Parser> {
+  if (!tieringChosen) v8.setFlagsFromString("--liftoff-only");
+  let language: Language;
+  let ParserClass: typeof Parser;
+  try {
+    const treeSitter = await import("web-tree-sitter");
+    ParserClass = treeSitter.Parser;
+    await ParserClass.init({ locateFile: () => require.resolve("web-tree-sitter/web-tree-sitter.wasm") });
+    language = await treeSitter.Language.load(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
+  } finally {
+    if (!tieringChosen) v8.setFlagsFromString("--no-liftoff-only");
+  }
+  const parser = new ParserClass();
+  parser.setLanguage(language);
+  return parser;
+}
