@@ -14,16 +14,11 @@ import { checkReplay, replay, type Recording } from "../support/provider-replay.
 const corpus = path.resolve(repoRoot, "../shared/corpora/provider-recordings");
 const fx = useE2eFixture();
 
-/** The recordings Cairn handles; every file of the corpus is listed here once it passes. */
-const passing = new Set([
-  "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14", "15", "16", "17", "19", "20", "21", "22", "23", "24", "25", "27", "28", "29", "30",
-]);
-
-const files = readdirSync(corpus).filter((name) => name.endsWith(".json") && passing.has(name.slice(0, 2)));
+const files = readdirSync(corpus).filter((name) => name.endsWith(".json"));
 
 describe("real provider streams from the shared corpus, through the real CLI", () => {
   it("finds the corpus", () => {
-    expect(files.length).toBe(passing.size);
+    expect(files.length).toBeGreaterThanOrEqual(31);
   });
 
   for (const file of files) {

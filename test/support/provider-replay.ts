@@ -110,6 +110,14 @@ export function checkReplay(recording: Recording, { run, server }: Replayed): st
   if (e.requests?.min !== undefined && bodies.length < e.requests.min) fail(`${bodies.length} requests, expected at least ${e.requests.min}`);
   if (e.requests?.max !== undefined && bodies.length > e.requests.max) fail(`${bodies.length} requests, expected at most ${e.requests.max}`);
 
+  // Every request well-formed for its wire: no two calls of the conversation share an id (Anthropic rejects a repeated tool_use id).
+  bodies.forEach((body, i) => {
+    const ids = (body?.messages ?? []).flatMap((m: any) =>
+      m.role !== "assistant" ? [] : [...(m.tool_calls ?? []).map((c: any) => c.id), ...(Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.id) : [])],
+    );
+    if (new Set(ids).size !== ids.length) fail(`request ${i + 1} repeats a tool-call id: ${ids.join(", ")}`);
+  });
+
   const ended = endedCalls(run.events);
   const started = run.events.filter((ev) => ev.type === "tool_call");
   if (e.tool_calls) {

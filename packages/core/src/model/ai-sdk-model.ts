@@ -1,9 +1,10 @@
 import { InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { CallIds } from "./call-ids.js";
 import { classifyModelError } from "./classify-error.js";
 import type { Endpoint } from "./endpoint.js";
 import { ModelError } from "./errors.js";
 import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js";
-import { RawStreamFacts } from "./raw-facts.js";
+import { RawStreamFacts, refusalLine } from "./raw-facts.js";
 import { watchStreamEnd, type StreamEnd } from "./stream-end.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
 import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId } from "./types.js";
@@ -74,6 +75,7 @@ export class AiSdkModel implements Model {
     // An error chunk after the provider already said "length" only restates the output limit.
     const facts = new RawStreamFacts();
     let limitError = false;
+    const ids = new CallIds(request.messages);
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
     try {
       const result = await watchStreamEnd(end, () => this.model.doStream({
@@ -109,16 +111,16 @@ export class AiSdkModel implements Model {
           }
           case "tool-input-start":
             started = true;
-            yield { type: "tool-call-start", id: part.id, name: part.toolName };
+            yield { type: "tool-call-start", id: ids.start(part.id), name: part.toolName };
             break;
           case "tool-input-delta":
-            yield { type: "tool-call-delta", id: part.id, argsText: part.delta };
+            yield { type: "tool-call-delta", id: ids.delta(part.id), argsText: part.delta };
             break;
           case "tool-call": {
             started = true;
             sawToolCall = true;
             outputChars += part.toolName.length + part.input.length;
-            const call: ModelEvent = { type: "tool-call", id: part.toolCallId, name: part.toolName, argsText: part.input };
+            const call: ModelEvent = { type: "tool-call", id: ids.complete(part.toolCallId), name: part.toolName, argsText: part.input };
             if (isCompleteJsonObject(part.input)) yield call;
             else held.push(call);
             break;
@@ -145,6 +147,9 @@ export class AiSdkModel implements Model {
             finished = true;
             yield* held;
             const reason = limitError ? "length" : finishedWithoutReason ? (sawToolCall ? "tool-calls" : "stop") : toFinishReason(part.finishReason.unified);
+            // A refusal or a filtered reply is said in one line, to the person and, in the reply, the model.
+            const refused = refusalLine(this.provider, facts, reason === "content-filter");
+            if (refused) yield { type: "text-delta", text: outputChars > 0 ? `\n${refused}` : refused };
             const promptChars = request.system.length + JSON.stringify(request.messages).length + (request.tools ? JSON.stringify(request.tools).length : 0);
             const usage = usageAsMeant(part.usage, facts, { prompt: promptChars, output: outputChars, reasoning: reasoningChars });
             yield { type: "finish", reason, usage };

@@ -13,12 +13,15 @@ export class RawStreamFacts {
   private openaiUsage: Record<string, unknown> | undefined;
   /** A refusal's category and explanation, as the provider gave them. */
   refusal: { category?: string; explanation?: string } | undefined;
+  /** OpenAI's `delta.refusal` text: the model's own words declining, which the SDK does not pass on. */
+  refusalText = "";
 
   observe(value: unknown): void {
     if (typeof value !== "object" || value === null) return;
     const chunk = value as Record<string, any>;
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     if (typeof choice?.finish_reason === "string") this.stopReason = choice.finish_reason;
+    if (typeof choice?.delta?.refusal === "string") this.refusalText += choice.delta.refusal;
     if (typeof chunk.usage === "object" && chunk.usage !== null && typeof chunk.usage.prompt_tokens === "number") this.openaiUsage = chunk.usage;
     if (chunk.type === "message_delta" && typeof chunk.delta?.stop_reason === "string") {
       this.stopReason = chunk.delta.stop_reason;
@@ -58,4 +61,20 @@ export class RawStreamFacts {
       ...(typeof reasoning === "number" ? { reasoningTokens: reasoning } : {}),
     };
   }
+}
+
+/**
+ * The one line that tells the person and the model a reply was refused or filtered, or undefined
+ * when it was not: Anthropic's `stop_reason: refusal` with its category and explanation, OpenAI's
+ * refusal text, a content filter that stopped the reply.
+ */
+export function refusalLine(provider: string, facts: RawStreamFacts, filtered: boolean): string | undefined {
+  const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+  if (facts.refusal) {
+    const category = facts.refusal.category ? ` (${facts.refusal.category})` : "";
+    return `[${provider} refused this reply${category}: ${oneLine(facts.refusal.explanation ?? "no reason given")}]`;
+  }
+  if (facts.refusalText.trim() !== "") return `[The model refused: ${oneLine(facts.refusalText)}]`;
+  if (filtered) return `[${provider}'s content filter stopped this reply.]`;
+  return undefined;
 }
