@@ -12,9 +12,9 @@ const sequences =
 /**
  * What is left of any control after the sequences went: C0 but newline and tab (a carriage
  * return redraws a line over what was said; a backspace hides it), DEL, C1, and the bidi
- * overrides and isolates that make text read other than it is (a file name shown reversed).
+ * overrides, isolates and marks that make text read other than it is (a file name shown reversed).
  */
-const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const anyControl = new RegExp(controls.source);
 
 /**

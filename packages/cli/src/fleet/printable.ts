@@ -1,15 +1,14 @@
-import { stripAnsi } from "@cairn/core";
+import { terminalText } from "../terminal-text.js";
 
 /**
  * Text from the queue on its way to a terminal. Everything a job carries (the model's words, a
  * command's summary, a failure reason, the task, the repository) was written by someone else, and
  * a terminal obeys what it prints: OSC 52 writes the clipboard, CSI clears the screen or moves the
- * cursor, a lone \r or bidirectional overrides draw one thing over another. So escape sequences and
- * control characters go (core's cleaner: CSI, OSC, DCS…, C0 but tab and newline, DEL, C1), and so
- * do carriage returns and bidi controls; newlines and tabs stay where the text has them.
+ * cursor, a lone \r or bidirectional overrides draw one thing over another. The CLI's one cleaner
+ * (terminal-text.ts) takes them all out; newlines and tabs stay where the text has them.
  */
 export function printable(text: string): string {
-  return stripAnsi(text).replace(/[\r\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "");
+  return terminalText(text);
 }
 
 /** The same, for a cell of a table or a field of a one-line summary: newlines and tabs become spaces. */
