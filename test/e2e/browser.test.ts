@@ -1,5 +1,7 @@
+import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
@@ -27,9 +29,17 @@ beforeAll(async () => {
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((resolve) => site.close(() => resolve())));
+/**
+ * The test page is served on this machine's loopback, which the sandbox's network keeps from
+ * commands and the browser alike (browser-sandbox-net.test.ts): these tests let it through as a
+ * person would for a server of their own on localhost.
+ */
+const sharedNetwork = { sandbox: { allowLocalhost: true } };
+
 beforeEach(() => {
   workspace = tempDir("ws");
   home = tempDir("home");
+  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify(sharedNetwork));
 });
 afterEach(async () => {
   await server?.close();
@@ -80,9 +90,7 @@ describe("browser_action and web_fetch through cairn run (Debian's Chromium)", (
   });
 
   it("the viewport comes from settings.json", async () => {
-    const { writeFileSync } = await import("node:fs");
-    const path = await import("node:path");
-    writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ browser: { viewport: { width: 640, height: 480 } } }));
+    writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ ...sharedNetwork, browser: { viewport: { width: 640, height: 480 } } }));
     server = await startScriptedModelServer({
       turns: [call("browser_action", { action: "launch", url: siteUrl }), call("browser_action", { action: "close" }), call("attempt_completion", { result: "ok" })],
     });

@@ -1,5 +1,5 @@
 import type { Browser, Page } from "puppeteer-core";
-import { startChromium, type Chromium } from "./chromium-process.js";
+import { startChromium, type Chromium, type ChromiumLaunch } from "./chromium-process.js";
 import { gateFileRequests, type FileGate } from "./file-requests.js";
 import { PageLog, type PageLogLimits } from "./page-log.js";
 import { readPageFacts, type PageFacts } from "./page-facts.js";
@@ -49,6 +49,8 @@ export type BrowserSessionOptions = {
   /** Omit for WebP, lossless or lossy, whichever is smaller. */
   screenshot?: ScreenshotFormat;
   logLimits?: Partial<PageLogLimits>;
+  /** The network namespace of the task's commands, when they run in one: the browser starts inside it (chromium-process.ts). */
+  network?: ChromiumLaunch["network"];
 };
 
 export type ActionOptions = {
@@ -246,6 +248,7 @@ export class BrowserSession {
     const started = await startChromium({
       ...(this.options.chromiumPath !== undefined ? { chromiumPath: this.options.chromiumPath } : {}),
       ...(this.options.env !== undefined ? { env: this.options.env } : {}),
+      ...(this.options.network !== undefined ? { network: this.options.network } : {}),
       viewport: this.viewport,
       timeoutMs: this.timing.launchTimeoutMs,
     });

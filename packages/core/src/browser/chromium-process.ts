@@ -2,7 +2,8 @@ import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Browser } from "puppeteer-core";
+import type { Browser, LaunchOptions } from "puppeteer-core";
+import type { IsolatedNetwork } from "../sandbox/isolated-network.js";
 import { findChromium } from "./find-chromium.js";
 import { withinTime } from "./waiting.js";
 
@@ -16,6 +17,12 @@ export type ChromiumLaunch = {
   env?: NodeJS.ProcessEnv;
   viewport: { width: number; height: number };
   timeoutMs: number;
+  /**
+   * The network namespace the task's commands run in (isolated-network.ts), when they have one:
+   * the browser starts inside it, so it sees what they see (a dev server a command started on
+   * their localhost) and, like them, not this machine's loopback (the fleet's Redis, `cairn web`).
+   */
+  network?: Pick<IsolatedNetwork, "enter">;
 };
 
 export type StartedChromium = { ok: true; chromium: Chromium } | { ok: false; message: string };
@@ -58,11 +65,18 @@ export async function startChromium(launch: ChromiumLaunch): Promise<StartedChro
     ? { found: true as const, path: launch.chromiumPath }
     : await findChromium(launch.env ? { env: launch.env } : {});
   if (!found.found) return { ok: false, message: found.message };
+  const entry = launch.network?.enter();
+  if (entry !== undefined && !entry.ok) {
+    return {
+      ok: false,
+      message: `Could not start the browser: the sandbox's network could not start (${entry.reason}). Ask the person to fix it, or to set "sandbox": {"allowLocalhost": true} (the browser and commands then share this machine's network).`,
+    };
+  }
   const profileDir = await mkdtemp(path.join(os.tmpdir(), "cairn-chromium-"));
   try {
     // Puppeteer is a few hundred modules: loaded when a browser first starts, not with the agent.
     const { default: puppeteer } = await import("puppeteer-core");
-    const browser = await puppeteer.launch({
+    const options: LaunchOptions = {
       executablePath: found.path,
       headless: true,
       // Pipes instead of a debugging port: nothing else on the machine can connect to the browser,
@@ -76,7 +90,8 @@ export async function startChromium(launch: ChromiumLaunch): Promise<StartedChro
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
-    });
+    };
+    const browser = await puppeteer.launch(entry === undefined ? options : inNamespace(options, entry.prefix, puppeteer.defaultArgs(options)));
     return { ok: true, chromium: new Chromium(browser, profileDir) };
   } catch (error) {
     await rm(profileDir, { recursive: true, force: true });
@@ -86,6 +101,23 @@ export async function startChromium(launch: ChromiumLaunch): Promise<StartedChro
       message: `Could not start Chromium (${found.path}): ${reason}. Check that it runs (\`${found.path} --version\`), or set CAIRN_CHROMIUM_PATH to another Chromium or Chrome.`,
     };
   }
+}
+
+/**
+ * The launch that runs Chromium through `prefix` (nsenter into the commands' network namespace;
+ * it execs Chromium, so the process Puppeteer watches is the browser's). Only its network changes:
+ * same user, same files, Chromium's own sandbox as before. Puppeteer puts its own arguments before
+ * ours, so they are computed here and the whole line is given after the prefix. DevTools talks
+ * over the pipes on fds 3 and 4, which nsenter passes on: a debugging port on the namespace's
+ * loopback would be out of reach from here.
+ */
+function inNamespace(options: LaunchOptions, prefix: string[], chromiumArguments: string[]): LaunchOptions {
+  return {
+    ...options,
+    executablePath: prefix[0]!,
+    ignoreDefaultArgs: true,
+    args: [...prefix.slice(1), "--", options.executablePath!, ...chromiumArguments],
+  };
 }
 
 /** Headless; quiet on a closed network (no background fetches, updates, sync or QUIC); no sandbox as root, where Chromium refuses it. */

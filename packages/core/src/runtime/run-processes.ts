@@ -46,9 +46,15 @@ export class RunProcesses {
     if (this.servers === undefined && !this.setup.commands && this.setup.lsp !== false) {
       this.servers = new LanguageServers({ workspace: this.setup.workspace, settings: this.setup.lsp, sandbox: this.setup.sandbox?.sandbox });
     }
-    if (!this.setup.browser) return;
-    const { viewport, chromiumPath } = this.setup.browser;
-    useBrowser(this.setup.scratchDir, new BrowserSession({ ...(viewport ? { viewport } : {}), ...(chromiumPath ? { chromiumPath } : {}) }));
+    // The browser sees what commands see: started in their network namespace when they have one
+    // (not where the host's executor runs them elsewhere).
+    const network = this.setup.commands ? undefined : this.setup.sandbox?.sandbox?.isolatedNetwork;
+    if (!this.setup.browser && network === undefined) return;
+    const { viewport, chromiumPath } = this.setup.browser ?? {};
+    useBrowser(
+      this.setup.scratchDir,
+      new BrowserSession({ ...(viewport ? { viewport } : {}), ...(chromiumPath ? { chromiumPath } : {}), ...(network ? { network } : {}) }),
+    );
   }
 
   /** The run ended: background commands and the browser stop with it. */

@@ -76,6 +76,11 @@ export class CommandSandbox {
     this.workspace = config.workspace;
   }
 
+  /** The network namespace commands run in with network on (none: the host's network, or off); the browser starts inside it too. */
+  get isolatedNetwork(): IsolatedNetwork | undefined {
+    return this.network === "on" ? this.config.isolatedNetwork : undefined;
+  }
+
   /**
    * `file args` to run inside the sandbox, with the masks as the workspace is now. With
    * `reportStatus`, the command runs, stderr joined to stdout, under a small shell that reports its exit on fd 3 (the
