@@ -33,19 +33,37 @@ async function run(turns: ScriptedTurn[], settings?: Record<string, unknown>, pr
   return result;
 }
 
-/** Processes still running in the workspace (a language server left behind would be one). */
-function processesIn(dir: string): string[] {
+/** Processes still running in the workspace (a language server left behind would be one); an exited one waiting to be reaped does not run. */
+function runningIn(dir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cwd = readlinkSync(`/proc/${entry}/cwd`);
-      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(`${entry}: ${readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ")}`);
+      if (cwd !== dir && !cwd.startsWith(`${dir}/`)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+      if (state === "Z" || state === "X") continue;
+      found.push(`${entry} (${state}): ${readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ")}`);
     } catch {
       // Gone, or not ours to read.
     }
   }
   return found;
+}
+
+/**
+ * What still runs in the workspace once cairn has exited. A process the kernel is still tearing
+ * down (the sandbox's namespace ends with its first process) may be seen for a moment: the check
+ * waits for the list to empty, and only what is still running after 10 s is left behind.
+ */
+async function processesIn(dir: string): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const found = runningIn(dir);
+    if (found.length === 0 || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 const notices = (events: Array<Record<string, unknown>>) => events.filter((e) => e.type === "system" && e.subtype === "notice").map((e) => String(e.message));
@@ -88,7 +106,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(diagnostics[0]!.tool_use_id).toBe(badCall?.tool_use_id);
     expect(notices(result.events).filter((n) => n.includes("language server"))).toEqual([]);
     // The servers stopped with the task.
-    expect(processesIn(ws)).toEqual([]);
+    expect(await processesIn(ws)).toEqual([]);
   });
 
   it("Python: pyright reports the edit's new error and not the file's old one; a fix reports nothing", async () => {
@@ -111,7 +129,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     const diagnostics = result.events.filter((e) => e.type === "diagnostics");
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]).toMatchObject({ path: "main.py", server: "pyright", problems: [{ line: 6, severity: "error" }] });
-    expect(processesIn(ws)).toEqual([]);
+    expect(await processesIn(ws)).toEqual([]);
   });
 
   it("a server that crashes costs the task nothing: the edits land, one notice, no problems", async () => {
@@ -149,7 +167,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(lastResults(2)).not.toContain("new_problems");
     const said = notices(result.events).filter((n) => n.includes("language server"));
     expect(said).toEqual(["pyright language server did not answer within 2 s and was stopped; edits are not checked by it in this task."]);
-    expect(processesIn(ws)).toEqual([]);
+    expect(await processesIn(ws)).toEqual([]);
   });
 
   it("@problems without a configured checker asks the language servers about the workspace's recently changed files", async () => {
@@ -168,7 +186,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(block).toContain("script.py");
     expect(block).toContain("reportAssignmentType");
     expect(block).not.toContain("src/ok.ts");
-    expect(processesIn(ws)).toEqual([]);
+    expect(await processesIn(ws)).toEqual([]);
   });
 
   it('"lsp": false turns them off: a bad edit is written and nothing is checked', async () => {
@@ -177,6 +195,6 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     const result = await run([call("write_to_file", { path: "a.ts", content: 'export const a: number = "x";\n' }), done], { lsp: false });
     expect(lastResults(1)).not.toContain("new_problems");
     expect(result.events.filter((e) => e.type === "diagnostics")).toEqual([]);
-    expect(processesIn(ws)).toEqual([]);
+    expect(await processesIn(ws)).toEqual([]);
   });
 });

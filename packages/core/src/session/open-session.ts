@@ -231,7 +231,8 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(mcp ? { mcp } : {}),
         ...(resolved.settings.browser ? { browser: resolved.settings.browser } : {}),
         ...(resolved.settings.problemsCommand ? { problemsCommand: resolved.settings.problemsCommand } : {}),
-        ...(resolved.settings.lsp !== undefined ? { lsp: resolved.settings.lsp } : {}),
+        // A sub-agent that only reads makes no edit to check: no language server of its own (each costs hundreds of MB).
+        ...(readOnly ? { lsp: false as const } : resolved.settings.lsp !== undefined ? { lsp: resolved.settings.lsp } : {}),
         ...(resolved.settings.focusChain ? { focusChain: resolved.settings.focusChain } : {}),
         ...(resolved.settings.toolExecution ? { execution: resolved.settings.toolExecution } : {}),
         ...(options.files ? { files: options.files } : {}),
