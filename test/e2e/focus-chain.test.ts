@@ -19,7 +19,7 @@ const isSummary = (r: RecordedRequest) => JSON.stringify(r.body.system ?? "").in
 const taskIds = () => readdirSync(path.join(fx.home.dir, "tasks")).filter((n) => n !== "index.json");
 
 describe("focus chain (task_progress)", () => {
-  it("keeps the model's checklist, shows it in the next turns, emits it, and asks about open items at completion", async () => {
+  it("keeps the model's checklist (not repeated back to it), emits it, and asks about open items at completion", async () => {
     fx.server = await startScriptedModelServer({
       turns: [
         call("read_file", { path: "a.txt", task_progress: "- [ ] Read a.txt\n- [ ] Write b.txt" }),
@@ -42,9 +42,10 @@ describe("focus chain (task_progress)", () => {
     const first = fx.server.requests[0]!.body as { system: unknown; tools: Array<{ name: string; input_schema: { properties: Record<string, unknown> } }> };
     for (const tool of first.tools) expect(tool.input_schema.properties, tool.name).toHaveProperty("task_progress");
     expect(JSON.stringify(first.system)).toContain("task_progress: a markdown checklist");
-    // The list travels with the next turns' results.
-    expect(lastMessage(fx.server.requests[1]!)).toContain("[Task progress (0/2 done");
-    expect(lastMessage(fx.server.requests[2]!)).toContain("- [x] Read a.txt\\n- [ ] Write b.txt");
+    // The model's own calls carry the list it sent: the results do not repeat it back (each reply would grow by the list).
+    expect(lastMessage(fx.server.requests[1]!)).not.toContain("[Task progress");
+    expect(lastMessage(fx.server.requests[2]!)).not.toContain("[Task progress");
+    expect(JSON.stringify(fx.server.requests[2]!.body)).toContain("- [x] Read a.txt\\n- [ ] Write b.txt");
     // attempt_completion with an open item: asked once, then the task finishes.
     expect(lastMessage(fx.server.requests[3]!)).toContain("still has open items:\\n- [ ] Write b.txt");
     expect(run.events.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "wrote b.txt" });
@@ -65,7 +66,7 @@ describe("focus chain (task_progress)", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.events.find((e) => e.type === "tool_call_update" && e.name === "read_file" && e.status === "completed")).toMatchObject({ is_error: false });
     expect(lastMessage(fx.server.requests[1]!)).toContain("alpha");
-    expect(lastMessage(fx.server.requests[1]!)).toContain("[Task progress (0/2 done");
+    expect(lastMessage(fx.server.requests[1]!)).not.toContain("[Task progress");
     expect(run.events.filter((e) => e.type === "task_progress").at(-1)).toEqual({ type: "task_progress", items: [{ text: "Read a.txt", done: true }, { text: "Report", done: true }] });
     expect(JSON.stringify(fx.server.requests[0]!.body.system)).toContain("task_progress: a markdown checklist");
   });
@@ -86,9 +87,11 @@ describe("focus chain (task_progress)", () => {
     const resumed = await runCairn(["resume", taskIds()[0]!, "/compact", ...provider(), "--json"], { env: env() });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.events.find((e) => e.type === "system" && e.subtype === "compact_boundary")).toBeDefined();
-    const afterCompaction = fx.server.requests.filter((r) => !isSummary(r)).at(-1)!;
-    expect(JSON.stringify(afterCompaction.body)).toContain("SUMMARY: read a.txt.");
-    expect(lastMessage(afterCompaction)).toContain("[Task progress (1/2 done");
-    expect(lastMessage(afterCompaction)).toContain("- [ ] Ask the person");
+    // The first request after the resume and the compaction shows the list (and the environment) again, once.
+    const [afterCompaction, next] = fx.server.requests.filter((r) => !isSummary(r)).slice(2);
+    expect(JSON.stringify(afterCompaction!.body)).toContain("SUMMARY: read a.txt.");
+    expect(JSON.stringify(afterCompaction!.body)).toContain("[Task progress (1/2 done; update it through task_progress as steps finish):\\n- [x] Read a.txt\\n- [ ] Ask the person");
+    expect(JSON.stringify(afterCompaction!.body)).toContain("[Environment: ");
+    expect(lastMessage(next!)).not.toContain("[Task progress");
   });
 });

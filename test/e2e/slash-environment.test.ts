@@ -16,12 +16,12 @@ const isSummary = (r: RecordedRequest) => JSON.stringify(r.body.system ?? "").in
 const taskIds = () => readdirSync(path.join(fx.home.dir, "tasks")).filter((n) => n !== "index.json").sort();
 
 describe("environment details", () => {
-  it("the first message carries the workspace listing; every turn's results carry time, mode and context use", async () => {
+  it("the first message carries the workspace listing; the time, mode and context use come again only when they changed, and after a resume", async () => {
     mkdirSync(path.join(fx.workspace.dir, "src"));
     writeFileSync(path.join(fx.workspace.dir, "src", "main.ts"), "x\n");
     writeFileSync(path.join(fx.workspace.dir, ".cairnignore"), "secret.txt\n");
     writeFileSync(path.join(fx.workspace.dir, "secret.txt"), "x\n");
-    fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "src/main.ts" }), call("attempt_completion", { result: "ok" })] });
+    fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "src/main.ts" }), call("read_file", { path: "src/main.ts", start_line: 1 }), call("attempt_completion", { result: "ok" })] });
     const run = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "look around"], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     const first = JSON.stringify((fx.server.requests[0]!.body as { messages: unknown[] }).messages[0]);
@@ -29,8 +29,23 @@ describe("environment details", () => {
     expect(first).toContain("<environment_details>");
     expect(first).toContain("src/main.ts");
     expect(first).toContain("🔒 secret.txt");
-    const second = JSON.stringify((fx.server.requests[1]!.body as { messages: unknown[] }).messages.at(-1));
-    expect(second).toMatch(/\[Environment: \d{4}-\d\d-\d\d \d\d:\d\d UTC · ACT mode · context [\d,]+ \/ 200,000 tokens \(\d+%\)\]/);
+    expect(first).toMatch(/Time: \d{4}-\d\d-\d\d \d\d:\d\d UTC\\nMode: ACT/);
+    const results = (n: number) => JSON.stringify((fx.server.requests[n]!.body as { messages: unknown[] }).messages.at(-1));
+    const line = /\[Environment: \d{4}-\d\d-\d\d \d\d:\d\d UTC · ACT mode · context [\d,]+ \/ 200,000 tokens \(\d+%\)\]/;
+    // Same mode, the window not a tenth fuller: nothing to tell again, unless the hour turned meanwhile.
+    const startHour = /Time: (\d{4}-\d\d-\d\d \d\d):/.exec(first)![1]!;
+    for (const n of [1, 2]) {
+      const told = /\[Environment: (\d{4}-\d\d-\d\d \d\d):/.exec(results(n));
+      if (told) expect(told[1]).not.toBe(startHour);
+    }
+
+    // A resumed task's first request tells them again, with its new message.
+    fx.server.enqueue(call("attempt_completion", { result: "again" }));
+    const resumed = await runCairn(["resume", taskIds()[0]!, ...provider(), "look again"], { env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(results(3)).toContain("look again");
+    expect(results(3)).toMatch(line);
+    expect(results(3)).not.toMatch(/context 0 \//);
   });
 });
 

@@ -32,15 +32,24 @@ describe("FocusChain", () => {
     ]);
   });
 
-  it("shows the list every turn and reminds after the set number of turns without an update", () => {
+  it("reminds after the set number of turns without an update; the list the model just sent is not repeated back", () => {
     const chain = new FocusChain(settings);
     expect(chain.notes()).toEqual([]);
     expect(chain.notes()).toEqual([]);
     expect(chain.notes().join("\n")).toMatch(/Reminder: send task_progress/);
     chain.update(["- [ ] a"]);
-    expect(chain.notes()).toEqual([taskProgressNote([{ text: "a", done: false }])]);
+    expect(chain.notes()).toEqual([]);
     chain.notes();
-    expect(chain.notes().at(-1)).toMatch(/has not changed for several turns/);
+    expect(chain.notes()).toEqual([expect.stringMatching(/has not changed for several turns/)]);
+  });
+
+  it("shows the list again where the conversation may no longer hold it: a resumed task, after forgetShown (compaction, restore)", () => {
+    const resumed = new FocusChain(settings, [{ text: "a", done: true }]);
+    expect(resumed.notes()).toEqual([taskProgressNote([{ text: "a", done: true }])]);
+    expect(resumed.notes()).toEqual([]);
+    resumed.forgetShown();
+    expect(resumed.unseenList()).toEqual([taskProgressNote([{ text: "a", done: true }])]);
+    expect(resumed.unseenList()).toEqual([]);
   });
 
   it("asks once per run about open items at completion", () => {
@@ -66,6 +75,17 @@ describe("FocusChain", () => {
       { text: "a", done: true },
       { text: "b", done: false },
     ]);
+    // Where no note carries it, the model's last call that sent one: native input, or the xml tag.
+    const native = FocusChain.fromMessages(settings, [
+      { role: "user", content: [{ type: "text", text: "task" }] },
+      { role: "assistant", content: [{ type: "tool-call", id: "c1", name: "read_file", input: { path: "a", task_progress: "- [x] read\n- [ ] fix" } }] },
+    ]);
+    expect(native.current).toEqual([
+      { text: "read", done: true },
+      { text: "fix", done: false },
+    ]);
+    const xml = FocusChain.fromMessages(settings, [{ role: "assistant", content: [{ type: "text", text: "<read_file>\n<path>a</path>\n<task_progress>\n- [ ] read\n</task_progress>\n</read_file>" }] }]);
+    expect(xml.current).toEqual([{ text: "read", done: false }]);
     const off = new FocusChain({ ...settings, enabled: false });
     expect(off.update(["- [ ] a"])).toBeUndefined();
     expect(off.notes()).toEqual([]);

@@ -1,6 +1,6 @@
 import type { McpHub } from "../mcp/index.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
-import { environmentLine } from "../prompt/environment.js";
+import { environmentKey, environmentLine, type EnvironmentSnapshot } from "../prompt/environment.js";
 import { loadRules } from "../prompt/rules/index.js";
 import { buildSystemPrompt } from "../prompt/system-prompt.js";
 import type { ProtocolName } from "../protocol/types.js";
@@ -69,16 +69,60 @@ export class TaskPrompt {
     return fresh;
   }
 
-  /** What the model learns with a step's results besides them: `outside` changes, time/mode/context, background output, the checklist. */
-  stepNotes(outside: string | undefined, now: { mode: Mode; contextTokens: number; contextWindow: number; terminal: Terminal; focus: FocusChain }): string[] {
+  /** The environment line's key (environmentKey) as the model last saw it; undefined: not since this task object, a compaction or a restore. */
+  private shownEnvironment: string | undefined;
+
+  /** What the model learns with a step's results besides them: `outside` changes, time/mode/context when changed, background output, the checklist. */
+  stepNotes(outside: string | undefined, now: NotesNow): string[] {
     const notes: string[] = [];
     if (outside) notes.push(outside);
-    if (this.parts.environmentDetails) {
-      notes.push(environmentLine({ now: new Date(), mode: now.mode, contextTokens: now.contextTokens, contextWindow: now.contextWindow }));
-    }
+    const environment = this.environmentNote(now);
+    if (environment) notes.push(environment);
     const background = now.terminal.updates();
     if (background) notes.push(background);
     notes.push(...now.focus.notes());
     return notes;
   }
+
+  /**
+   * What a run's opening message adds on a conversation that has begun (a resumed task, the person's
+   * next message): the environment and the checklist where the model has not seen them as they are.
+   */
+  openingNotes(now: Omit<NotesNow, "terminal">): string[] {
+    const environment = this.environmentNote(now);
+    return [...(environment ? [environment] : []), ...now.focus.unseenList()];
+  }
+
+  /**
+   * The conversation was compacted or restored: what it showed may be gone, so the environment and the
+   * checklist are shown again, now, and the notes that follow count from there.
+   */
+  reshowNotes(now: Omit<NotesNow, "terminal">): string[] {
+    this.forgetShown(now.focus);
+    return this.openingNotes(now);
+  }
+
+  /** What the model was shown may be gone: the next notes carry the environment and the checklist. */
+  forgetShown(focus: FocusChain): void {
+    this.shownEnvironment = undefined;
+    focus.forgetShown();
+  }
+
+  /** The first message's environment details told the time and the mode. */
+  environmentShown(now: Omit<NotesNow, "terminal" | "focus">): void {
+    if (this.parts.environmentDetails) this.shownEnvironment = environmentKey(snapshot(now));
+  }
+
+  private environmentNote(now: Omit<NotesNow, "terminal" | "focus">): string | undefined {
+    if (!this.parts.environmentDetails) return undefined;
+    const env = snapshot(now);
+    const key = environmentKey(env);
+    if (key === this.shownEnvironment) return undefined;
+    this.shownEnvironment = key;
+    return environmentLine(env);
+  }
 }
+
+type NotesNow = { mode: Mode; contextTokens: number; contextWindow: number; terminal: Terminal; focus: FocusChain };
+
+const snapshot = (now: { mode: Mode; contextTokens: number; contextWindow: number }): EnvironmentSnapshot => ({ now: new Date(), mode: now.mode, contextTokens: now.contextTokens, contextWindow: now.contextWindow });

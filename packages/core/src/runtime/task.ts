@@ -18,6 +18,7 @@ import { Channel } from "./channel.js";
 import { Conversation } from "./conversation.js";
 import { writeHandoff } from "./handoff.js";
 import { ContextFit } from "./context-fit.js";
+import { estimateMessagesTokens } from "../context/token-count.js";
 import { defaultFocusChainSettings, FocusChain } from "./focus-chain.js";
 import type { CallEnv, ExecutedCall } from "./execute-call.js";
 import type { AgentEvent, ResultSubtype } from "../events/index.js";
@@ -185,6 +186,7 @@ export class Task {
   restore(messages: Message[]): void {
     if (this.running) throw new Error("Cannot restore messages while the task is running; abort it first.");
     this.conversation.replace(structuredClone(messages));
+    this.prompt.forgetShown(this.focus);
   }
 
   setMode(mode: Mode): void {
@@ -228,6 +230,12 @@ export class Task {
     const beforeCompact = this.hooks.beforeCompact(force === "compact" ? "manual" : "auto", emit, this.controller.signal);
     const fitted = await this.context.fit(this.conversation.messages, request, { ...(force ? { force } : {}), ...(beforeCompact ? { beforeCompact } : {}), signal: this.controller.signal });
     if (!fitted) return;
+    // The summary may have taken the notes that told the environment and the checklist: the request goes with them again.
+    const last = fitted.messages.at(-1);
+    if (last?.role === "user") {
+      const notes = this.prompt.reshowNotes(this.notesNow(request.model)).map((text) => ({ type: "text" as const, text }));
+      fitted.messages[fitted.messages.length - 1] = { ...last, content: [...last.content, ...notes] };
+    } else this.prompt.forgetShown(this.focus);
     this.conversation.replace(fitted.messages);
     emit(fitted.boundary);
   }
@@ -402,7 +410,11 @@ export class Task {
       languageServers: this.processes.languageServers,
       emit,
     });
-    this.conversation.appendUser(`${user.text}${hookContext}`, [...attached, ...user.images]);
+    // A new task's first message tells the time and the mode; a later run's, what changed since the model last saw it.
+    const fresh = this.conversation.length === 0;
+    const opening = fresh ? [] : this.prompt.openingNotes(this.notesNow(run.model));
+    this.conversation.appendUser(`${user.text}${hookContext}${opening.map((note) => `\n\n${note}`).join("")}`, [...attached, ...user.images]);
+    if (fresh) this.prompt.environmentShown(this.notesNow(run.model));
     if (run.record.turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
     this.journalState("running");
     return undefined;
@@ -542,6 +554,12 @@ export class Task {
       run.mistakes = 0;
     }
     return "next_turn";
+  }
+
+  /** What the notes beside the conversation are made of, now (a resumed task has sent no request yet: its conversation is estimated). */
+  private notesNow(model: Model): { mode: Mode; contextTokens: number; contextWindow: number; focus: FocusChain } {
+    const contextTokens = this.context.contextTokens || estimateMessagesTokens(this.conversation.messages);
+    return { mode: this.mode, contextTokens, contextWindow: model.info.contextWindow, focus: this.focus };
   }
 
   private maxMistakes(): number {
