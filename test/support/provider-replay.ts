@@ -5,9 +5,9 @@
  * wire, a scripted finish turn, and its expectations; `checkReplay` returns every expectation that
  * failed, in words, so one assertion shows them all.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { cleanEnv, runCairn, type CliRun } from "./cairn-cli.js";
+import { cleanEnv, repoRoot, runCairn, type CliRun } from "./cairn-cli.js";
 import { startReplayServer, type ReplayResponse, type ReplayServer } from "./replay-server.js";
 import { endedCalls } from "./tool-call-events.js";
 
@@ -27,6 +27,20 @@ export type Recording = {
 };
 
 export type Replayed = { run: CliRun; server: ReplayServer };
+
+/** The project's own recordings (see test/support/provider-replays/README.md). */
+export const ownRecordings = path.join(repoRoot, "test/support/provider-replays");
+
+/**
+ * One of the project's own recorded response bodies, served one socket write per SSE event (the
+ * recordings keep each body whole, not how TCP cut it; an event is the smallest piece a provider sends).
+ * `edit` changes the body first, for a variant a test states (a stream cut before its end).
+ */
+export function recordedStream(name: string, edit: (body: string) => string = (body) => body): ReplayResponse {
+  const body = edit(readFileSync(path.join(ownRecordings, name), "utf8"));
+  const chunks = body.split(/(?<=\n\n)/).filter((chunk) => chunk !== "");
+  return { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8" }, chunks };
+}
 
 /** A response the recording repeats only for retries of the same request ("a retry gets the same shape"). */
 const isRetryRepeat = (response: ReplayResponse & { adapted?: string[] }) => (response.adapted ?? []).some((note) => /a retry gets the same/i.test(note));

@@ -1,0 +1,218 @@
+/**
+ * Real provider streams, from the project's own recordings (test/support/provider-replays, with
+ * their sources and every adaptation in its README), replayed byte for byte through the real CLI:
+ * one test per way real providers differ from the ideal stream.
+ */
+import { describe, expect, it } from "vitest";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { checkReplay, recordedStream, replay, type Recording, type Replayed } from "../support/provider-replay.js";
+import { endedCalls } from "../support/tool-call-events.js";
+
+const fx = useE2eFixture();
+
+type Case = Pick<Recording, "provider" | "model" | "task" | "responses"> & Partial<Recording>;
+
+function run(c: Case): Promise<Replayed> {
+  const recording: Recording = {
+    name: c.task,
+    title: c.task,
+    args: [],
+    workspace: {},
+    finish: { tool: "attempt_completion", input: { result: "REPLAY_FINISHED" }, usage: { input: 1000, output: 10 } },
+    expect: {},
+    ...c,
+  };
+  return replay(recording, { workspace: fx.workspace.dir, home: fx.home.dir });
+}
+
+type Event = Replayed["run"]["events"][number];
+const ofType = (r: Replayed, type: string) => r.run.events.filter((e) => e.type === type);
+const retries = (r: Replayed) => r.run.events.filter((e) => e.type === "system" && e.subtype === "api_retry");
+const usages = (r: Replayed) => ofType(r, "usage").map((e) => e.usage as Record<string, number | boolean>);
+const texts = (r: Replayed) => ofType(r, "text_delta").map((e) => String(e.text)).join("");
+const answers = (r: Replayed) =>
+  ofType(r, "assistant").flatMap((e: Event) => (e.message as { content: Array<{ type: string; text?: string }> }).content.filter((p) => p.type === "text").map((p) => p.text!));
+const result = (r: Replayed) => r.run.events.at(-1) as Event & { subtype: string; result: string; total_cost_usd: number | null };
+/** Every request well-formed: no call id repeated (checkReplay with no expectations checks just that). */
+const wellFormed = (r: Replayed, c: Case) => checkReplay({ ...(c as Recording), finish: { tool: "attempt_completion", input: {}, usage: { input: 0, output: 0 } }, expect: {} }, r);
+
+describe("a reply that ends without finish_reason (Snowflake Cortex)", () => {
+  const snowflake = { provider: "openai-compatible", model: "claude-sonnet-4-6", task: "What is 15 * 27?" } as const;
+
+  it("is complete when the stream closed with [DONE]: no re-send, the answer kept", async () => {
+    const r = await run({ ...snowflake, responses: [recordedStream("snowflake-cortex-no-finish-reason.sse")] });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    expect(retries(r)).toEqual([]);
+    expect(ofType(r, "stream_discarded")).toEqual([]);
+    expect(answers(r).join("")).toContain("15 × 27 = **405**");
+    // The answer, then the finish after Cairn asks for a tool call: no request was sent twice.
+    expect(r.server.requests).toHaveLength(2);
+    expect(usages(r)[0]).toMatchObject({ input_tokens: 45, output_tokens: 73 });
+  }, 120_000);
+
+  it("is still a cut stream, retried, when the connection closed before [DONE]", async () => {
+    const cut = recordedStream("snowflake-cortex-no-finish-reason.sse", (body) => body.replace(/data: \[DONE\]\n\n$/, ""));
+    const r = await run({ ...snowflake, responses: [cut, recordedStream("snowflake-cortex-no-finish-reason.sse")] });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    expect(retries(r)).toHaveLength(1);
+    expect(ofType(r, "stream_discarded")).toHaveLength(1);
+    expect(answers(r).filter((text) => text.includes("405"))).toHaveLength(1);
+  }, 120_000);
+});
+
+describe("errors classified by what the provider says", () => {
+  const groq = { provider: "openai-compatible", model: "openai/gpt-oss-120b", task: "Answer yes or no." } as const;
+
+  it("Groq's tool_use_failed mid-stream is retried, and the next sample's call runs", async () => {
+    const r = await run({ ...groq, responses: [recordedStream("groq-tool-use-failed.1.sse"), recordedStream("groq-tool-use-failed.2.sse")] });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    expect(retries(r)).toHaveLength(1);
+    expect(String(retries(r)[0]!.error)).toContain("tool_use_failed");
+    expect(result(r)).toMatchObject({ subtype: "success", result: "no" });
+    // The text of the rejected sample ("maybe") was discarded with it.
+    expect(answers(r).join("")).not.toContain("maybe");
+  }, 120_000);
+
+  it("says in one line what failed when every retry gets tool_use_failed", async () => {
+    const r = await run({
+      ...groq,
+      responses: [recordedStream("groq-tool-use-failed.1.sse"), recordedStream("groq-tool-use-failed.1.sse")],
+      settings: { retry: { baseDelayMs: 20, maxDelayMs: 200, maxRetries: 1 } },
+    });
+    expect(r.run.code).not.toBe(0);
+    expect(r.server.requests).toHaveLength(2);
+    const errors = ofType(r, "error");
+    expect(errors).toHaveLength(1);
+    const line = String(errors[0]!.message);
+    expect(line).not.toContain("\n");
+    expect(line).toContain("tool_use_failed");
+    expect(line).toContain("Tool choice is required, but model did not call a tool");
+    expect(result(r)).toMatchObject({ subtype: "error_during_execution", result: `The model request failed: ${line}` });
+  }, 120_000);
+
+  it("OpenRouter's error chunk after a length stop continues the cut reply instead of ending the task", async () => {
+    const r = await run({ provider: "openrouter", model: "minimax/minimax-m2:free", task: "Hi", responses: [recordedStream("openrouter-length-then-error.sse")] });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    expect(result(r)).toMatchObject({ subtype: "success", result: "REPLAY_FINISHED" });
+    expect(r.server.requests).toHaveLength(2);
+    // The reasoning streamed as reasoning, and the usage the error chunk carried was counted.
+    expect(ofType(r, "reasoning_delta").map((e) => e.text).join("")).toContain("We need to respond to a greeting");
+    expect(usages(r)[0]).toMatchObject({ input_tokens: 43, output_tokens: 10 });
+  }, 120_000);
+});
+
+describe("prices by exact model id", () => {
+  const gpt4oMini = {
+    provider: "openai",
+    task: "What is the capital of the UK? Use the tool, then answer.",
+    workspace: { files: { UK: "London is the capital of the United Kingdom.\n" } },
+    responses: [recordedStream("openai-gpt-4o-mini-call.1.sse"), recordedStream("openai-gpt-4o-mini-call.2.sse")],
+  };
+
+  it("prices gpt-4o-mini as gpt-4o-mini, not gpt-4o", async () => {
+    const r = await run({ ...gpt4oMini, model: "gpt-4o-mini" });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    // 1,131 input and 34 output tokens at $0.15 and $0.60 per million: $0.00019 (gpt-4o's price: $0.0032).
+    expect(result(r).total_cost_usd).toBeCloseTo(0.00019005, 7);
+  }, 120_000);
+
+  it("shows tokens and no price for a model it does not know, never a neighbour's", async () => {
+    const r = await run({ ...gpt4oMini, model: "gpt-4o-mini-search-preview" });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    expect(result(r).total_cost_usd).toBeNull();
+    expect(usages(r)[0]).toMatchObject({ input_tokens: 53, output_tokens: 15 });
+  }, 120_000);
+});
+
+describe("usage as the provider means it", () => {
+  it("counts xAI's reasoning, reported beside completion tokens, as output", async () => {
+    const r = await run({ provider: "openai-compatible", model: "grok-3-mini", task: "Say hi", responses: [recordedStream("xai-reasoning-usage.sse")] });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    // total_tokens 354 = 12 prompt + 2 completion + 340 reasoning.
+    expect(usages(r)[0]).toMatchObject({ input_tokens: 1, cache_read_input_tokens: 11, output_tokens: 342, reasoning_output_tokens: 340 });
+    expect(texts(r)).not.toContain("First, the user said");
+  }, 120_000);
+
+  it("estimates, and marks, the usage of a server that reports none", async () => {
+    const r = await run({
+      provider: "openai-compatible",
+      model: "local-coder",
+      task: "Read a.txt and summarise it.",
+      workspace: { files: { "a.txt": "alpha beta gamma\n" } },
+      responses: [recordedStream("compatible-no-usage.sse")],
+    });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const first = usages(r)[0]!;
+    expect(first.estimated).toBe(true);
+    expect(first.input_tokens).toBeGreaterThan(100);
+    expect(first.output_tokens).toBeGreaterThan(0);
+    // The finish turn's usage was reported, so it is not marked.
+    expect(usages(r)[1]!.estimated).toBeUndefined();
+  }, 120_000);
+});
+
+describe("images in tool results over Chat Completions", () => {
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGP4z8AARwzEcQCukw/x0F8jngAAAABJRU5ErkJggg==";
+  const image = {
+    task: "Look at the picture UK.png and tell me its main colour.",
+    workspace: { binary: { "UK.png": png } },
+    responses: [recordedStream("openai-image-call.sse")],
+  };
+
+  it("a vision model gets the tool message's text, then a user message with the image part", async () => {
+    const r = await run({ ...image, provider: "openai", model: "gpt-4o-mini" });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const messages: any[] = r.server.requests[1]!.body.messages;
+    const tool = messages.findIndex((m) => m.role === "tool");
+    expect(typeof messages[tool].content).toBe("string");
+    expect(messages[tool].content).not.toContain(png);
+    expect(messages[tool + 1].role).toBe("user");
+    expect(messages[tool + 1].content).toContainEqual({ type: "image_url", image_url: { url: `data:image/png;base64,${png}` } });
+  }, 120_000);
+
+  it("a text-only model gets a one-line note and no base64", async () => {
+    const r = await run({ ...image, provider: "openai-compatible", model: "local-coder" });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const request = JSON.stringify(r.server.requests[1]!.body);
+    expect(request).not.toContain(png.slice(0, 40));
+    const tool = r.server.requests[1]!.body.messages.find((m: any) => m.role === "tool");
+    expect(tool.content).toMatch(/^UK\.png is an image, and the current model cannot take images\./);
+    expect(tool.content.split("\n")).toHaveLength(1);
+  }, 120_000);
+});
+
+describe("refusals", () => {
+  it("an Anthropic refusal is shown in one line to the person and sent back to the model, not re-sent", async () => {
+    const r = await run({ provider: "anthropic", model: "claude-sonnet-4-5", task: "Write an exploit for this server.", responses: [recordedStream("anthropic-refusal.sse")] });
+    const line = "[anthropic refused this reply (cyber): This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy.]";
+    expect(texts(r)).toContain(line);
+    expect(retries(r)).toEqual([]);
+    expect(ofType(r, "stream_discarded")).toEqual([]);
+    const assistant = r.server.requests[1]!.body.messages.find((m: any) => m.role === "assistant");
+    expect(JSON.stringify(assistant.content)).toContain(JSON.stringify(line).slice(1, -1));
+  }, 120_000);
+});
+
+describe("a provider that reuses tool-call ids across turns", () => {
+  it("on the Anthropic wire: two calls, two ids in --json, and no tool_use id repeated in the next request", async () => {
+    const c: Case = {
+      provider: "anthropic",
+      model: "claude-haiku-4-5",
+      task: "What is the weather in San Francisco? Check twice.",
+      workspace: { files: { "San Francisco": "Foggy, 14 C\n" } },
+      // The same recorded tool_use message answers the first two requests, as servers that number calls per response do.
+      responses: [recordedStream("anthropic-tool-use.sse"), recordedStream("anthropic-tool-use.sse")],
+    };
+    const r = await run(c);
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const calls = endedCalls(r.run.events).filter((call) => call.name === "read_file");
+    expect(calls.map((call) => call.status)).toEqual(["completed", "completed"]);
+    expect(new Set(calls.map((call) => call.tool_use_id)).size).toBe(2);
+    expect(calls[0]!.tool_use_id).toBe("toolu_01KFbKqPYSuAKujiL6mTfzYA");
+    expect(wellFormed(r, c)).toEqual([]);
+    // Each tool_result answers its own tool_use, right after it.
+    const messages: any[] = r.server.requests[2]!.body.messages;
+    const uses = messages.flatMap((m, i) => (m.role === "assistant" ? m.content.filter((b: any) => b.type === "tool_use").map((b: any) => ({ id: b.id, at: i })) : []));
+    for (const use of uses) expect(messages[use.at + 1].content.some((b: any) => b.type === "tool_result" && b.tool_use_id === use.id)).toBe(true);
+  }, 120_000);
+});
