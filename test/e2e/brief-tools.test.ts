@@ -63,6 +63,8 @@ describe("rarely used tools, called at once in a fresh task", () => {
     fx.server = await startScriptedModelServer({
       turns: [call("browser_action", { action: "open", url: siteUrl }), call("browser_action", { action: "launch", url: siteUrl }), call("browser_action", { action: "close" }), done],
     });
+    // The page is on this machine's loopback, which the sandbox's network keeps from the browser unless allowed.
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ sandbox: { allowLocalhost: true } }));
     const run = await cairn(["--auto-approve", "browser", "look at the page"], 90_000);
     expect(run.code, run.stderr).toBe(0);
     expect(statuses(run.events)).toEqual(["failed", "completed", "completed", "completed"]);
