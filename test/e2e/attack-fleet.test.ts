@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -342,4 +343,79 @@ describe("the fleet secret where CAIRN_HOME holds the workspace", () => {
       rmSync(home.dir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe("a job's commands and what the worker keeps for other jobs (its --dir)", () => {
+  let dir: { path: string; worker: FleetWorker };
+  let privateRepo: string;
+  const privateWords = `PRIVATE-${Math.random().toString(36).slice(2)}`;
+  beforeAll(async () => {
+    // The workers above are done with (when they ran at all).
+    if (current) {
+      current.child.kill("SIGTERM");
+      await current.exited;
+    }
+    // Not under /tmp, which every command gets fresh and empty: there the folder would be out of sight anyway.
+    const base = realpathSync(mkdtempSync(path.join(existsSync("/var/tmp") ? "/var/tmp" : os.homedir(), "cairn-fleet-dir-")));
+    privateRepo = path.join(f.root.dir, "private");
+    mkdirSync(privateRepo);
+    git(privateRepo, "init", "-q", "-b", "main");
+    writeFileSync(path.join(privateRepo, "plans.md"), `${privateWords}\n`);
+    git(privateRepo, "add", "-A");
+    git(privateRepo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", `secret plans ${privateWords}`);
+    const worker = await f.startWorker("folders", ["--concurrency", "2", "--allow", "yolo", "--dir", path.join(base, "fleet")], { CAIRN_FLEET_SECRET: "", ANTHROPIC_API_KEY: workerKey });
+    current = worker;
+    dir = { path: path.join(base, "fleet"), worker };
+  }, 30_000);
+  afterAll(() => {
+    if (dir) rmSync(path.dirname(dir.path), { recursive: true, force: true });
+  });
+
+  it("another repository's mirror and another running job's checkout cannot be listed, guessed or read; the job's own repository can", async () => {
+    const add = async (repo: string, name: string) => {
+      const run = await runCairn(["fleet", "add", "--repo", repo, ...f.runFlags(), "--yolo", "--", `job=${name}: write ${name}.txt`], { env: f.env({ CAIRN_HOME: dir.worker.home, CAIRN_FLEET_SECRET: "" }) });
+      if (run.code !== 0) throw new Error(`cairn fleet add failed: ${run.stderr}`);
+      return run.stdout.trim();
+    };
+    // A job of the private repository: its mirror stays in --dir; a second one hangs, its checkout in --dir/work meanwhile.
+    const first = await add(privateRepo, "private-first");
+    await f.waitForJobs([first], (j) => j.state === "completed", 60_000);
+    f.behaviour.hangAlways.add("private-running");
+    const running = await add(privateRepo, "private-running");
+    await waitUntil(() => (f.seen.get("private-running") ?? []).length > 0, 60_000, () => "the private job did not start");
+    // What a snooping job's command tries: list the folders, guess the mirror's name as it was made before
+    // (a hash of the URL), walk into the running checkout by the name it had (<job>-<pid>), read objects.
+    const oldMirror = createHash("sha256").update(privateRepo).digest("hex").slice(0, 16);
+    const [half, rest] = [privateWords.slice(0, 8), privateWords.slice(8)];
+    const snoop = [
+      `cd ${JSON.stringify(dir.path)}`,
+      "echo TOP: $(ls)",
+      "echo MIRRORS: $(ls mirrors 2>&1)",
+      "echo WORK: $(ls work 2>&1)",
+      `git --git-dir=mirrors/${oldMirror}.git log --all --format=%s 2>&1 | head -n 3`,
+      `ls work/${running}-${dir.worker.child.pid} 2>&1 | head -n 3`,
+      `grep -rh "${half}""${rest}" . 2>/dev/null | head -n 3`,
+      'cd "$OLDPWD" && echo OWN: $(git log --format=%s -n 1)',
+    ].join("; ");
+    f.behaviour.firstTurns.set("snoop", execute(snoop));
+    const snooper = await add(f.repos[0]!, "snoop");
+    await f.waitForJobs([snooper], (j) => j.state === "completed", 60_000);
+    // What the command printed, as its tool result came back to the model.
+    const seen = f.server.requests
+      .flatMap((r) => (r.body.messages as Array<{ content: unknown }>).flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
+      .filter((c: { type?: string }) => c.type === "tool_result")
+      .map((c: { content?: unknown }) => JSON.stringify(c.content))
+      .filter((text) => text.includes("TOP:"))
+      .join("\n");
+    // The folder is there to see (the control for the sandbox letting the command look at all) ...
+    expect(seen).toContain("TOP: mirrors work");
+    // ... but neither list can be read, and nothing of the private repository reaches the snooper's model.
+    expect(seen).toMatch(/MIRRORS: ls: cannot open directory 'mirrors': Permission denied/);
+    expect(seen).toMatch(/WORK: ls: cannot open directory 'work': Permission denied/);
+    expect(seen).not.toContain(privateWords);
+    // Positive control: its own repository's history, in its own checkout, through its own mirror.
+    expect(seen).toContain("OWN: start");
+    await runCairn(["fleet", "cancel", running], { env: f.env({ CAIRN_HOME: dir.worker.home, CAIRN_FLEET_SECRET: "" }) });
+    f.behaviour.hangAlways.delete("private-running");
+  }, 150_000);
 });

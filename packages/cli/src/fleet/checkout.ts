@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -44,16 +43,15 @@ async function gitAfterRun(dir: string, args: string[]): Promise<string> {
 const fetching = new Map<string, Promise<void>>();
 
 /**
- * A bare mirror of the repository under the worker's cache, cloned once and fetched before each job,
- * so a scratch checkout copies nothing over the network that the machine already has.
+ * A bare mirror of the repository at `mirror` (see fleet-folders.ts), cloned once and fetched before
+ * each job, so a scratch checkout copies nothing over the network that the machine already has.
  */
-async function mirrorOf(repo: string, cacheDir: string): Promise<string> {
-  const mirror = path.join(cacheDir, "mirrors", `${createHash("sha256").update(repo).digest("hex").slice(0, 16)}.git`);
+async function mirrorOf(repo: string, mirror: string): Promise<string> {
   const previous = fetching.get(mirror) ?? Promise.resolve();
   const next = previous.catch(() => {}).then(async () => {
     if (existsSync(path.join(mirror, "HEAD"))) await git(["fetch", "--prune", "--quiet", "origin"], mirror);
     else {
-      mkdirSync(path.dirname(mirror), { recursive: true });
+      mkdirSync(path.dirname(mirror), { recursive: true, mode: 0o300 });
       const partial = `${mirror}.${process.pid}.tmp`;
       rmSync(partial, { recursive: true, force: true });
       await git(["clone", "--mirror", "--quiet", "--", repo, partial]);
@@ -73,16 +71,17 @@ async function mirrorOf(repo: string, cacheDir: string): Promise<string> {
 export type Checkout = { dir: string; base: string };
 
 /**
- * A scratch working tree of the repository at `ref` (default its HEAD), on branch `branch`. The
+ * A scratch working tree of the repository at `ref` (default its HEAD), on branch `branch`, in
+ * `scratchDir`, sharing the objects of its mirror at `mirrorDir` (fleet-folders.ts names both). The
  * repository and ref come from the queue: a shape git could read as an option or a program is
  * refused before git runs (an Error whose message says which and why).
  */
-export async function checkout(repo: string, ref: string | undefined, branch: string, cacheDir: string, scratchDir: string): Promise<Checkout> {
+export async function checkout(repo: string, ref: string | undefined, branch: string, mirrorDir: string, scratchDir: string): Promise<Checkout> {
   const problem = repoProblem(repo) ?? (ref === undefined ? undefined : refProblem(ref));
   if (problem) throw new Error(problem);
-  const mirror = await mirrorOf(repo, cacheDir);
+  const mirror = await mirrorOf(repo, mirrorDir);
   rmSync(scratchDir, { recursive: true, force: true });
-  mkdirSync(path.dirname(scratchDir), { recursive: true });
+  mkdirSync(path.dirname(scratchDir), { recursive: true, mode: 0o300 });
   await git(["clone", "--quiet", "--shared", "--no-checkout", "--", mirror, scratchDir]);
   const base = (await git(["rev-parse", "--verify", "--end-of-options", `${ref ?? "HEAD"}^{commit}`], scratchDir)).trim();
   if (!/^[0-9a-f]{40,64}$/.test(base)) throw new Error(`ref ${JSON.stringify(ref ?? "HEAD")} did not name one commit.`);

@@ -1,11 +1,11 @@
 import { rmSync } from "node:fs";
-import path from "node:path";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { admitJob } from "./admit-job.js";
 import { checkout, commitAndPush } from "./checkout.js";
 import { runCairnChild, type RunEvent } from "./child-run.js";
 import { eventWriter } from "./event-stream.js";
+import { mirrorDir, scratchDir } from "./fleet-folders.js";
 import { transientErrorKinds, type FleetResult } from "./fleet-job.js";
 import type { FleetSecret } from "./fleet-secret.js";
 import type { WorkerPolicy } from "./job-policy.js";
@@ -17,7 +17,7 @@ import { pauseProvider, takeProviderPlace, waitForProvider } from "./provider-ga
 export type WorkerContext = {
   redis: Redis;
   name: string;
-  /** Mirrors of repositories (kept) and scratch checkouts (one per running job, removed after). */
+  /** Mirrors of repositories (kept) and scratch checkouts (one per running job, removed after); see fleet-folders.ts. */
   cacheDir: string;
   /** At most this many jobs at once per provider, across every worker (none: no cap). */
   providerCaps: ReadonlyMap<string, number>;
@@ -99,7 +99,7 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
   const release = cap === undefined ? async () => {} : await takeProviderPlace(ctx.redis, provider, cap, jobId, stop.signal).catch(() => async () => {});
 
   const branch = branchFor(jobId);
-  const scratch = path.join(ctx.cacheDir, "work", `${jobId}-${process.pid}`);
+  const scratch = scratchDir(ctx.cacheDir, jobId);
   try {
     if (stop.signal.aborted) return await stopped(stop.signal.reason as StopReason);
     // Checked once the job may start (after waiting for the provider), so the batch's earlier jobs
@@ -118,7 +118,7 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
     }
     let work;
     try {
-      work = await checkout(data.repo, data.ref, branch, ctx.cacheDir, scratch);
+      work = await checkout(data.repo, data.ref, branch, mirrorDir(ctx.cacheDir, ctx.secret.value, data.repo), scratch);
     } catch (error) {
       const reason = firstLine(error);
       await end(finalAttempt ? "failed" : "retrying", { reason: `checkout failed: ${reason}` });

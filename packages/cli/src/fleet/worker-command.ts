@@ -7,6 +7,7 @@ import { UsageError } from "../usage-error.js";
 import { fleetKeys, queueName } from "./fleet-keys.js";
 import { processJob, type StopReason } from "./process-job.js";
 import { connectLasting, redisUrl, shownRedisUrl } from "./redis-connection.js";
+import { prepareFleetDir } from "./fleet-folders.js";
 import { fleetSecret } from "./fleet-secret.js";
 import { allowHelp, workerPolicy } from "./job-policy.js";
 import { takeFlags, takeRepeated } from "./take-flags.js";
@@ -108,6 +109,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const policy = workerPolicy(allowed.values, ownEndpoint(io.env, home));
   if (!policy.allows.has("sandbox-off")) sandboxOrRefuse(io.env, home);
   const secret = fleetSecret(io.env, home);
+  prepareFleetDir(cacheDir);
   const url = redisUrl(io.env);
 
   const redis = await connectLasting(url);
