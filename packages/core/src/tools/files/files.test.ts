@@ -77,7 +77,9 @@ describe("openChecked / readChecked", () => {
     const swapper = await startSwapper(at("a.txt"), ".env", "PUBLIC\n");
     let served = 0;
     try {
-      for (let i = 0; i < 400; i += 1) {
+      // At least 400 tries, and on until one has read the normal file (a busy machine can lose many races in a row).
+      const deadline = Date.now() + 20_000;
+      for (let i = 0; i < 400 || (served === 0 && Date.now() < deadline); i += 1) {
         const read = await readChecked(boundary, at("a.txt"), "a.txt").catch(() => undefined);
         if (read?.ok !== true) continue;
         expect(read.data.toString()).toBe("PUBLIC\n");
@@ -87,7 +89,7 @@ describe("openChecked / readChecked", () => {
       swapper.kill();
     }
     expect(served).toBeGreaterThan(0); // the normal file was read whenever it was in place
-  }, 30_000);
+  }, 60_000);
 
   it("never returns an ignored file's bytes while another process swaps a parent folder for a link to an ignored folder", async () => {
     mkdirSync(at("docs"));
@@ -97,7 +99,9 @@ describe("openChecked / readChecked", () => {
     const swapper = await startFolderSwapper(at("docs"), at("secret"));
     let served = 0;
     try {
-      for (let i = 0; i < 2000; i += 1) {
+      // At least 2000 tries, and on until one has read the normal file (a busy machine can lose many races in a row).
+      const deadline = Date.now() + 20_000;
+      for (let i = 0; i < 2000 || (served === 0 && Date.now() < deadline); i += 1) {
         const read = await readChecked(boundary, at("docs/a.txt"), "docs/a.txt").catch(() => undefined);
         if (read?.ok !== true) continue;
         expect(read.data.toString()).toBe("PUBLIC\n");
@@ -107,7 +111,7 @@ describe("openChecked / readChecked", () => {
       swapper.kill();
     }
     expect(served).toBeGreaterThan(0);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("writeChecked", () => {
@@ -153,7 +157,9 @@ describe("writeChecked", () => {
     const swapper = await startSwapper(at("a.txt"), path.join(outside, "victim.txt"), "inside\n");
     let written = 0;
     try {
-      for (let i = 0; i < 400; i += 1) {
+      // At least 400 tries, and on until one has landed inside.
+      const deadline = Date.now() + 20_000;
+      for (let i = 0; i < 400 || (written === 0 && Date.now() < deadline); i += 1) {
         const result = await writeChecked(boundary, at("a.txt"), "a.txt", `write ${i}\n`).catch(() => undefined);
         if (result?.ok === true) written += 1;
       }
@@ -165,7 +171,7 @@ describe("writeChecked", () => {
     expect(written).toBeGreaterThan(0);
     // Whatever a.txt is now, the link (if it is one) still points where it did: it was replaced, never followed.
     if (lstatSync(at("a.txt")).isSymbolicLink()) expect(readlinkSync(at("a.txt"))).toBe(path.join(outside, "victim.txt"));
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("writeChecked against a folder swapped for a link", () => {
@@ -175,7 +181,8 @@ describe("writeChecked against a folder swapped for a link", () => {
     const swapper = await startFolderSwapper(at("sub"), outside);
     let written = 0;
     try {
-      for (let i = 0; i < 1500; i += 1) {
+      const deadline = Date.now() + 20_000;
+      for (let i = 0; i < 1500 || (written === 0 && Date.now() < deadline); i += 1) {
         const result = await writeChecked(boundary, at("sub/a.txt"), "sub/a.txt", `write ${i}\n`).catch(() => undefined);
         if (result?.ok === true) written += 1;
       }
@@ -185,7 +192,7 @@ describe("writeChecked against a folder swapped for a link", () => {
     expect(readdirSync(outside)).toEqual(["victim.txt"]);
     expect(readFileSync(path.join(outside, "victim.txt"), "utf8")).toBe("VICTIM\n");
     expect(written).toBeGreaterThan(0);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("verifyMatches", () => {
