@@ -22,8 +22,14 @@ export type ChromiumLaunch = {
    * the browser starts inside it, so it sees what they see (a dev server a command started on
    * their localhost) and, like them, not this machine's loopback (the fleet's Redis, `cairn web`).
    */
-  network?: Pick<IsolatedNetwork, "enter">;
+  network?: BrowserNetwork;
 };
+
+/**
+ * How the browser joins the commands' network: `enter` as commands do, and bubblewrap, only to give
+ * Chromium the namespace's resolv.conf where the host's names a resolver on its own loopback.
+ */
+export type BrowserNetwork = Pick<IsolatedNetwork, "enter"> & { bwrap: string };
 
 export type StartedChromium = { ok: true; chromium: Chromium } | { ok: false; message: string };
 
@@ -91,7 +97,9 @@ export async function startChromium(launch: ChromiumLaunch): Promise<StartedChro
       handleSIGTERM: false,
       handleSIGHUP: false,
     };
-    const browser = await puppeteer.launch(entry === undefined ? options : inNamespace(options, entry.prefix, puppeteer.defaultArgs(options)));
+    const browser = await puppeteer.launch(
+      entry === undefined ? options : inNamespace(options, namespaceLine(entry, launch.network!.bwrap), puppeteer.defaultArgs(options)),
+    );
     return { ok: true, chromium: new Chromium(browser, profileDir) };
   } catch (error) {
     await rm(profileDir, { recursive: true, force: true });
@@ -104,11 +112,23 @@ export async function startChromium(launch: ChromiumLaunch): Promise<StartedChro
 }
 
 /**
- * The launch that runs Chromium through `prefix` (nsenter into the commands' network namespace;
- * it execs Chromium, so the process Puppeteer watches is the browser's). Only its network changes:
- * same user, same files, Chromium's own sandbox as before. Puppeteer puts its own arguments before
- * ours, so they are computed here and the whole line is given after the prefix. DevTools talks
- * over the pipes on fds 3 and 4, which nsenter passes on: a debugging port on the namespace's
+ * What runs Chromium in the namespace: nsenter, as for commands; where the host's resolver is on
+ * its loopback (systemd-resolved's 127.0.0.53), which the namespace cannot reach, bubblewrap then
+ * binds the namespace's resolv.conf (slirp4netns's forwarder) over /etc/resolv.conf, and nothing
+ * else: the whole file system as it is, devices included, no other namespace. Only a mount can do
+ * that without privileges, and bubblewrap is there whenever the sandbox is. --die-with-parent: a
+ * kill of the process Puppeteer holds (bubblewrap's, then; else nsenter has become Chromium) still ends the browser.
+ */
+function namespaceLine(entry: { prefix: string[]; resolvConf?: string | undefined }, bwrap: string): string[] {
+  if (entry.resolvConf === undefined) return entry.prefix;
+  return [...entry.prefix, bwrap, "--dev-bind", "/", "/", "--ro-bind", entry.resolvConf, "/etc/resolv.conf", "--die-with-parent"];
+}
+
+/**
+ * The launch that runs Chromium through `prefix` (namespaceLine). Only its network changes: same
+ * user, same files, Chromium's own sandbox as before. Puppeteer puts its own arguments before ours,
+ * so they are computed here and the whole line is given after the prefix. DevTools talks over the
+ * pipes on fds 3 and 4, which nsenter and bubblewrap pass on: a debugging port on the namespace's
  * loopback would be out of reach from here.
  */
 function inNamespace(options: LaunchOptions, prefix: string[], chromiumArguments: string[]): LaunchOptions {

@@ -25,6 +25,8 @@ export class RunProcesses {
       /** The workspace's real path and settings' `lsp`, for the language servers. */
       workspace: string;
       lsp: LspSettings | undefined;
+      /** The host's language servers, kept across runs: used as they are, never stopped here. */
+      languageServers?: LanguageServers | undefined;
     },
   ) {
     this.current = this.newTerminal();
@@ -36,19 +38,20 @@ export class RunProcesses {
 
   /** The language servers of this run (started lazily, on the first file they check); none where commands run on the host's executor. */
   get languageServers(): LanguageServers | undefined {
-    return this.servers;
+    if (this.setup.commands) return undefined;
+    return this.setup.languageServers ?? this.servers;
   }
 
   /** A run starts: a fresh terminal if the last run's was stopped, and the browser session with the configured viewport and Chromium. */
   begin(): void {
     if (this.current.isDisposed) this.current = this.newTerminal();
     // The files are the host's, not this machine's, when its executor runs commands: no servers then.
-    if (this.servers === undefined && !this.setup.commands && this.setup.lsp !== false) {
+    if (this.servers === undefined && !this.setup.languageServers && !this.setup.commands && this.setup.lsp !== false) {
       this.servers = new LanguageServers({ workspace: this.setup.workspace, settings: this.setup.lsp, sandbox: this.setup.sandbox?.sandbox });
     }
     // The browser sees what commands see: started in their network namespace when they have one
     // (not where the host's executor runs them elsewhere).
-    const network = this.setup.commands ? undefined : this.setup.sandbox?.sandbox?.isolatedNetwork;
+    const network = this.setup.commands ? undefined : this.setup.sandbox?.sandbox?.browserNetwork;
     if (!this.setup.browser && network === undefined) return;
     const { viewport, chromiumPath } = this.setup.browser ?? {};
     useBrowser(

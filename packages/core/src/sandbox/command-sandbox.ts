@@ -77,8 +77,9 @@ export class CommandSandbox {
   }
 
   /** The network namespace commands run in with network on (none: the host's network, or off); the browser starts inside it too. */
-  get isolatedNetwork(): IsolatedNetwork | undefined {
-    return this.network === "on" ? this.config.isolatedNetwork : undefined;
+  get browserNetwork(): { enter: IsolatedNetwork["enter"]; bwrap: string } | undefined {
+    const isolated = this.network === "on" ? this.config.isolatedNetwork : undefined;
+    return isolated === undefined ? undefined : { enter: () => isolated.enter(), bwrap: this.config.bwrap };
   }
 
   /**
