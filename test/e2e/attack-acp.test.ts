@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
@@ -147,6 +147,34 @@ describe("ACP: a hand-off (new_task) starts only on an answer it offered, in a t
     expect(value.stopReason).toBe("cancelled");
     expect(storedTasks()).toHaveLength(1);
     expect(existsSync(path.join(fx.workspace.dir, "handed.txt"))).toBe(false);
+  });
+
+  it("'start', then session/cancel while the new task is being opened: nothing of it is written, nor asked about", async () => {
+    // The new task's first reply is slow, so a cancel that reaches it once it runs would stop it too:
+    // what matters is a cancel that comes while it opens, before the session has switched to it.
+    fx.server = await startScriptedModelServer({
+      responder: conversationRouter({
+        "ORIGINAL-REQUEST": [call("new_task", { context: "HANDOFF-CONTEXT: write handed.txt" }), done("stayed here")],
+        "HANDOFF-CONTEXT": [{ ...call("write_to_file", { path: "handed.txt", content: "x\n" }), delayMs: 5000 }, done("handed")],
+      }).responder,
+    });
+    const tasks = path.join(fx.home.dir, "tasks");
+    const { value, seen } = await drive(async (request, ctx) => {
+      // A careless editor: it allows whatever it is asked later, cancelled turn or not.
+      if (request.options[0]!.optionId !== "start_new_task") return { outcome: { outcome: "selected", optionId: "allow_once" } };
+      const before = new Set(readdirSync(tasks));
+      // The moment the new task's record appears (it is being opened), the editor cancels the turn.
+      const watcher = watch(tasks, () => {
+        if (readdirSync(tasks).some((n) => !before.has(n) && n !== "index.json")) {
+          watcher.close();
+          void ctx.notify("session/cancel", { sessionId: request.sessionId });
+        }
+      });
+      return { outcome: { outcome: "selected", optionId: "start_new_task" } };
+    });
+    expect(value.stopReason).toBe("cancelled");
+    expect(existsSync(path.join(fx.workspace.dir, "handed.txt"))).toBe(false);
+    expect(seen.permissions.map((p) => p.toolCall.title)).not.toContainEqual(expect.stringContaining("handed.txt"));
   });
 
   it("a control: 'start' starts the new task, which does its work", async () => {

@@ -182,6 +182,15 @@ export class AcpSession {
       this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\nThe new task could not start: ${(error as Error).message.split("\n")[0]}\n` } });
       return undefined;
     }
+    // Cancelled while it opened (cancel() could only stop the task that had ended): nothing of a
+    // cancelled turn takes effect, so the new task never runs and is not kept; the work stays here.
+    if (this.cancelled) {
+      await next.task.endSession("other").catch(() => undefined);
+      await next.close();
+      next.store.delete();
+      removeFromHistoryIndex(next.home, next.id);
+      return undefined;
+    }
     await from.task.endSession("other").catch(() => undefined);
     await from.close();
     this.follow(next);
