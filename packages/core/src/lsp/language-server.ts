@@ -14,6 +14,27 @@ const SHUTDOWN_MS = 1_000;
 /** Kept of a server's stderr, for the notice when it fails. */
 const STDERR_KEEP = 2_000;
 
+/**
+ * Servers' process groups still running. If Cairn exits without stopping them (an uncaught error,
+ * process.exit in a host), they are killed on the way out: a detached group outlives its parent.
+ */
+const running = new Set<number>();
+let exitHookSet = false;
+function killOnExit(pid: number): void {
+  running.add(pid);
+  if (exitHookSet) return;
+  exitHookSet = true;
+  process.once("exit", () => {
+    for (const group of running) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}
+
 type Document = { uri: string; version: number; text: string; languageId: string };
 type Published = { version: number | undefined; diagnostics: LspDiagnostic[]; at: number };
 type Waiter = { uri: string; version: number; sentAt: number; resolve(d: LspDiagnostic[]): void; quiet?: NodeJS.Timeout };
@@ -54,6 +75,8 @@ export class LanguageServer {
     // Detached: its own process group, so stop() reaches the processes it starts (tsserver) too.
     this.child = spawn(launch.file, launch.args, { cwd: root, env: launch.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));
+    const pid = this.child.pid;
+    if (pid !== undefined) killOnExit(pid);
     this.child.stderr!.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
     });
@@ -226,6 +249,7 @@ export class LanguageServer {
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();
     this.child.stdin?.destroy();
+    if (pid !== undefined) running.delete(pid);
   }
 }
 

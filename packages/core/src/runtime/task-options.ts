@@ -1,7 +1,7 @@
 import type { Checkpoints } from "../checkpoints/index.js";
 import type { CompactionStrategy } from "../context/fit-context.js";
 import type { HookRunner } from "../hooks/index.js";
-import type { LspSettings } from "../lsp/index.js";
+import type { LanguageServers, LspSettings } from "../lsp/index.js";
 import type { McpHub } from "../mcp/index.js";
 import type { RetryPolicy } from "../model/retry.js";
 import type { Message, Model, Usage } from "../model/types.js";
@@ -50,6 +50,12 @@ export type ToolOptions = {
   problemsCommand?: string;
   /** Language servers that check edits (settings.json `lsp`; default: the built-in ones, false: none). */
   lsp?: LspSettings;
+  /**
+   * The host's own language servers, kept across the task's runs (a session's: an editor's or the
+   * web's next prompt finds them warm); the host stops them. Without it each run starts its own
+   * (from `lsp`) and stops them when it ends.
+   */
+  languageServers?: LanguageServers;
   /** The focus chain (task_progress on every tool): on by default, with a reminder every few turns. */
   focusChain?: Partial<FocusChainSettings>;
   /** Where tools spill large outputs (default: a folder in the system temp dir). */

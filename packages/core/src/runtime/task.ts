@@ -130,6 +130,7 @@ export class Task {
       browser: options.tools.browser,
       workspace: this.cwd,
       lsp: options.tools.lsp,
+      languageServers: options.tools.languageServers,
     });
     const focusSettings = { ...defaultFocusChainSettings, ...options.tools.focusChain };
     const priorProgress = journal.prior?.taskProgress;

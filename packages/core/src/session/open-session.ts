@@ -1,6 +1,8 @@
 import path from "node:path";
+import { realpathSync } from "node:fs";
 import { Checkpoints } from "../checkpoints/index.js";
 import { loadHooks, type HookRunner } from "../hooks/index.js";
+import { LanguageServers } from "../lsp/index.js";
 import { McpConfigError, McpHub, type ServerConfig } from "../mcp/index.js";
 import type { Host } from "../runtime/host.js";
 import type { JournalOptions, SharedRules } from "../runtime/task-options.js";
@@ -187,6 +189,13 @@ async function assemble(parts: Parts): Promise<Session> {
   const checkpoints = readOnly ? undefined : await openCheckpoints(settings, notices);
   const mcp = parts.subagent ? undefined : openMcp(settings, options, notices);
   const tools = parts.subagent ? undefined : taskTools(settings, store, notices);
+  // The session's language servers: started on the first file they check, kept warm across its
+  // runs (the next prompt in an editor or the web), stopped when it closes. A sub-agent runs once:
+  // its task starts and stops its own.
+  const languageServers =
+    parts.subagent || options.commands || settings.settings.lsp === false
+      ? undefined
+      : new LanguageServers({ workspace: realpathSync.native(settings.cwd), settings: settings.settings.lsp, sandbox: settings.sandbox.sandbox });
   let current: Task | undefined;
   // "Always allow" answers saved for this workspace or for the person (CAIRN_HOME/permissions.json),
   // and the task's own as they come: one list for the task under every model, and for its sub-agents.
@@ -233,6 +242,7 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(resolved.settings.problemsCommand ? { problemsCommand: resolved.settings.problemsCommand } : {}),
         // A sub-agent that only reads makes no edit to check: no language server of its own (each costs hundreds of MB).
         ...(readOnly ? { lsp: false as const } : resolved.settings.lsp !== undefined ? { lsp: resolved.settings.lsp } : {}),
+        ...(languageServers ? { languageServers } : {}),
         ...(resolved.settings.focusChain ? { focusChain: resolved.settings.focusChain } : {}),
         ...(resolved.settings.toolExecution ? { execution: resolved.settings.toolExecution } : {}),
         ...(options.files ? { files: options.files } : {}),
@@ -292,7 +302,7 @@ async function assemble(parts: Parts): Promise<Session> {
         return moved;
       },
       close: async () => {
-        await mcp?.close();
+        await Promise.all([mcp?.close(), languageServers?.stop()]);
         store.release();
       },
     };
