@@ -63,9 +63,12 @@ describe("browser_action in the sandbox's network", () => {
     return sh("node dev.js > /dev/null 2>&1 &");
   };
   /** Waits until the dev server answers the commands' localhost (a condition, not a fixed time). */
-  const untilServing = sh(
-    `for i in $(seq 1 300); do node -e "fetch('http://localhost:${DEV_PORT}/').then(r => r.text()).then(t => { console.log('SERVING', t.includes('DEV-SERVER-IN-SANDBOX')); process.exit(0) }, () => process.exit(1))" && break; sleep 0.2; done`,
-  );
+  const untilServing = call("execute_command", {
+    command: `for i in $(seq 1 300); do node -e "fetch('http://localhost:${DEV_PORT}/').then(r => r.text()).then(t => { console.log('SERVING', t.includes('DEV-SERVER-IN-SANDBOX')); process.exit(0) }, () => process.exit(1))" && break; sleep 0.2; done`,
+    requires_approval: false,
+    // Waited for to the end, however quiet, even on a busy machine.
+    timeout: 120,
+  });
 
   it("opens the dev server a command started on localhost; neither the model's launches nor the page's own request reach this machine's loopback (0 connections)", async () => {
     await run([
