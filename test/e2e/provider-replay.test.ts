@@ -193,6 +193,20 @@ describe("refusals", () => {
   }, 120_000);
 });
 
+describe("thinking kept as the provider requires", () => {
+  it("Anthropic's redacted thinking blocks go back unchanged, in order, and are never shown", async () => {
+    const stream = recordedStream("anthropic-redacted-thinking.sse");
+    const data = [...stream.chunks.join("").matchAll(/"type":"redacted_thinking","data":"([^"]+)"/g)].map((m) => m[1]);
+    expect(data).toHaveLength(2);
+    const r = await run({ provider: "anthropic", model: "claude-sonnet-4-5", args: ["--thinking", "1024"], task: "Hello", responses: [stream] });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const assistant = r.server.requests[1]!.body.messages.find((m: any) => m.role === "assistant");
+    expect(assistant.content.slice(0, 2)).toEqual(data.map((d) => ({ type: "redacted_thinking", data: d })));
+    expect(assistant.content[2]).toMatchObject({ type: "text" });
+    for (const d of data) expect(r.run.stdout).not.toContain(d!.slice(0, 40));
+  }, 120_000);
+});
+
 describe("a provider that reuses tool-call ids across turns", () => {
   it("on the Anthropic wire: two calls, two ids in --json, and no tool_use id repeated in the next request", async () => {
     const c: Case = {

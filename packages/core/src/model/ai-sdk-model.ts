@@ -7,7 +7,7 @@ import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js"
 import { RawStreamFacts, refusalLine } from "./raw-facts.js";
 import { watchStreamEnd, type StreamEnd } from "./stream-end.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
-import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, ProviderId } from "./types.js";
+import { redactedThinkingMark, type FinishReason, type Model, type ModelEvent, type ModelInfo, type ModelRequest, type ProviderId } from "./types.js";
 import { usageAsMeant } from "./usage.js";
 
 function toFinishReason(unified: string): FinishReason {
@@ -107,6 +107,15 @@ export class AiSdkModel implements Model {
             reasoningChars += part.delta.length;
             const signature = (part.providerMetadata?.anthropic as { signature?: string } | undefined)?.signature;
             yield signature ? { type: "reasoning-delta", text: part.delta, signature } : { type: "reasoning-delta", text: part.delta };
+            break;
+          }
+          case "reasoning-start": {
+            // Anthropic's redacted thinking arrives whole, encrypted, with no deltas; it is kept to be sent back, never shown.
+            const redacted = (part.providerMetadata?.anthropic as { redactedData?: unknown } | undefined)?.redactedData;
+            if (typeof redacted === "string") {
+              started = true;
+              yield { type: "reasoning-delta", text: "", signature: `${redactedThinkingMark}${redacted}` };
+            }
             break;
           }
           case "tool-input-start":

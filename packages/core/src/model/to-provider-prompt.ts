@@ -1,5 +1,5 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
-import type { ImagePart, Message, TextPart, ToolResultPart } from "./types.js";
+import { redactedThinkingMark, type ImagePart, type Message, type TextPart, type ToolResultPart } from "./types.js";
 
 const ephemeral: SharedV3ProviderOptions = { anthropic: { cacheControl: { type: "ephemeral" } } };
 
@@ -45,6 +45,12 @@ export function toProviderPrompt(system: string, messages: Message[], wire: Prom
         if (part.type === "text") {
           if (part.text.length > 0) content.push({ type: "text", text: part.text });
         } else if (part.type === "reasoning") {
+          if (part.signature?.startsWith(redactedThinkingMark)) {
+            // Only the Anthropic wire can take a redacted block back; elsewhere it means nothing.
+            const redactedData = part.signature.slice(redactedThinkingMark.length);
+            if (options.anthropic) content.push({ type: "reasoning", text: "", providerOptions: { anthropic: { redactedData } } });
+            continue;
+          }
           content.push({
             type: "reasoning",
             text: part.text,

@@ -5,7 +5,16 @@
 
 export type TextPart = { type: "text"; text: string };
 export type ImagePart = { type: "image"; mediaType: string; data: string /* base64 */ };
+/**
+ * One thinking block. `signature` is the provider's seal over it (Anthropic checks it when the block
+ * is sent back). A redacted block (Anthropic's encrypted `redacted_thinking`) has no text, and its
+ * data travels as the signature behind `redactedThinkingMark`: it must go back unchanged, and it
+ * passes through every layer that keeps a block's signature.
+ */
 export type ReasoningPart = { type: "reasoning"; text: string; signature?: string };
+
+/** Marks a ReasoningPart's signature as a redacted block's data (base64 signatures never contain ':' or '_'). */
+export const redactedThinkingMark = "redacted_thinking:";
 export type ToolCallPart = { type: "tool-call"; id: string; name: string; input: Record<string, unknown> };
 export type ToolResultPart = {
   type: "tool-result";

@@ -151,19 +151,22 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const allDone = () => scheduler.finished().then(() => undefined);
 
   let pieceId = "";
-  let pieceReasoning = "";
-  let pieceSignature: string | undefined;
+  // The reply's thinking blocks: a signature closes its block, so each keeps its own (Anthropic checks them one by one).
+  let pieceBlocks: ReasoningPart[] = [];
   const handle = (events: ProtocolEvent[]) => {
     for (const event of events) {
       switch (event.type) {
         case "text":
           emit({ type: "text_delta", message_id: pieceId, text: event.text });
           break;
-        case "reasoning":
-          pieceReasoning += event.text;
-          if (event.signature) pieceSignature = event.signature;
+        case "reasoning": {
+          let block = pieceBlocks.at(-1);
+          if (!block || block.signature !== undefined) pieceBlocks.push((block = { type: "reasoning", text: "" }));
+          block.text += event.text;
+          if (event.signature) block.signature = event.signature;
           if (event.text) emit({ type: "reasoning_delta", message_id: pieceId, text: event.text });
           break;
+        }
         case "call-start":
           break;
         case "call-delta":
@@ -192,8 +195,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   let usedFallback = false;
   for (;;) {
     pieceId = `${messageId}_${continuations}_${attempt}`;
-    pieceReasoning = "";
-    pieceSignature = undefined;
+    pieceBlocks = [];
     const callsBefore = calls.length;
     const messages: Message[] = [...input.messages];
     if (continuations > 0) {
@@ -260,9 +262,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       continue;
     }
 
-    if (pieceReasoning || pieceSignature) {
-      reasoning = [...reasoning, { type: "reasoning", text: pieceReasoning, ...(pieceSignature ? { signature: pieceSignature } : {}) }];
-    }
+    reasoning = [...reasoning, ...pieceBlocks.filter((block) => block.text || block.signature)];
     if (finishReason === "length" && continuations < input.maxContinuations && halt === undefined) {
       continuations++;
       attempt = 0;
