@@ -16,8 +16,8 @@ import path from "node:path";
  */
 const enterOnly = 0o300;
 
-/** A keyed mirror, or one being cloned by a worker now (<name>.<pid>.tmp). */
-const mirrorName = /^[0-9a-f]{32}\.git(\.\d+\.tmp)?$/;
+/** A mirror named by a plain hash of its URL, as workers before keyed names made them (or one left half-cloned). */
+const oldMirrorName = /^[0-9a-f]{16}\.git(\.\d+\.tmp)?$/;
 
 /** Makes the folders (or tightens ones an older worker made) and removes mirrors named the old, guessable way. */
 export function prepareFleetDir(cacheDir: string): void {
@@ -27,7 +27,8 @@ export function prepareFleetDir(cacheDir: string): void {
     if (name === "mirrors") {
       chmodSync(dir, 0o700);
       // A mirror named by a plain hash of its URL (before names were keyed) is found by anyone who knows the URL.
-      for (const entry of readdirSync(dir)) if (!mirrorName.test(entry)) rmSync(path.join(dir, entry), { recursive: true, force: true });
+      // Only those: --dir is the person's choice of folder, and what else is in it is not the worker's to remove.
+      for (const entry of readdirSync(dir)) if (oldMirrorName.test(entry)) rmSync(path.join(dir, entry), { recursive: true, force: true });
     }
     chmodSync(dir, enterOnly);
   }
