@@ -371,6 +371,18 @@ describe("a job's commands and what the worker keeps for other jobs (its --dir)"
     if (dir) rmSync(path.dirname(dir.path), { recursive: true, force: true });
   });
 
+  it("a --dir that leads into CAIRN_HOME through a link is refused like one inside it (its checkouts would uncover CAIRN_HOME); the real --dir above is the control", async () => {
+    const home = path.join(path.dirname(dir.path), "home-linked");
+    mkdirSync(path.join(home, "fleet"), { recursive: true });
+    const link = path.join(path.dirname(dir.path), "fleet-link");
+    symlinkSync(path.join(home, "fleet"), link);
+    const run = await runCairn(["fleet", "worker", "--dir", link], { env: f.env({ CAIRN_HOME: home }), timeoutMs: 30_000 });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain(`--dir ${link} is inside CAIRN_HOME (${home})`);
+    expect(readdirSync(path.join(home, "fleet"))).toEqual([]);
+  }, 60_000);
+
   it("another repository's mirror and another running job's checkout cannot be listed, guessed or read; the job's own repository can", async () => {
     const add = async (repo: string, name: string) => {
       const run = await runCairn(["fleet", "add", "--repo", repo, ...f.runFlags(), "--yolo", "--", `job=${name}: write ${name}.txt`], { env: f.env({ CAIRN_HOME: dir.worker.home, CAIRN_FLEET_SECRET: "" }) });

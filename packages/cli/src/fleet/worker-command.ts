@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { cairnHome, loadSettings, probeBubblewrap } from "@cairn/core";
@@ -84,10 +85,26 @@ function sandboxOrRefuse(env: Record<string, string | undefined>, home: string):
  */
 function fleetDir(given: string | undefined, home: string): string {
   const dir = path.resolve(given ?? `${home}-fleet`);
-  const inside = path.relative(home, dir);
-  if (inside === "" || (!inside.startsWith("..") && !path.isAbsolute(inside)))
+  // By real paths, as the sandbox decides what holds a workspace: a link that leads into CAIRN_HOME is inside it.
+  const inside = path.relative(realOrNearest(home), realOrNearest(dir));
+  if (inside === "" || (!inside.startsWith(`..${path.sep}`) && inside !== ".." && !path.isAbsolute(inside)))
     throw new UsageError(`--dir ${dir} is inside CAIRN_HOME (${home}), which a job's commands would then see; choose a folder outside it.`);
   return dir;
+}
+
+/** The real path of `p`, or of its nearest existing folder with the rest added (a --dir not made yet). */
+function realOrNearest(p: string): string {
+  let existing = path.resolve(p);
+  const rest: string[] = [];
+  while (!existsSync(existing) && path.dirname(existing) !== existing) {
+    rest.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+  }
+  try {
+    return path.join(realpathSync.native(existing), ...rest);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 export async function workerCommand(argv: string[], io: Io): Promise<number> {
