@@ -1,9 +1,12 @@
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { createSocket, type Socket } from "node:dgram";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, runCairn } from "../support/cairn-cli.js";
+import { cairnBin, cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
@@ -23,13 +26,19 @@ const browse = (url: string) => call("browser_action", { action: "launch", url }
 const done = call("attempt_completion", { result: "done" });
 const settings = (sandbox: Record<string, unknown>) => writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, sandbox }));
 
-async function run(turns: ScriptedTurn[]) {
+/** Outside the workspace and outside /tmp (which the sandbox replaces with a private one). */
+let outside: string;
+beforeEach(() => {
+  outside = mkdtempSync("/var/tmp/cairn-browser-net-");
+});
+afterEach(() => rmSync(outside, { recursive: true, force: true }));
+
+// A model without images gets each page's text, so what the browser saw is text in the next request.
+const cliArgs = () => ["run", "--provider", "anthropic", "--base-url", fx.server.url, "--model", "text-only-model", "--cwd", fx.workspace.dir, "--json", "--auto-approve", "all-commands,read,browser", "go"];
+
+async function run(turns: ScriptedTurn[], env: Record<string, string> = {}) {
   fx.server = await startScriptedModelServer({ turns });
-  // A model without images gets each page's text, so what the browser saw is text in the next request.
-  const result = await runCairn(
-    ["run", "--provider", "anthropic", "--base-url", fx.server.url, "--model", "text-only-model", "--cwd", fx.workspace.dir, "--json", "--auto-approve", "all-commands,read,browser", "go"],
-    { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir }), timeoutMs: 120_000 },
-  );
+  const result = await runCairn(cliArgs(), { env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir, ...env }), timeoutMs: 120_000 });
   expect(result.code, result.stderr).toBe(0);
   return result;
 }
@@ -99,5 +108,98 @@ describe("browser_action in the sandbox's network", () => {
     await run([browse(`http://127.0.0.1:${servicePort}/launched`), call("browser_action", { action: "close" }), done]);
     expect(toldAfter(0)).toContain("HOST-SERVICE-ANSWERED");
     expect(connections).toContain("/launched");
+  }, 120_000);
+});
+
+describe("browser_action when the sandbox's network cannot start", () => {
+  it("refuses the launch with one line saying why and what the person can do; the browser does not open the page on this machine's network instead", async () => {
+    let hits = 0;
+    const service = createServer((_req, res) => {
+      hits += 1;
+      res.end("HOST-SERVICE-ANSWERED");
+    });
+    await new Promise<void>((resolve) => service.listen(0, "127.0.0.1", resolve));
+    try {
+      // slirp4netns is there but fails, as where the TUN device is refused.
+      const bin = path.join(outside, "bin");
+      mkdirSync(bin);
+      writeFileSync(path.join(bin, "slirp4netns"), "#!/bin/sh\necho 'open(\"/dev/net/tun\"): Permission denied' >&2\nexit 1\n", { mode: 0o755 });
+      await run([browse(`http://127.0.0.1:${(service.address() as AddressInfo).port}/`), done], { PATH: `${bin}:${process.env.PATH}` });
+      const told = toldAfter(0);
+      expect(told).toMatch(/Could not start the browser: the sandbox's network could not start \(slirp4netns failed: open\(\\"\/dev\/net\/tun\\"\): Permission denied\)\. Ask the person to fix it, or to set \\"sandbox\\": \{\\"allowLocalhost\\": true\}/);
+      expect(told).not.toContain("HOST-SERVICE-ANSWERED");
+      expect(hits).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => service.close(() => resolve()));
+    }
+  }, 120_000);
+});
+
+describe("browser_action and names where the host's resolver is on its loopback", () => {
+  /** An answer to an A query: the question echoed, one address; any other type gets no answer. */
+  function answer(query: Buffer, address: number[]): Buffer {
+    let end = 12;
+    while (query[end] !== 0) end += query[end]! + 1;
+    end += 5;
+    const isA = query.readUInt16BE(end - 4) === 1;
+    const header = Buffer.from(query.subarray(0, 12));
+    header.writeUInt16BE(0x8180, 2);
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(isA ? 1 : 0, 6);
+    header.writeUInt32BE(0, 8);
+    const record = Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, ...address]);
+    return Buffer.concat([header, query.subarray(12, end), ...(isA ? [record] : [])]);
+  }
+
+  /** The machine's own address on its network: what a name on the outside resolves to here. */
+  const ownAddress = () => {
+    const address = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a?.family === "IPv4" && !a.internal);
+    expect(address, "this test needs a network interface besides loopback").toBeDefined();
+    return address!.address;
+  };
+
+  let resolver: Socket;
+  let site: Server;
+  let asked = 0;
+  beforeEach(async () => {
+    asked = 0;
+    const own = ownAddress().split(".").map(Number);
+    // The host's resolver, on its loopback as systemd-resolved's 127.0.0.53 is (not sandbox.test's 127.0.0.77).
+    resolver = createSocket("udp4");
+    resolver.on("message", (message, from) => {
+      asked += 1;
+      resolver.send(answer(message, own), from.port, from.address);
+    });
+    await new Promise<void>((resolve) => resolver.bind(53, "127.0.0.78", resolve));
+    // A site "on the outside": reachable at the machine's own address, as from the network.
+    site = createServer((_req, res) => res.end("<title>Docs</title><p>NAMED-SITE-ANSWERED</p>"));
+    await new Promise<void>((resolve) => site.listen(0, "0.0.0.0", resolve));
+  });
+  afterEach(async () => {
+    await new Promise<void>((resolve) => resolver.close(() => resolve()));
+    await new Promise<void>((resolve) => site.close(() => resolve()));
+  });
+
+  it("the browser resolves names through slirp4netns's forwarder, as commands do, and opens the site", async () => {
+    expect(process.getuid?.(), "a mount namespace with another resolv.conf needs root, as on CI").toBe(0);
+    fx.server = await startScriptedModelServer({
+      turns: [browse(`http://cairn-browser-dns.example:${(site.address() as AddressInfo).port}/`), call("browser_action", { action: "close" }), done],
+    });
+    const resolvConf = path.join(outside, "resolv.conf");
+    writeFileSync(resolvConf, "nameserver 127.0.0.78\n");
+    // `cairn run` in a mount namespace whose /etc/resolv.conf names only the resolver on the host's loopback.
+    const child = spawn("unshare", ["--mount", "sh", "-c", 'mount --bind "$0" /etc/resolv.conf && exec "$@"', resolvConf, process.execPath, cairnBin, ...cliArgs()], {
+      env: cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, stderr).toBe(0);
+    expect(toldAfter(0)).toContain("NAMED-SITE-ANSWERED");
+    expect(asked).toBeGreaterThan(0);
   }, 120_000);
 });
