@@ -30,6 +30,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   startup: () => import("./startup.js"),
   tokens: () => import("./tokens.js"),
   turns: () => import("./turns.js"),
+  replies: () => import("./replies.js"),
   fleet: () => import("./fleet.js"),
   "parallel-reads": () => import("./parallel-reads.js"),
   lsp: () => import("./lsp.js"),
