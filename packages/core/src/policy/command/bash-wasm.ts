@@ -40,5 +40,17 @@ export async function loadBashParser(): Promise<Parser> {
   }
   const parser = new ParserClass();
   parser.setLanguage(language);
+  // V8 compiles each wasm function when it is first called: one parse of the common shapes now compiles
+  // most of the lexer and parser here, where the load happens (beside the first model request), not
+  // with the first command.
+  parser.parse(warmUp)?.delete();
   return parser;
 }
+
+const warmUp = [
+  `cd src && FOO=1 git status --short | grep -v '^??' > "out.txt" 2>&1; echo "$(ls -la)" $HOME \${X:-y} || { npm test -- --run; }`,
+  "[ -f a ] && cat <<'EOF'",
+  "line",
+  "EOF",
+  `for f in *.ts; do sed -i 's/a/b/' "$f"; done`,
+].join("\n");
