@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -69,6 +69,34 @@ describe("focus chain (task_progress)", () => {
     expect(lastMessage(fx.server.requests[1]!)).not.toContain("[Task progress");
     expect(run.events.filter((e) => e.type === "task_progress").at(-1)).toEqual({ type: "task_progress", items: [{ text: "Read a.txt", done: true }, { text: "Report", done: true }] });
     expect(JSON.stringify(fx.server.requests[0]!.body.system)).toContain("task_progress: a markdown checklist");
+  });
+
+  it("a compaction inside a running task: the next request shows the list and the environment again, in the last results", async () => {
+    mkdirSync(path.join(fx.workspace.dir, "src"));
+    const line = (i: number, n: number) => `export function handler${i}_${n}(request: Request): Response { return respond(request.id + ${n}, "value ${i}.${n}"); }`;
+    for (let i = 0; i < 40; i++) writeFileSync(path.join(fx.workspace.dir, "src", `f${i}.ts`), `${Array.from({ length: 60 }, (_, n) => line(i, n)).join("\n")}\n`);
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false, models: { "small-model": { contextWindow: 32_000, maxOutputTokens: 4_000 } } }));
+    let reads = 0;
+    fx.server = await startScriptedModelServer({
+      responder: (request) => {
+        if (isSummary(request)) return { content: [{ type: "text", text: "SUMMARY: reading the files one by one." }] };
+        if (fx.server.requests.some(isSummary)) return call("attempt_completion", { result: "done" });
+        reads++;
+        return call("read_file", { path: `src/f${reads}.ts`, ...(reads === 1 ? { task_progress: "- [x] Start\n- [ ] Read every file" } : {}) });
+      },
+    });
+    const run = await runCairn(["run", ...provider(), "--model", "small-model", "--cwd", fx.workspace.dir, "--compaction", "auto", "--max-turns", "60", "--json", "Read the files in src one by one."], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.filter((e) => e.type === "system" && e.subtype === "compact_boundary")).toHaveLength(1);
+    const summaryAt = fx.server.requests.findIndex(isSummary);
+    const before = fx.server.requests.slice(2, summaryAt);
+    expect(before.length).toBeGreaterThan(2);
+    // Before it, no reply's results repeat the list or an unchanged environment.
+    for (const request of before) expect(lastMessage(request)).not.toContain("[Task progress");
+    const after = fx.server.requests[summaryAt + 1]!;
+    expect(JSON.stringify(after.body)).toContain("SUMMARY: reading the files one by one.");
+    expect(lastMessage(after)).toContain("[Task progress (1/2 done; update it through task_progress as steps finish):\\n- [x] Start\\n- [ ] Read every file");
+    expect(lastMessage(after)).toMatch(/\[Environment: [^\]]* · ACT mode · context [\d,]+ \/ 32,000 tokens/);
   });
 
   it("survives compaction and resume: the list comes back without the model sending it again", async () => {
