@@ -98,6 +98,8 @@ describe("errors classified by what the provider says", () => {
     // The reasoning streamed as reasoning, and the usage the error chunk carried was counted.
     expect(ofType(r, "reasoning_delta").map((e) => e.text).join("")).toContain("We need to respond to a greeting");
     expect(usages(r)[0]).toMatchObject({ input_tokens: 43, output_tokens: 10 });
+    // OpenRouter says what the request cost (0, a free model): that figure is the price, though no table knows the model.
+    expect(ofType(r, "usage")[0]).toMatchObject({ cost_usd: 0 });
   }, 120_000);
 });
 

@@ -47,6 +47,12 @@ export class RawStreamFacts {
     return u.total_tokens === Number(u.prompt_tokens) + Number(u.completion_tokens ?? 0) + reasoning;
   }
 
+  /** OpenRouter's own figure for what the request cost (not for a bring-your-own-key request, where it is only the fee). */
+  reportedCostUsd(): number | undefined {
+    const u = this.openaiUsage as Record<string, any> | undefined;
+    return u && typeof u.cost === "number" && Number.isFinite(u.cost) && u.cost >= 0 && u.is_byok !== true ? u.cost : undefined;
+  }
+
   /** The usage of the last OpenAI-format usage object seen, for when the SDK dropped it with an error chunk. */
   usage(): Usage | undefined {
     const u = this.openaiUsage as Record<string, any> | undefined;

@@ -50,6 +50,8 @@ export type Usage = {
   reasoningTokens?: number;
   /** The server reported no usage, so these counts are estimated from the characters sent and received. */
   estimated?: boolean;
+  /** What the provider itself says the request cost in USD (OpenRouter's `usage.cost`), which beats any price table. */
+  reportedCostUsd?: number;
 };
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
@@ -62,6 +64,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
     ...(a.reasoningTokens !== undefined || b.reasoningTokens !== undefined ? { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) } : {}),
     ...(a.estimated || b.estimated ? { estimated: true } : {}),
+    ...(a.reportedCostUsd !== undefined && b.reportedCostUsd !== undefined ? { reportedCostUsd: a.reportedCostUsd + b.reportedCostUsd } : {}),
   };
 }
 

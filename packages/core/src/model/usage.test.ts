@@ -44,3 +44,20 @@ describe("usageAsMeant", () => {
     expect(usageAsMeant(none, facts, { prompt: 4000, output: 40, reasoning: 0 }).estimated).toBeUndefined();
   });
 });
+
+describe("a cost the provider reports", () => {
+  const openrouter = (extra: Record<string, unknown>) =>
+    factsOf({ choices: [], usage: { prompt_tokens: 43, completion_tokens: 36, total_tokens: 79, cost: 0.000669, ...extra } });
+
+  it("is carried with the usage and beats the price table (OpenRouter's usage.cost)", async () => {
+    const { costOf } = await import("./cost.js");
+    const usage = usageAsMeant(sdk(43, 36), openrouter({}), { prompt: 0, output: 0, reasoning: 0 });
+    expect(usage.reportedCostUsd).toBe(0.000669);
+    expect(costOf(usage, { input: 100, output: 100 })).toBe(0.000669);
+    expect(costOf(usage, undefined)).toBe(0.000669);
+  });
+
+  it("is not taken for a bring-your-own-key request, where it is only OpenRouter's fee", () => {
+    expect(usageAsMeant(sdk(43, 36), openrouter({ is_byok: true }), { prompt: 0, output: 0, reasoning: 0 }).reportedCostUsd).toBeUndefined();
+  });
+});

@@ -16,6 +16,7 @@ const tokensFor = (chars: number) => Math.ceil(chars / 4);
  * beside completion tokens (xAI) is added to output; reasoning that streamed but is reported as 0
  * or not at all (Mistral) is estimated from its text; and a server that reports no usage at all
  * (Ollama, vLLM, LM Studio) gets an estimate from the characters sent and received, marked as one.
+ * A cost the provider reports itself (OpenRouter) is carried along, to be used before any price table.
  */
 export function usageAsMeant(sdk: SdkUsage, facts: RawStreamFacts, chars: StreamedChars): Usage {
   const reported = sdk.inputTokens.total !== undefined || sdk.outputTokens.total !== undefined;
@@ -33,6 +34,8 @@ export function usageAsMeant(sdk: SdkUsage, facts: RawStreamFacts, chars: Stream
   const usage = raw ?? fromSdk(sdk);
   if (chars.reasoning > 0 && !usage.reasoningTokens) usage.reasoningTokens = tokensFor(chars.reasoning);
   else if (facts.reasoningOutsideCompletion() && usage.reasoningTokens) usage.outputTokens += usage.reasoningTokens;
+  const cost = facts.reportedCostUsd();
+  if (cost !== undefined) usage.reportedCostUsd = cost;
   return usage;
 }
 
