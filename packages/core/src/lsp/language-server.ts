@@ -3,6 +3,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { CommandSandbox } from "../sandbox/index.js";
 import { commandEnv, groupAlive, terminateGroup } from "../terminal/index.js";
 import { JsonRpcConnection } from "./json-rpc.js";
+import { reapGroupBelow } from "./reap-group.js";
 import type { ServerSpec } from "./server-specs.js";
 
 type LspDiagnostic = { range?: { start?: { line?: number; character?: number } }; severity?: number; message?: unknown; code?: unknown; source?: unknown };
@@ -222,17 +223,21 @@ export class LanguageServer {
     return line ? `: ${line.slice(0, 200)}` : "";
   }
 
-  /** Asks it to shut down, then ends its process group, and waits until nothing of it runs. */
+  /**
+   * Asks it to shut down, ends what it started while it still runs to reap them (tsserver's
+   * processes), lets it exit, then ends whatever is left of its group, and waits until nothing of
+   * it runs.
+   */
   async stop(): Promise<void> {
     const pid = this.child.pid;
     if (this.failure === undefined && pid !== undefined) {
       const timer = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref());
-      const polite = (async () => {
-        await this.connection.request("shutdown", null);
-        this.connection.notify("exit", null);
-        await this.exited;
-      })().catch(() => undefined);
-      await Promise.race([polite, timer]);
+      await Promise.race([this.connection.request("shutdown", null).catch(() => undefined), timer]);
+      await reapGroupBelow(pid, SHUTDOWN_MS);
+      this.connection.notify("exit", null);
+      await Promise.race([this.exited, new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref())]);
+    } else if (pid !== undefined) {
+      await reapGroupBelow(pid, SHUTDOWN_MS);
     }
     this.failure ??= "stopped";
     this.connection.close(new Error("stopped"));
