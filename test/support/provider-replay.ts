@@ -130,6 +130,7 @@ export function checkReplay(recording: Recording, { run, server }: Replayed): st
       m.role !== "assistant" ? [] : [...(m.tool_calls ?? []).map((c: any) => c.id), ...(Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.id) : [])],
     );
     if (new Set(ids).size !== ids.length) fail(`request ${i + 1} repeats a tool-call id: ${ids.join(", ")}`);
+    for (const id of ids) if (!toolResult(body, id)) fail(`request ${i + 1} carries call ${id} without its result`);
   });
 
   const ended = endedCalls(run.events);
