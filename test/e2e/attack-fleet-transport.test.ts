@@ -274,6 +274,11 @@ describe("the fleet's Redis transport", { timeout: 240_000 }, () => {
       expectOneLine(run, /is on another machine and CAIRN_REDIS_URL has no password.*CAIRN_FLEET_ALLOW_OPEN_REDIS=1/);
       expect(run.stderr, args[0]).toContain(`Redis at redis://${hostIp}:${openPort} is on another machine`);
     }
+    // A password that is empty is none: the same refusal, whichever way the URL spells it.
+    for (const url of [`redis://:@${hostIp}:${openPort}`, `redis://${hostIp}:${openPort}/?password=`, `redis://${hostIp}:${openPort}?password=&db=0`]) {
+      const run = await fleet(["status"], { CAIRN_REDIS_URL: url });
+      expectOneLine(run, /is on another machine and CAIRN_REDIS_URL has no password.*CAIRN_FLEET_ALLOW_OPEN_REDIS=1/);
+    }
     // Nothing reached that Redis: no job was queued there.
     const probe = new Redis(`redis://${hostIp}:${openPort}`);
     expect(await probe.keys("*")).toEqual([]);

@@ -24,7 +24,8 @@ export function redisUrl(env: Record<string, string | undefined>): string {
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw new UsageError(`CAIRN_REDIS_URL (${shown}) must start with redis:// or rediss:// (TLS), or be the path of a Unix socket.`);
   }
-  const hasPassword = parsed.password !== "" || parsed.searchParams.has("password");
+  // An empty one (?password= , redis://:@host) sends none: the Redis is as open as without it.
+  const hasPassword = parsed.password !== "" || (parsed.searchParams.get("password") ?? "") !== "";
   if (!hasPassword && !isLoopback(parsed.hostname) && env[allowOpenRedisVariable] !== "1") {
     throw new UsageError(
       `Redis at ${shown} is on another machine and CAIRN_REDIS_URL has no password, so anyone who reaches it could queue work for your workers; put the password in the URL (redis://:password@host:port, rediss:// for TLS), or set ${allowOpenRedisVariable}=1 if that network is closed to everyone else.`,
