@@ -1,7 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, runCairn } from "../support/cairn-cli.js";
+import { cleanEnv, repoRoot, runCairn } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
@@ -22,11 +22,11 @@ function lastResults(index: number): string {
   return JSON.stringify(body.messages.at(-1));
 }
 
-async function run(turns: ScriptedTurn[], settings?: Record<string, unknown>, prompt = "Work on the code.") {
+async function run(turns: ScriptedTurn[], settings?: Record<string, unknown>, prompt = "Work on the code.", extraArgs: string[] = []) {
   fx.server = await startScriptedModelServer({ turns });
   if (settings) writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify(settings));
   const result = await runCairn(
-    ["run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fx.server.url, "--auto-approve", "read,edit", "--cwd", fx.workspace.dir, "--json", "--", prompt],
+    ["run", ...extraArgs, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fx.server.url, "--auto-approve", "read,edit", "--cwd", fx.workspace.dir, "--json", "--", prompt],
     { env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-test", CAIRN_HOME: fx.home.dir }), timeoutMs: 150_000 },
   );
   expect(result.code, result.stderr).toBe(0);
@@ -195,6 +195,40 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     const result = await run([call("write_to_file", { path: "a.ts", content: 'export const a: number = "x";\n' }), done], { lsp: false });
     expect(lastResults(1)).not.toContain("new_problems");
     expect(result.events.filter((e) => e.type === "diagnostics")).toEqual([]);
+    expect(await processesIn(ws)).toEqual([]);
+  });
+});
+
+describe("a language server runs the workspace's code only in the sandbox", () => {
+  /** A workspace whose own TypeScript leaves a mark when it runs, then works as TypeScript does. */
+  function workspaceWithOwnTypescript(): string {
+    const ws = fx.workspace.dir;
+    const own = path.join(ws, "node_modules", "typescript");
+    mkdirSync(path.join(own, "lib"), { recursive: true });
+    writeFileSync(path.join(own, "package.json"), JSON.stringify({ name: "typescript", version: "6.0.3", main: "./lib/typescript.js" }));
+    writeFileSync(
+      path.join(own, "lib", "tsserver.js"),
+      `require("fs").writeFileSync(${JSON.stringify(path.join(ws, "PWNED"))}, "the workspace's tsserver ran");\nrequire(${JSON.stringify(path.join(repoRoot, "node_modules/typescript/lib/tsserver.js"))});\n`,
+    );
+    writeFileSync(path.join(ws, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }));
+    writeFileSync(path.join(ws, "a.ts"), "export const a = 1;\n");
+    return ws;
+  }
+  const turns = () => [call("write_to_file", { path: "a.ts", content: 'export const a: number = "x";\n' }), done];
+
+  it("--sandbox off: Cairn's own TypeScript checks the edit; the workspace's never runs", async () => {
+    const ws = workspaceWithOwnTypescript();
+    await run(turns(), undefined, "Work on the code.", ["--sandbox", "off"]);
+    expect(lastResults(1)).toContain("TS2322");
+    expect(existsSync(path.join(ws, "PWNED"))).toBe(false);
+    expect(await processesIn(ws)).toEqual([]);
+  });
+
+  it("in the sandbox (the positive control): the workspace's own TypeScript checks the edit", async () => {
+    const ws = workspaceWithOwnTypescript();
+    await run(turns());
+    expect(lastResults(1)).toContain("TS2322");
+    expect(readFileSync(path.join(ws, "PWNED"), "utf8")).toBe("the workspace's tsserver ran");
     expect(await processesIn(ws)).toEqual([]);
   });
 });

@@ -124,7 +124,7 @@ export class LanguageServers {
   /** Whether a server of this task checks files like this one (by extension). */
   handles(file: string): boolean {
     if (this.options.settings === false) return false;
-    this.specs ??= serverSpecs(this.options.settings, this.options.workspace, this.options.env ?? process.env);
+    this.specs ??= serverSpecs(this.options.settings, this.options.workspace, this.options.env ?? process.env, this.options.sandbox !== undefined);
     return specFor(this.specs, file) !== undefined;
   }
 
@@ -193,7 +193,7 @@ export class LanguageServers {
     if (this.stopped || this.options.settings === false) return undefined;
     const workspace = this.options.workspace;
     if (file !== workspace && !file.startsWith(workspace + path.sep)) return undefined;
-    this.specs ??= serverSpecs(this.options.settings, workspace, this.options.env ?? process.env);
+    this.specs ??= serverSpecs(this.options.settings, workspace, this.options.env ?? process.env, this.options.sandbox !== undefined);
     const spec = specFor(this.specs, file);
     if (spec === undefined) return undefined;
     const root = rootFor(spec, file, workspace);

@@ -35,9 +35,12 @@ function packageFile(name: string, file: string): string | undefined {
   }
 }
 
-/** The workspace's own TypeScript when it has one (its version decides its errors), else Cairn's. */
-function tsserverFor(root: string, workspace: string): string | undefined {
-  for (let at = root; ; at = path.dirname(at)) {
+/**
+ * The workspace's own TypeScript when it has one (its version decides its errors), else Cairn's.
+ * Only Cairn's outside the sandbox: the workspace's tsserver.js is the workspace's code.
+ */
+function tsserverFor(root: string, workspace: string, sandboxed: boolean): string | undefined {
+  for (let at = root; sandboxed; at = path.dirname(at)) {
     const own = path.join(at, "node_modules", "typescript", "lib", "tsserver.js");
     if (existsSync(own)) return own;
     if (at === workspace || path.dirname(at) === at || !at.startsWith(workspace)) break;
@@ -64,9 +67,12 @@ export function onPath(program: string, pathVariable: string | undefined): strin
 
 /**
  * The servers built in: TypeScript/JavaScript and Python from Cairn's own dependencies (they
- * always work), gopls, rust-analyzer and clangd when this machine has them on PATH.
+ * always work), gopls, rust-analyzer and clangd when this machine has them on PATH. Those run the
+ * project's code (rust-analyzer its build scripts and macros, gopls a toolchain go.mod names, a
+ * workspace's own TypeScript), so without the command sandbox they are left out and TypeScript
+ * is Cairn's: a workspace read or edited runs nothing of its own unconfined and unasked.
  */
-function builtInSpecs(workspace: string, env: Record<string, string | undefined>): ServerSpec[] {
+function builtInSpecs(workspace: string, env: Record<string, string | undefined>, sandboxed: boolean): ServerSpec[] {
   const specs: ServerSpec[] = [];
   const tsls = packageFile("typescript-language-server", "lib/cli.mjs");
   if (tsls !== undefined) {
@@ -76,7 +82,7 @@ function builtInSpecs(workspace: string, env: Record<string, string | undefined>
       rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
       command: () => [process.execPath, tsls, "--stdio"],
       initializationOptions: (root) => {
-        const tsserver = tsserverFor(root, workspace);
+        const tsserver = tsserverFor(root, workspace, sandboxed);
         return { ...(tsserver ? { tsserver: { path: tsserver } } : {}), preferences: {} };
       },
       languageId: (ext) => TS_LANGUAGE[ext] ?? "typescript",
@@ -106,7 +112,7 @@ function builtInSpecs(workspace: string, env: Record<string, string | undefined>
       languageId: (ext) => (ext === ".c" || ext === ".h" ? "c" : "cpp"),
     },
   ];
-  for (const s of fromPath) {
+  for (const s of sandboxed ? fromPath : []) {
     const program = onPath(s.program, env.PATH);
     if (program === undefined) continue;
     specs.push({ name: s.name, extensions: s.extensions, rootMarkers: s.rootMarkers, command: () => [program, ...s.args], languageId: s.languageId, diagnostics: "push" });
@@ -115,9 +121,9 @@ function builtInSpecs(workspace: string, env: Record<string, string | undefined>
 }
 
 /** The built-in servers with the person's `lsp` settings applied: changed, added, or turned off. */
-export function serverSpecs(settings: LspSettings | undefined, workspace: string, env: Record<string, string | undefined>): ServerSpec[] {
+export function serverSpecs(settings: LspSettings | undefined, workspace: string, env: Record<string, string | undefined>, sandboxed: boolean): ServerSpec[] {
   if (settings === false) return [];
-  const specs = new Map(builtInSpecs(workspace, env).map((s) => [s.name, s]));
+  const specs = new Map(builtInSpecs(workspace, env, sandboxed).map((s) => [s.name, s]));
   for (const [name, configured] of Object.entries(settings?.servers ?? {})) {
     if (configured === false) {
       specs.delete(name);
