@@ -29,7 +29,7 @@ export function environmentLine(env: EnvironmentSnapshot): string {
  * line (~110 bytes a reply, issue 26); now a turn carries it only when this key changed.
  */
 export function environmentKey(env: EnvironmentSnapshot): string {
-  return `${env.now.toISOString().slice(0, 13)} ${env.mode} ${Math.floor(percentOf(env) / 10)}`;
+  return `${env.now.toISOString().slice(0, 13)} ${env.mode} ${Math.floor((env.contextTokens / env.contextWindow) * 10)}`;
 }
 
 /** What the first message adds to the task: where the work happens and what is there. */
