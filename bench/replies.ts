@@ -186,7 +186,7 @@ export async function run(): Promise<BenchRow[]> {
       case: "growth of the request per reply, five-reply task (read, edit, echo ok, read, finish), real CLI",
       measure: `${grown.perReply.toFixed(0)} B per reply (requests: ${grown.sizes.map((s) => s.toLocaleString("en-US")).join(", ")} B)`,
       baseline: `the calls and results alone: ${grown.callsAndResults.toFixed(0)} B per reply`,
-      ratio: `+${(grown.perReply - grown.callsAndResults).toFixed(0)} B`,
+      ratio: `${grown.perReply >= grown.callsAndResults ? "+" : "−"}${Math.abs(grown.perReply - grown.callsAndResults).toFixed(0)} B beside them`,
       goal: `≤ ${GOAL_GROWTH_BYTES} B`,
       pass: grown.perReply <= GOAL_GROWTH_BYTES,
     },
