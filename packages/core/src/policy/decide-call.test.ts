@@ -43,6 +43,8 @@ const table: Row[] = [
   ["a protected file asks even with a hook's allow", { ...write(guarded), hook: "allow" }, settings(), [], { action: "ask", by: "user" }],
   ["a protected file asks even with a matching rule", write(guarded), settings(), [rule("write_to_file(*)")], { action: "ask", by: "user" }],
   ["a hook's allow stands in for the person", { ...write(), hook: "allow" }, settings(), [], { action: "allow", by: "hook", category: "edit" }],
+  ["a read in a read root (a listed skill's folder) is a plain read", read({ ...outside("/home/p/.cairn/skills/pdf/SKILL.md"), inReadRoot: true }), settings(["read"]), [], { action: "allow", by: "auto", category: "read" }],
+  ["an edit in a read root still crosses the boundary", write({ ...outside("/home/p/.cairn/skills/pdf/SKILL.md", "edit"), inReadRoot: true }), settings(["read", "edit"]), [], { action: "ask", by: "user", category: "edit-external" }],
   ["a hook's allow does not cross the boundary", { ...read(outside("/etc/passwd")), hook: "allow" }, settings(), [], { action: "ask", by: "user", category: "read-external" }],
   ["a hook's ask overrides auto-approve", { ...write(), hook: "ask" }, settings(["edit"]), [], { action: "ask", by: "user", category: "edit" }],
   ["a hook's ask overrides a rule", { ...write(), hook: "ask" }, settings(), [rule("write_to_file(src/**)")], { action: "ask", by: "user" }],

@@ -63,6 +63,9 @@ describe("protectedPath", () => {
     expect(hit(path.join(home, "agents"))).toBe(path.join(home, "agents"));
     // The person's global rules go into every later task's prompt; a project's AGENTS.md stays editable (above).
     expect(hit(path.join(home, "AGENTS.md"))).toBe(path.join(home, "AGENTS.md"));
+    // The person's global skills: every later task is offered them and runs their scripts.
+    expect(hit(path.join(home, "skills", "pdf-forms", "scripts", "fill.py"))).toBe(path.join(home, "skills", "pdf-forms", "scripts", "fill.py"));
+    expect(hit(path.join(home, "skills"))).toBe(path.join(home, "skills"));
     expect(hit(path.join(home, "agents-notes.txt"))).toBeUndefined();
     expect(hit(path.join(home, "tasks", "t", "scratch", "out.txt"))).toBeUndefined();
     expect(hit(path.join(home, "tasks", "t", "metadata.json"))).toBe(path.join(home, "tasks", "t", "metadata.json"));

@@ -94,6 +94,7 @@ function inHome(candidate: string, homes: readonly string[]): ProtectedHit | und
   for (const home of homes) {
     if (!isInside(home, candidate) || candidate === home) continue;
     const parts = path.relative(home, candidate).split(path.sep);
+    if (parts[0] === "skills") return { path: candidate, reason: "the person's global skills (CAIRN_HOME/skills): every later task of every project may follow them, and runs their scripts" };
     if (parts[0] === "AGENTS.md") return { path: candidate, reason: "the person's global rules (CAIRN_HOME/AGENTS.md): every later task of every project reads them" };
     if (protectedHomeEntries.includes(parts[0]!)) return { path: candidate, reason: "Cairn's own settings and records (CAIRN_HOME)" };
     // A task's records (its metadata holds the rules the person allowed for it), all but its scratch folder.

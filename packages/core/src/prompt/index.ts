@@ -6,3 +6,4 @@ export { environmentLine, initialEnvironment, type EnvironmentSnapshot } from ".
 export { imagesRefused, ImageAttachmentError, loadImageAttachment } from "./image-attachment.js";
 export { checklistText, parseChecklist, type TaskProgressItem } from "./focus-chain-text.js";
 export { loadAgentDefinitions, parseDefinition, projectAgentsConfig, projectAgentsDir, type AgentDefinition, type LoadedAgentDefinitions } from "./agent-definitions.js";
+export * from "./skills/index.js";

@@ -6,6 +6,7 @@ import { offeredTools } from "../tools/brief-tools.js";
 import { newTaskTool } from "../tools/new-task.js";
 import { allTools } from "../tools/registry.js";
 import { useSubagentsTool } from "../tools/use-subagents.js";
+import { skillCatalog, type Skill } from "./skills/index.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 
 /** The tools a session gives a task, in its order (session/open-session.ts), with one agent definition. */
@@ -35,6 +36,16 @@ describe("what the model sees", () => {
       });
     }
   }
+
+  it("system prompt with skills: a catalog of names, descriptions and paths after the mode, and no change without skills", async () => {
+    const tools = offeredTools(sessionTools.filter((t) => t.modes.includes("act")), new Set());
+    const skill = (name: string, description: string, source: string, scope: Skill["scope"]): Skill => ({ name, description, source, scope, file: `/work/project/${source}`, folder: `/work/project/${source.replace(/\/SKILL\.md$/, "")}` });
+    const { text } = skillCatalog([skill("release-notes", "Writes release notes from the git log. Use when asked for a changelog.", ".agents/skills/release-notes/SKILL.md", "project"), skill("pdf-forms", "Fills PDF forms with\n  the bundled script.", "/home/person/.cairn/skills/pdf-forms/SKILL.md", "global")], 3000);
+    const base = { cwd: "/work/project", mode: "act", protocol: "native", tools, system, sandbox, taskProgress: true } as const;
+    const prompt = buildSystemPrompt({ ...base, skills: text });
+    await expect(prompt).toMatchFileSnapshot("__snapshots__/system-prompt.act.native.skills.txt");
+    expect(buildSystemPrompt({ ...base, skills: skillCatalog([], 3000).text })).toBe(buildSystemPrompt(base));
+  });
 
   it("native tool schemas, in full", async () => {
     const specs = nativeProtocol.requestTools(allTools);

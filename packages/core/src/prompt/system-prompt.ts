@@ -15,6 +15,8 @@ export type SystemPromptInput = {
   customInstructions?: string;
   /** The rules and memory files that apply (see loadRules), already formatted. */
   rules?: string;
+  /** The catalog of Agent Skills (see loadSkills): names, descriptions and SKILL.md paths, never bodies; absent without skills. */
+  skills?: string;
   /** The MCP servers available, briefly (McpHub.promptSection). */
   mcp?: string;
   /** What the OS sandbox lets commands do, in one line (CommandSandbox.promptLine); absent without a sandbox. */
@@ -56,6 +58,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     `# System\n\nOS: ${sys.platform}\nShell: ${sys.shell}\nHome: ${sys.home}`,
     `# Mode\n\n${modeText[input.mode]}`,
     input.mcp ? input.mcp.trim() : "",
+    input.skills ? input.skills.trim() : "",
     input.rules ? input.rules.trim() : "",
     input.customInstructions ? `# Instructions from the person\n\n${input.customInstructions.trim()}` : "",
   ];

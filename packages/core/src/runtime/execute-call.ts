@@ -30,6 +30,8 @@ export type CallEnv = {
   cwd: string;
   ignore: IgnoreRules;
   scratchDir: string;
+  /** Real folders outside the workspace whose reads need no approval: the listed skills' folders. */
+  readRoots?: readonly string[] | undefined;
   /** CAIRN_HOME, whose config files are protected like the workspace's. */
   home?: string | undefined;
   modelSupportsImages: boolean;
@@ -210,6 +212,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     signal: env.signal,
     ignore: env.ignore,
     scratchDir: env.scratchDir,
+    readRoots: env.readRoots,
     modelSupportsImages: env.modelSupportsImages,
     files: env.files,
     previewed,

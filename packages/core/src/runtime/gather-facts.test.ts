@@ -36,9 +36,9 @@ const tool = (name: string): AnyTool => {
 };
 
 /** The one path fact of a read_file (or write_to_file) call of `p`, the workspace being `cwd`. */
-function fact(p: string, options: { cwd?: string; edit?: boolean } = {}) {
+function fact(p: string, options: { cwd?: string; edit?: boolean; readRoots?: string[] } = {}) {
   const input = options.edit ? { path: p, content: "x" } : { path: p };
-  const facts = gatherFacts({ cwd: options.cwd ?? ws, scratchDir: scratch }, tool(options.edit ? "write_to_file" : "read_file"), input, {});
+  const facts = gatherFacts({ cwd: options.cwd ?? ws, scratchDir: scratch, readRoots: options.readRoots }, tool(options.edit ? "write_to_file" : "read_file"), input, {});
   expect(facts.paths).toHaveLength(1);
   return facts.paths[0]!;
 }
@@ -103,6 +103,19 @@ describe("gatherFacts: the paths a call names, judged on their real location", (
     // And a link in the workspace to the scratch folder reads from it.
     fs.symlinkSync(scratch, path.join(ws, "to-scratch"));
     expect(fact("to-scratch/output.log")).toMatchObject({ external: true, inReadRoot: true });
+  });
+
+  it("a listed skill's folder is a read root: a file in it, not one beside it nor a link in it leading out", () => {
+    const skill = path.join(outside, "skills", "pdf-forms");
+    fs.mkdirSync(path.join(skill, "references"), { recursive: true });
+    fs.writeFileSync(path.join(skill, "references", "forms.md"), "forms\n");
+    fs.writeFileSync(path.join(outside, "skills", "other.md"), "other\n");
+    fs.symlinkSync(path.join(outside, "secret.txt"), path.join(skill, "leak.txt"));
+    const roots = { readRoots: [skill] };
+    expect(fact(path.join(skill, "references", "forms.md"), roots)).toMatchObject({ external: true, inReadRoot: true });
+    expect(fact(path.join(outside, "skills", "other.md"), roots).inReadRoot).toBeUndefined();
+    expect(fact(path.join(skill, "leak.txt"), roots).inReadRoot).toBeUndefined();
+    expect(fact(path.join(skill, "references", "forms.md")).inReadRoot).toBeUndefined();
   });
 
   it("an edit of a protected file says so, also through a link; a read does not", () => {

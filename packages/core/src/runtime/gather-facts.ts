@@ -5,7 +5,8 @@ import { protectedPath } from "../policy/protected-paths.js";
 import { isInside, judgePath, realPath, workspaceAbsolute } from "../policy/workspace.js";
 import type { AnyTool, ToolAccess } from "../tools/tool.js";
 
-type Where = { cwd: string; scratchDir: string; home?: string | undefined };
+/** `readRoots`: real folders outside the workspace whose reads count as plain reads (the listed skills' folders). */
+type Where = { cwd: string; scratchDir: string; home?: string | undefined; readRoots?: readonly string[] | undefined };
 
 /** The paths a call names, as the tool declares them; a tool whose access() throws names none. */
 export function accessesOf(tool: AnyTool | undefined, input: Record<string, unknown>): Array<Exclude<ToolAccess, { type: "none" }>> {
@@ -26,6 +27,8 @@ function pathFact(where: Where, roots: Roots, access: Exclude<ToolAccess, { type
   if (resolved.external) {
     const scratch = roots.scratch();
     if (scratch !== undefined && resolved.real !== undefined && isInside(scratch, resolved.real)) fact.inReadRoot = true;
+    // A listed skill's folder (its SKILL.md, references, scripts to read): the model was told to read there.
+    else if (resolved.real !== undefined && where.readRoots?.some((root) => isInside(root, resolved.real as string))) fact.inReadRoot = true;
   } else if (roots.workspace !== undefined && resolved.real !== undefined) {
     fact.relative = path.relative(roots.workspace, resolved.real).split(path.sep).join("/");
   }

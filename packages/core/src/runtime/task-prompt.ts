@@ -2,6 +2,7 @@ import type { McpHub } from "../mcp/index.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
 import { environmentKey, environmentLine, type EnvironmentSnapshot } from "../prompt/environment.js";
 import { loadRules } from "../prompt/rules/index.js";
+import { loadSkills, type LoadedSkills } from "../prompt/skills/index.js";
 import { buildSystemPrompt } from "../prompt/system-prompt.js";
 import type { ProtocolName } from "../protocol/types.js";
 import type { CommandSandbox } from "../sandbox/index.js";
@@ -39,10 +40,25 @@ export class TaskPrompt {
   /** Skipped rules files already told to the person, so each is said once per task. */
   private readonly toldSkips = new Set<string>();
 
+  /** The task's skills, found once when first needed: the catalog stays the same for the task's every request. */
+  private loadedSkills: LoadedSkills | undefined;
+
+  private skills(): LoadedSkills | undefined {
+    const p = this.parts;
+    if (p.replacement || !p.home) return undefined;
+    return (this.loadedSkills ??= loadSkills({ cwd: p.cwd, home: p.home, ignore: p.ignore }));
+  }
+
+  /** The real folders of the skills the catalog lists: reads inside them need no approval (see gatherFacts). */
+  skillFolders(): string[] {
+    return this.skills()?.listed.map((s) => s.folder) ?? [];
+  }
+
   system(protocol: ProtocolName, tools: AnyTool[], mode: Mode): string {
     const p = this.parts;
     if (p.replacement) return p.replacement;
     const rules = p.home ? loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore }).text : undefined;
+    const skills = this.skills()?.catalog;
     return buildSystemPrompt({
       cwd: p.cwd,
       mode,
@@ -50,6 +66,7 @@ export class TaskPrompt {
       tools,
       ...(p.customInstructions ? { customInstructions: p.customInstructions } : {}),
       ...(rules ? { rules } : {}),
+      ...(skills ? { skills } : {}),
       ...(p.mcp ? { mcp: p.mcp.promptSection() } : {}),
       ...(p.sandbox ? { sandbox: p.sandbox.promptLine() } : {}),
       ...(p.taskProgress ? { taskProgress: true } : {}),
@@ -57,13 +74,20 @@ export class TaskPrompt {
   }
 
   /**
-   * One line per rules file the prompt leaves out (a link outside the workspace or CAIRN_HOME, an
-   * ignored file, ...) not yet told this task: the task goes on without it.
+   * One line per rules file or skill the prompt leaves out (a link outside the workspace or
+   * CAIRN_HOME, an ignored file, a skill's bad name or front matter, ...) not yet told this task:
+   * the task goes on without it.
    */
   skippedRules(): string[] {
     const p = this.parts;
     if (p.replacement || !p.home) return [];
     const lines = loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore }).skipped.map((s) => `The rules file ${s.source} was skipped: ${s.reason}.`);
+    const skills = this.skills();
+    if (skills) {
+      lines.push(...skills.skipped.map((s) => `The skill ${s.source} was skipped: ${s.reason}.`));
+      const left = skills.skills.length - skills.listed.length;
+      if (left > 0) lines.push(`${left} skill${left === 1 ? " is" : "s are"} left out of the model's list of skills (it is capped in size; nearest the workspace first): ${skills.skills.slice(skills.listed.length).map((s) => s.name).join(", ")}. See cairn skills.`);
+    }
     const fresh = lines.filter((line) => !this.toldSkips.has(line));
     for (const line of fresh) this.toldSkips.add(line);
     return fresh;

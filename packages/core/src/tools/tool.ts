@@ -58,6 +58,8 @@ export type ToolContext = {
    * use it: a link swapped after approval cannot carry the call out.
    */
   outsideApproved?: boolean;
+  /** Real folders outside the workspace a read may use without approval: the listed skills' folders. */
+  readRoots?: readonly string[] | undefined;
   /** A folder of this task's where a tool may spill output too large for the model (created on demand). */
   scratchDir: string;
   /** Whether the model takes images (read_file returns pictures only then). */

@@ -9,6 +9,8 @@ export type Boundary = {
   ignore: IgnoreRules;
   /** The task's own folder of spilled output, readable though outside the workspace. */
   scratchDir?: string | undefined;
+  /** Real folders outside the workspace readable without approval (the listed skills' folders). */
+  readRoots?: readonly string[] | undefined;
   /** The call was approved as reaching outside the workspace. */
   outsideApproved?: boolean | undefined;
   /** The host's own text files (an editor's buffers); writes of workspace files go there instead of to disk. */
@@ -42,6 +44,7 @@ export function refusalFor(boundary: Boundary, absolute: string, real: string, s
     const scratch = realPath(boundary.scratchDir);
     if (scratch !== undefined && isInside(scratch, real)) return undefined;
   }
+  if (use === "read" && boundary.readRoots?.some((root) => isInside(root, real))) return undefined;
   return `${shown} leads outside the workspace (to ${real}), and this call was approved for a path inside it; a link may have changed since. Check it with list_files; to use files outside the workspace, ask the person.`;
 }
 
