@@ -359,10 +359,10 @@ export class Task {
     });
     for (const message of [...this.openingNotices.splice(0), ...this.prompt.skippedRules()]) emit({ type: "system", subtype: "notice", level: "warning", message });
 
-    // The command classifier's parser loads while the run opens and the model writes, not after its first command.
-    if (run.offered().some((tool) => tool.kind === "command")) preloadShellParser();
     const ended = await this.openRun(text, attached, run);
     if (ended) return ended;
+    // The command classifier's parser loads while the model writes, not after its first command.
+    if (run.offered().some((tool) => tool.kind === "command")) preloadShellParser();
     for (let transition: Transition = "start"; ; ) {
       const next = await this.turn(transition, run);
       if (typeof next !== "string") return next;
