@@ -18,6 +18,7 @@ const commands = {
   history: () => import("./commands/history.js"),
   resume: () => import("./commands/resume.js"),
   rules: () => import("./commands/rules.js"),
+  skills: () => import("./commands/skills.js"),
   run: () => import("./commands/run.js"),
   permissions: () => import("./commands/permissions.js"),
   trust: () => import("./commands/trust.js"),
@@ -37,6 +38,7 @@ Usage:
   cairn delete <id>                         remove a stored task
   cairn checkpoints <id> | diff <id> <a> [b] | restore <id> <cp> --workspace|--task|--both
   cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
+  cairn skills [--cwd dir] [--json]         Agent Skills a task here would be offered, and skipped ones
   cairn mcp list|add|remove|test|approve    MCP servers (see cairn mcp --help)
   cairn permissions [add [--user] <rule> | remove <n|rule>]  saved "always allow" rules
   cairn trust [--cwd dir] | --list | --revoke  review and trust a repository's hooks and MCP servers
@@ -105,6 +107,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "show") return (await commands.history()).showCommand(rest, io);
     if (command === "delete") return (await commands.history()).deleteCommand(rest, io);
     if (command === "rules") return (await commands.rules()).rulesCommand(rest, io);
+    if (command === "skills") return (await commands.skills()).skillsCommand(rest, io);
     if (command === "checkpoints") return await (await commands.checkpoints()).checkpointsCommand(rest, io);
     if (command === "mcp") return await (await commands.mcp()).mcpCommand(rest, io);
     if (command === "permissions") return (await commands.permissions()).permissionsCommand(rest, io);
