@@ -2,7 +2,7 @@
 import { Box, Text } from "ink";
 import { useEffect, useState } from "react";
 import { liveBudget } from "./layout.js";
-import { tailRows } from "./text-rows.js";
+import { markdownLines } from "./markdown-terminal.js";
 import { symbols, useTheme } from "./theme.js";
 import { ToolCardView } from "./tool-card.js";
 import { busyElapsedMs, type Busy, type LiveState } from "./view-types.js";
@@ -21,6 +21,12 @@ function Elapsed({ busy }: { busy: Busy }) {
   return <>{`${Math.floor(busyElapsedMs(busy, at) / 1000)}s${paused ? " (paused while you decide)" : ""}`}</>;
 }
 
+/** The last `rows` of lines already wrapped to the width, and how many were left out above. */
+function tailLines(lines: string[], rows: number): { text: string; hiddenLines: number } | undefined {
+  const shown = lines.slice(-rows);
+  return shown.length === 0 ? undefined : { text: shown.join("\n"), hiddenLines: lines.length - shown.length };
+}
+
 function size(chars: number): string {
   return chars < 1024 ? `${chars} chars` : `${(chars / 1024).toFixed(1)} KB`;
 }
@@ -37,7 +43,7 @@ export function LiveRegion({ live, width, maxRows, maxTextRows, expanded }: { li
   const cards = running.slice(-MAX_LIVE_CARDS);
   const hiddenCards = running.length - cards.length;
   const budget = liveBudget({ ...live, tools: running }, cards, maxRows, maxTextRows, expanded ? 15 : 5);
-  const text = live.text === "" || budget.textRows === 0 ? undefined : tailRows(live.text, Math.max(10, width - 2), budget.textRows);
+  const text = live.text === "" || budget.textRows === 0 ? undefined : tailLines(markdownLines(live.text, { width: Math.max(10, width - 2), colour: theme.accent !== undefined, fence: live.fence }), budget.textRows);
   const outputLines = budget.outputLines;
   return (
     <Box flexDirection="column">

@@ -3,7 +3,7 @@ import { editDiff } from "./edit-diff.js";
 import { messageProse, type CalledTool } from "./message-pieces.js";
 import type { SessionView } from "./session-view.js";
 import { TerminalStream, terminalSafe } from "../terminal-text.js";
-import { overflowLines } from "./text-rows.js";
+import { replyOverflow } from "./reply-overflow.js";
 import type { ToolCard } from "./view-types.js";
 
 /** Calls whose card would only repeat what is shown another way (their text, a question, the result). */
@@ -68,9 +68,10 @@ export class EventPresenter {
     live.reasoningWords = 0;
     // Blank lines left where a tool block was cut out of the prose are not the reply's.
     const text = live.text.replace(/\s+$/, "").replace(live.committed ? /^$/ : /^(?:[ \t]*\n)+/, "");
-    if (text.trim() !== "") this.view.add({ kind: "assistant", text });
+    if (text.trim() !== "") this.view.add({ kind: "assistant", text, ...(live.fence !== undefined ? { fence: live.fence } : {}) });
     live.text = "";
     live.committed = false;
+    delete live.fence;
     this.view.changed();
   }
 
@@ -99,11 +100,14 @@ export class EventPresenter {
         if (live.reasoning !== "") this.flushReasoningOnly();
         this.streamedText = true;
         live.text += event.text;
-        const { done, rest } = overflowLines(live.text, view.size.columns - 2, view.liveTextRows);
+        // Only at a markdown block boundary (or inside a code block), so each part renders as it will in the whole.
+        const { done, rest, fence } = replyOverflow(live.text, view.size.columns - 2, view.liveTextRows, live.fence);
         if (done !== "") {
-          view.add({ kind: "assistant", text: done });
+          view.add({ kind: "assistant", text: done, ...(live.fence !== undefined ? { fence: live.fence } : {}) });
           live.text = rest;
           live.committed = true;
+          if (fence !== undefined) live.fence = fence;
+          else delete live.fence;
         }
         view.changed(false);
         return;
@@ -116,6 +120,7 @@ export class EventPresenter {
       case "stream_discarded":
         if (live.committed) view.add({ kind: "notice", level: "warning", text: `The reply above was cut off and is being retried (${event.reason.split("\n")[0]}).` });
         live.text = "";
+        delete live.fence;
         live.reasoning = "";
         live.reasoningWords = 0;
         live.committed = false;

@@ -12,6 +12,13 @@ export function rowsOf(line: string, width: number): number {
   return Math.max(1, Math.ceil(length / w));
 }
 
+/** Columns a character takes: 2 for wide (CJK, emoji), 0 for combining marks and joiners, else 1. */
+export function charWidth(char: string): number {
+  const code = char.codePointAt(0) ?? 0;
+  if ((code >= 0x300 && code <= 0x36f) || (code >= 0x200b && code <= 0x200d) || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
+  return wide(char) ? 2 : 1;
+}
+
 function wide(char: string): boolean {
   const code = char.codePointAt(0) ?? 0;
   return (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) || (code >= 0x1f300 && code <= 0x1faff) || (code >= 0x20000 && code <= 0x3fffd);

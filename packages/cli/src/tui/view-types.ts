@@ -30,7 +30,7 @@ export type ToolCard = {
 export type HistoryItem = { key: number } & (
   | { kind: "banner"; lines: string[] }
   | { kind: "user"; text: string }
-  | { kind: "assistant"; text: string }
+  | { kind: "assistant"; text: string; fence?: string }
   | { kind: "reasoning"; text: string; words: number }
   | { kind: "tool"; card: ToolCard }
   | { kind: "proposal"; card: ToolCard }
@@ -69,6 +69,8 @@ export type LiveState = {
   text: string;
   /** Lines of the current reply already moved to the history (so a discarded stream can say so). */
   committed: boolean;
+  /** The opening line of the code block the live text continues (the reply was cut inside it). */
+  fence?: string;
   reasoning: string;
   reasoningWords: number;
   tools: ToolCard[];
