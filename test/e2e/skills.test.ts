@@ -155,10 +155,13 @@ describe("Agent Skills", () => {
     const sandboxed = await cairn([sh(command, "script"), done], ["--auto-approve", "read,all-commands"]);
     expect(sandboxed.code, sandboxed.stderr).toBe(0);
     expect(existsSync(path.join(ws, "filled.txt"))).toBe(false);
+    // The model is told so, with a way that works.
+    expect(systemOf(fx.server.requests[0]!)).toContain("Commands run in a sandbox that hides CAIRN_HOME: a global skill's scripts cannot run from its folder.");
 
     const off = await cairn([sh(command, "script"), done], ["--auto-approve", "read,all-commands", "--sandbox", "off"]);
     expect(off.code, off.stderr).toBe(0);
     expect(readFileSync(path.join(ws, "filled.txt"), "utf8")).toBe("FILLED\n");
+    expect(systemOf(fx.server.requests[0]!)).not.toContain("hides CAIRN_HOME");
   });
 
   it("cairn skills lists the skills a task would see and each skipped one with why", { timeout: 60_000 }, async () => {

@@ -54,11 +54,22 @@ export class TaskPrompt {
     return this.skills()?.listed.map((s) => s.folder) ?? [];
   }
 
+  /**
+   * The catalog, and where commands run in a sandbox (which hides CAIRN_HOME), how to use a global
+   * skill's scripts: the model would otherwise run a path its commands cannot see.
+   */
+  private skillCatalog(): string | undefined {
+    const skills = this.skills();
+    if (!skills?.catalog) return undefined;
+    if (!this.parts.sandbox || !skills.listed.some((s) => s.scope === "global")) return skills.catalog;
+    return `${skills.catalog}\n\nCommands run in a sandbox that hides CAIRN_HOME: a global skill's scripts cannot run from its folder. To use one, read it and write a copy into the workspace (an ordinary edit), then run the copy.`;
+  }
+
   system(protocol: ProtocolName, tools: AnyTool[], mode: Mode): string {
     const p = this.parts;
     if (p.replacement) return p.replacement;
     const rules = p.home ? loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore }).text : undefined;
-    const skills = this.skills()?.catalog;
+    const skills = this.skillCatalog();
     return buildSystemPrompt({
       cwd: p.cwd,
       mode,
