@@ -180,6 +180,39 @@ for host in ${JSON.stringify(hosts)}:
     expect(worker.output().stdout).toContain(`${forgedId}: refused:`);
   }, 90_000);
 
+  it("a --yolo job's tool calls cannot read the fleet secret (the file, a link to it, a search of CAIRN_HOME); another file there they can", async () => {
+    const secretFile = path.join(worker.home, "fleet-secret");
+    writeFileSync(path.join(worker.home, "visible.txt"), "VISIBLE-IN-HOME\n");
+    // One call per job: a refused call skips the calls after it in the same reply.
+    const probes: Record<string, { name: string; input: Record<string, unknown> }> = {
+      "secret-file": { name: "read_file", input: { path: secretFile } },
+      "secret-proc-root": { name: "read_file", input: { path: `/proc/self/root${secretFile}` } },
+      "secret-search": { name: "search_files", input: { path: worker.home, regex: "[0-9a-f]{64}" } },
+      "secret-outline": { name: "list_code_definition_names", input: { path: secretFile } },
+      // The control: yolo reads outside the workspace, so the same call on another file of CAIRN_HOME is answered.
+      "home-visible": { name: "read_file", input: { path: path.join(worker.home, "visible.txt") } },
+    };
+    const ids: string[] = [];
+    for (const [name, call] of Object.entries(probes)) {
+      f.behaviour.firstTurns.set(name, { content: [{ type: "tool_use", ...call }] });
+      ids.push(await add(f.repos[0]!, name, [...f.runFlags(), "--yolo"]));
+    }
+    await f.waitForJobs(ids, (j) => j.state === "completed", 90_000);
+    const resultOf = (name: string) =>
+      f.server.requests
+        .filter((r) => JSON.stringify(r.body.messages).includes(`job=${name}:`))
+        .flatMap((r) => (r.body.messages as Array<{ content: unknown }>).flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
+        .filter((c: { type?: string }) => c.type === "tool_result")
+        .map((c: { content?: unknown }) => JSON.stringify(c.content))
+        .join("\n");
+    expect(JSON.stringify(f.server.requests.map((r) => r.body))).not.toContain(secretOf(worker));
+    for (const name of ["secret-file", "secret-proc-root", "secret-search", "secret-outline"]) {
+      expect(resultOf(name), name).toContain("fleet-secret is a protected file (the fleet's secret");
+      expect(resultOf(name), name).toContain("only the person can approve reading it");
+    }
+    expect(resultOf("home-visible")).toContain("VISIBLE-IN-HOME");
+  }, 150_000);
+
   it("unsigned, tampered and moved jobs written straight into the queue are refused; a replay runs only the very job that was signed", async () => {
     const q = queue();
     try {

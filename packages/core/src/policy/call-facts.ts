@@ -15,7 +15,7 @@ export type PathFact = {
   relative?: string;
   /** Outside the workspace but inside a folder whose reads count as plain reads (the task's scratch folder). */
   inReadRoot?: boolean;
-  /** A protected file (see protected-paths.ts), for edits. */
+  /** A protected file (see protected-paths.ts) for an edit, or one of Cairn's secrets (secret-paths.ts) for a read. */
   protected?: ProtectedHit;
 };
 
@@ -44,7 +44,12 @@ export type CallFacts = {
   hook?: "allow" | "ask";
 };
 
-/** The first protected file the call would change, if any. */
+/** The first protected file the call would change, or secret it would read, if any. */
 export function protectedHit(facts: CallFacts): ProtectedHit | undefined {
-  return facts.paths.find((p) => p.access === "edit" && p.protected)?.protected;
+  return facts.paths.find((p) => p.protected)?.protected;
+}
+
+/** What only the person may approve of the call: "changing" a protected file, or "reading" a secret. */
+export function guardedAccess(facts: CallFacts): "changing" | "reading" {
+  return facts.paths.some((p) => p.access === "edit" && p.protected) ? "changing" : "reading";
 }

@@ -1,7 +1,7 @@
 import type { Decision } from "./decision.js";
 import type { ApprovalCategory } from "./approval-category.js";
 import { approvalCategory, autoApproval, hookMayAllow, type ApprovalSettings } from "./approval.js";
-import { protectedHit, type CallFacts } from "./call-facts.js";
+import { guardedAccess, protectedHit, type CallFacts } from "./call-facts.js";
 import { matchingRule, type PermissionRule, type RuleScope } from "./permission-rules.js";
 
 /** What the person configured for approvals: yolo and the auto-approved categories. */
@@ -39,7 +39,7 @@ export function decideCall(facts: CallFacts, rules: PolicyRules, state: PolicySt
     return {
       action: "ask",
       by: "user",
-      reason: `${guarded.path} is a protected file (${guarded.reason}); only the person can approve changing it`,
+      reason: `${guarded.path} is a protected file (${guarded.reason}); only the person can approve ${guardedAccess(facts)} it`,
       category: needed ?? "edit",
       protected: { path: guarded.path, reason: guarded.reason },
     };

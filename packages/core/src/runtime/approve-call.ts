@@ -1,5 +1,5 @@
 import type { Decision } from "../events/index.js";
-import type { CallFacts } from "../policy/call-facts.js";
+import { guardedAccess, type CallFacts } from "../policy/call-facts.js";
 import { commandReasons, decideCall, type ActiveRule, type CallDecision } from "../policy/decide-call.js";
 import { parsePermissionRule, suggestedRule, type RuleScope } from "../policy/permission-rules.js";
 import type { ParsedCall } from "../protocol/types.js";
@@ -40,9 +40,11 @@ async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary:
   const notified = notify(`Cairn needs your approval: ${shown}`);
   if (!env.host.approve) {
     if (guarded) {
-      const reason = `${guarded.path} is a protected file (${guarded.reason}); only the person can approve changing it, and nobody can approve in this run`;
+      const access = guardedAccess(facts);
+      const reason = `${guarded.path} is a protected file (${guarded.reason}); only the person can approve ${access} it, and nobody can approve in this run`;
+      const instead = access === "changing" ? "change it another way (a command, a link, another tool); finish without it and tell the user what should change there and why" : "read it another way (a command, a link, another tool); finish without it";
       return {
-        refused: `${call.name} was denied: ${reason}. Do not try to change it another way (a command, a link, another tool); finish without it and tell the user what should change there and why.`,
+        refused: `${call.name} was denied: ${reason}. Do not try to ${instead}.`,
         decision: { approved: false, by: "policy", reason },
       };
     }

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { CallFacts, PathFact } from "../policy/call-facts.js";
 import type { CommandRisk, ShellParser } from "../policy/command/index.js";
 import { protectedPath } from "../policy/protected-paths.js";
+import { secretRead } from "../policy/secret-paths.js";
 import { isInside, judgePath, realPath, workspaceAbsolute } from "../policy/workspace.js";
 import type { AnyTool, ToolAccess } from "../tools/tool.js";
 
@@ -32,10 +33,10 @@ function pathFact(where: Where, roots: Roots, access: Exclude<ToolAccess, { type
   } else if (roots.workspace !== undefined && resolved.real !== undefined) {
     fact.relative = path.relative(roots.workspace, resolved.real).split(path.sep).join("/");
   }
-  if (access.type === "edit") {
-    const hit = protectedPath(resolved.absolute, { cwd: where.cwd, ...(where.home ? { home: where.home } : {}) });
-    if (hit) fact.protected = hit;
-  }
+  const home = where.home ? { home: where.home } : {};
+  // A protected file to change, or one of Cairn's secrets to read (a fleet job's run is approved by its worker, not a person).
+  const hit = access.type === "edit" ? protectedPath(resolved.absolute, { cwd: where.cwd, ...home }) : secretRead(resolved.absolute, { cwd: where.cwd, ...home });
+  if (hit) fact.protected = hit;
   return fact;
 }
 
