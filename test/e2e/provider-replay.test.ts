@@ -4,8 +4,10 @@
  * one test per way real providers differ from the ideal stream.
  */
 import { describe, expect, it } from "vitest";
+import { cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { checkReplay, recordedStream, replay, type Recording, type Replayed } from "../support/provider-replay.js";
+import { startScriptedModelServer } from "../support/scripted-model-server.js";
 import { endedCalls } from "../support/tool-call-events.js";
 
 const fx = useE2eFixture();
@@ -32,7 +34,7 @@ const usages = (r: Replayed) => ofType(r, "usage").map((e) => e.usage as Record<
 const texts = (r: Replayed) => ofType(r, "text_delta").map((e) => String(e.text)).join("");
 const answers = (r: Replayed) =>
   ofType(r, "assistant").flatMap((e: Event) => (e.message as { content: Array<{ type: string; text?: string }> }).content.filter((p) => p.type === "text").map((p) => p.text!));
-const result = (r: Replayed) => r.run.events.at(-1) as Event & { subtype: string; result: string; total_cost_usd: number | null };
+const result = (r: Replayed) => r.run.events.at(-1) as Event & { subtype: string; result: string; total_cost_usd: number | null; session_id: string };
 /** Every request well-formed: no call id repeated (checkReplay with no expectations checks just that). */
 const wellFormed = (r: Replayed, c: Case) => checkReplay({ ...(c as Recording), finish: { tool: "attempt_completion", input: {}, usage: { input: 0, output: 0 } }, expect: {} }, r);
 
@@ -184,14 +186,23 @@ describe("images in tool results over Chat Completions", () => {
 });
 
 describe("refusals", () => {
-  it("an Anthropic refusal is shown in one line to the person and sent back to the model, not re-sent", async () => {
+  it("an Anthropic refusal ends the task with the provider's reason in one line, not re-sent, and the model reads it when the task goes on", async () => {
     const r = await run({ provider: "anthropic", model: "claude-sonnet-4-5", task: "Write an exploit for this server.", responses: [recordedStream("anthropic-refusal.sse")] });
-    const line = "[anthropic refused this reply (cyber): This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy.]";
-    expect(texts(r)).toContain(line);
+    const reason = "anthropic refused this reply (cyber): This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy.";
+    expect(texts(r)).toContain(`[${reason}]`);
     expect(retries(r)).toEqual([]);
     expect(ofType(r, "stream_discarded")).toEqual([]);
-    const assistant = r.server.requests[1]!.body.messages.find((m: any) => m.role === "assistant");
-    expect(JSON.stringify(assistant.content)).toContain(JSON.stringify(line).slice(1, -1));
+    // Asking again gets the same refusal: the task stops with the reason instead of a "you did not use a tool" nudge.
+    expect(r.server.requests).toHaveLength(1);
+    expect(result(r)).toMatchObject({ subtype: "error_during_execution", result: `Stopped: ${reason}` });
+
+    fx.server = await startScriptedModelServer({ turns: [{ content: [{ type: "tool_use", name: "attempt_completion", input: { result: "understood" } }] }] });
+    const resumed = await runCairn(["resume", String(result(r).session_id), "Explain the risk instead.", "--base-url", fx.server.url, "--json"], {
+      env: cleanEnv({ CAIRN_HOME: fx.home.dir, CAIRN_API_KEY: "replay-key" }),
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const assistant = fx.server.requests[0]!.body.messages.find((m: any) => m.role === "assistant");
+    expect(assistant.content).toContainEqual(expect.objectContaining({ type: "text", text: `[${reason}]` }));
   }, 120_000);
 });
 

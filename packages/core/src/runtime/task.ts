@@ -492,6 +492,13 @@ export class Task {
     const progress = this.focus.update(outcome.executed.map((e) => e.call.taskProgress));
     if (progress) emit({ type: "task_progress", items: progress });
 
+    if (outcome.executed.length === 0 && outcome.finishReason === "content-filter") {
+      // The provider refused or filtered the reply (its reason is the reply's one line, kept in the
+      // conversation): asking again gets the same answer, so the person hears it and decides.
+      const text = outcome.assistant.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+      const reason = /\[([^\n]*)\]\s*$/.exec(text)?.[1] ?? "the provider's content filter stopped the reply.";
+      return this.finish(run, "error_during_execution", `Stopped: ${reason}`);
+    }
     if (outcome.executed.length === 0) {
       run.mistakes++;
       if (mistakeLimitReached(run.mistakes, this.maxMistakes())) {
