@@ -12,6 +12,8 @@ type LspDiagnostic = { range?: { start?: { line?: number; character?: number } }
 const PUSH_QUIET_MS = 150;
 /** How long a server gets to shut down on its own before its processes are killed. */
 const SHUTDOWN_MS = 1_000;
+/** Most documents kept open in one server: past it the longest untouched is closed (a long session reads many files). */
+const MAX_OPEN_DOCUMENTS = 200;
 /** Kept of a server's stderr, for the notice when it fails. */
 const STDERR_KEEP = 2_000;
 
@@ -51,6 +53,7 @@ export class LanguageServer {
   private readonly connection: JsonRpcConnection;
   private readonly documents = new Map<string, Document>();
   private readonly published = new Map<string, Published>();
+  private readonly lastVersion = new Map<string, number>();
   private waiters: Waiter[] = [];
   private stderrTail = "";
   private exited: Promise<void>;
@@ -127,16 +130,32 @@ export class LanguageServer {
     const uri = pathToFileURL(file).href;
     const known = this.documents.get(uri);
     if (known === undefined) {
-      const doc: Document = { uri, version: 1, text, languageId: this.spec.languageId(extension) };
+      // A reopened document goes on from its last version: a late publication for the old one cannot pass for the new.
+      const doc: Document = { uri, version: (this.lastVersion.get(uri) ?? 0) + 1, text, languageId: this.spec.languageId(extension) };
+      this.lastVersion.set(uri, doc.version);
       this.documents.set(uri, doc);
       this.connection.notify("textDocument/didOpen", { textDocument: { uri, languageId: doc.languageId, version: doc.version, text } });
+      this.closeOldest();
       return doc;
     }
+    // Map order is the order of use: the document moves to the end.
+    this.documents.delete(uri);
+    this.documents.set(uri, known);
     if (known.text === text) return known;
     known.version += 1;
+    this.lastVersion.set(uri, known.version);
     known.text = text;
     this.connection.notify("textDocument/didChange", { textDocument: { uri, version: known.version }, contentChanges: [{ text }] });
     return known;
+  }
+
+  private closeOldest(): void {
+    while (this.documents.size > MAX_OPEN_DOCUMENTS) {
+      const oldest = this.documents.values().next().value as Document;
+      this.documents.delete(oldest.uri);
+      this.published.delete(oldest.uri);
+      this.connection.notify("textDocument/didClose", { textDocument: { uri: oldest.uri } });
+    }
   }
 
   /** The text last sent for the file, or undefined when it is not open. */

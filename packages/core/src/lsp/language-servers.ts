@@ -41,6 +41,8 @@ export class LanguageServers {
   /** Servers that answered once: from then on the shorter wait applies. */
   private readonly answered = new Set<string>();
   private readonly noticed = new Set<string>();
+  /** Servers given their first file to check in the background (read()). */
+  private readonly warming = new Set<string>();
   private readonly checks = new Map<string, Check>();
   private stopped = false;
 
@@ -83,7 +85,11 @@ export class LanguageServers {
     };
   }
 
-  /** Starts the file's server and sends it the file as on disk, with a check in the background (its baseline). */
+  /**
+   * Starts the file's server and sends it the file as on disk. The first file a server gets is
+   * also checked in the background: that loads the project, so the first edit finds it warm. Later
+   * reads are only sent (a task reading fifty files does not make the server check fifty).
+   */
   read(file: string, notice: (message: string) => void): void {
     const server = this.serverFor(file, notice);
     if (server === undefined || this.checks.has(file)) return;
@@ -95,6 +101,16 @@ export class LanguageServers {
     } catch {
       return;
     }
+    const key = serverKey(server.spec, server.root);
+    if (this.warming.has(key) || this.answered.has(key)) {
+      try {
+        server.sync(file, text, path.extname(file).toLowerCase());
+      } catch {
+        // A server that cannot take it is dealt with at the next check.
+      }
+      return;
+    }
+    this.warming.add(key);
     this.check(server, file, text, new AbortController().signal, notice);
   }
 
