@@ -180,7 +180,7 @@ for host in ${JSON.stringify(hosts)}:
     expect(worker.output().stdout).toContain(`${forgedId}: refused:`);
   }, 90_000);
 
-  it("a --yolo job's tool calls cannot read the fleet secret (the file, a link to it, a search of CAIRN_HOME); another file there they can", async () => {
+  it("a --yolo job's tool calls cannot read the fleet secret (the file, a link to it, a search of CAIRN_HOME) nor write it; another file there they can", async () => {
     const secretFile = path.join(worker.home, "fleet-secret");
     writeFileSync(path.join(worker.home, "visible.txt"), "VISIBLE-IN-HOME\n");
     // One call per job: a refused call skips the calls after it in the same reply.
@@ -189,9 +189,13 @@ for host in ${JSON.stringify(hosts)}:
       "secret-proc-root": { name: "read_file", input: { path: `/proc/self/root${secretFile}` } },
       "secret-search": { name: "search_files", input: { path: worker.home, regex: "[0-9a-f]{64}" } },
       "secret-outline": { name: "list_code_definition_names", input: { path: secretFile } },
+      // Written with a value the model chose, it would be a secret the job knows.
+      "secret-write": { name: "write_to_file", input: { path: secretFile, content: `${"ab".repeat(32)}\n` } },
       // The control: yolo reads outside the workspace, so the same call on another file of CAIRN_HOME is answered.
       "home-visible": { name: "read_file", input: { path: path.join(worker.home, "visible.txt") } },
+      "home-write": { name: "write_to_file", input: { path: path.join(worker.home, "written.txt"), content: "WRITTEN-IN-HOME\n" } },
     };
+    const before = secretOf(worker);
     const ids: string[] = [];
     for (const [name, call] of Object.entries(probes)) {
       f.behaviour.firstTurns.set(name, { content: [{ type: "tool_use", ...call }] });
@@ -210,7 +214,10 @@ for host in ${JSON.stringify(hosts)}:
       expect(resultOf(name), name).toContain("fleet-secret is a protected file (the fleet's secret");
       expect(resultOf(name), name).toContain("only the person can approve reading it");
     }
+    expect(resultOf("secret-write")).toContain("only the person can approve changing it");
+    expect(secretOf(worker)).toBe(before);
     expect(resultOf("home-visible")).toContain("VISIBLE-IN-HOME");
+    expect(readFileSync(path.join(worker.home, "written.txt"), "utf8")).toBe("WRITTEN-IN-HOME\n");
   }, 150_000);
 
   it("unsigned, tampered and moved jobs written straight into the queue are refused; a replay runs only the very job that was signed", async () => {

@@ -3,10 +3,11 @@ import path from "node:path";
 import type { ProtectedHit } from "./protected-paths.js";
 
 /**
- * CAIRN_HOME's files that no tool reads without the person's yes, whatever approves reads
- * outside the workspace (--yolo, read-external, a rule): with the fleet's secret, anyone can give
- * the fleet's workers jobs, and a fleet job's run is approved by the worker's --allow, not by a
- * person. The sandbox covers the same files from commands (sandbox/hidden-paths.ts).
+ * CAIRN_HOME's files that no tool reads or writes without the person's yes, whatever approves
+ * calls outside the workspace (--yolo, read-external, edit-external, a rule): with the fleet's
+ * secret (read, or written with a value the model chose), anyone can give the fleet's workers
+ * jobs, and a fleet job's run is approved by the worker's --allow, not by a person. The sandbox
+ * covers the same files from commands (sandbox/hidden-paths.ts).
  */
 export const secretHomeFiles: readonly string[] = ["fleet-secret"];
 

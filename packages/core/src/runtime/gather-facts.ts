@@ -35,7 +35,9 @@ function pathFact(where: Where, roots: Roots, access: Exclude<ToolAccess, { type
   }
   const home = where.home ? { home: where.home } : {};
   // A protected file to change, or one of Cairn's secrets to read (a fleet job's run is approved by its worker, not a person).
-  const hit = access.type === "edit" ? protectedPath(resolved.absolute, { cwd: where.cwd, ...home }) : secretRead(resolved.absolute, { cwd: where.cwd, ...home });
+  // The secret is guarded for writes too: one the model wrote is one it knows.
+  const secret = secretRead(resolved.absolute, { cwd: where.cwd, ...home });
+  const hit = access.type === "edit" ? (protectedPath(resolved.absolute, { cwd: where.cwd, ...home }) ?? secret) : secret;
   if (hit) fact.protected = hit;
   return fact;
 }
