@@ -2,6 +2,7 @@ import { useState } from "react";
 import { api } from "./api.ts";
 import { CheckpointTimeline } from "./checkpoint-timeline.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
+import { Markdown } from "./markdown.tsx";
 import { StatusBar } from "./status-bar.tsx";
 import type { Item, TaskState } from "./task-state.ts";
 import { TaskInput } from "./task-input.tsx";
@@ -71,7 +72,13 @@ function PromptItem({ item, task }: { item: Extract<Item, { kind: "prompt" }>; t
   return (
     <section className="question" aria-label={plan ? "Plan" : "Go on?"}>
       {plan ? <h3>Plan</h3> : null}
-      <div className={plan ? "plan-text" : ""}>{item.text}</div>
+      {plan ? (
+        <div className="plan-text">
+          <Markdown text={item.text} />
+        </div>
+      ) : (
+        <div>{item.text}</div>
+      )}
       {item.answer ? (
         <p className="muted">{item.answer.approved ? (plan ? "Plan approved: switching to Act." : "Going on.") : item.answer.feedback ? `Feedback: ${item.answer.feedback}` : "Stopped."}</p>
       ) : (
@@ -106,24 +113,6 @@ function PromptItem({ item, task }: { item: Extract<Item, { kind: "prompt" }>; t
   );
 }
 
-const piece = 512;
-
-/**
- * A reply's text in fixed pieces: as it streams only the last piece changes, so the browser
- * re-shapes a few hundred characters a frame instead of the whole reply.
- */
-function StreamingText({ text }: { text: string }) {
-  const pieces: string[] = [];
-  for (let at = 0; at < text.length; at += piece) pieces.push(text.slice(at, at + piece));
-  return (
-    <>
-      {pieces.map((p, i) => (
-        <span key={i}>{p}</span>
-      ))}
-    </>
-  );
-}
-
 export function ItemView({ item, task }: { item: Item; task: TaskState }) {
   switch (item.kind) {
     case "user":
@@ -144,7 +133,7 @@ export function ItemView({ item, task }: { item: Item; task: TaskState }) {
           ) : null}
           {item.text ? (
             <div className="assistant-text">
-              <StreamingText text={item.text} />
+              <Markdown text={item.text} />
             </div>
           ) : null}
         </div>
@@ -170,11 +159,19 @@ export function ItemView({ item, task }: { item: Item; task: TaskState }) {
       return <p className={`notice ${item.level}`}>{item.text}</p>;
     case "result":
       return (
-        <p className={`result ${item.is_error ? "error" : ""}`} role="status">
+        <div className={`result ${item.is_error ? "error" : ""}`} role="status">
           {resultText[item.subtype] ?? item.subtype}
-          {item.text && item.subtype !== "needs_input" ? <span className="result-text">{item.text}</span> : null}
-          {item.plan ? <span className="plan-text">{item.plan}</span> : null}
-        </p>
+          {item.text && item.subtype !== "needs_input" ? (
+            <div className="result-text">
+              <Markdown text={item.text} />
+            </div>
+          ) : null}
+          {item.plan ? (
+            <div className="plan-text">
+              <Markdown text={item.plan} />
+            </div>
+          ) : null}
+        </div>
       );
   }
 }
