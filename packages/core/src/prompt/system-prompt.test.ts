@@ -39,7 +39,7 @@ describe("what the model sees", () => {
 
   it("system prompt with skills: a catalog of names, descriptions and paths after the mode, and no change without skills", async () => {
     const tools = offeredTools(sessionTools.filter((t) => t.modes.includes("act")), new Set());
-    const skill = (name: string, description: string, source: string, scope: Skill["scope"]): Skill => ({ name, description, source, scope, file: `/work/project/${source}`, folder: `/work/project/${source.replace(/\/SKILL\.md$/, "")}` });
+    const skill = (name: string, description: string, source: string, scope: Skill["scope"]): Skill => ({ name, description, source, scope, freeReads: true, file: `/work/project/${source}`, folder: `/work/project/${source.replace(/\/SKILL\.md$/, "")}` });
     const { text } = skillCatalog([skill("release-notes", "Writes release notes from the git log. Use when asked for a changelog.", ".agents/skills/release-notes/SKILL.md", "project"), skill("pdf-forms", "Fills PDF forms with\n  the bundled script.", "/home/person/.cairn/skills/pdf-forms/SKILL.md", "global")], 3000);
     const base = { cwd: "/work/project", mode: "act", protocol: "native", tools, system, sandbox, taskProgress: true } as const;
     const prompt = buildSystemPrompt({ ...base, skills: text });

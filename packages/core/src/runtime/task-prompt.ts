@@ -51,7 +51,7 @@ export class TaskPrompt {
 
   /** The real folders of the skills the catalog lists: reads inside them need no approval (see gatherFacts). */
   skillFolders(): string[] {
-    return this.skills()?.listed.map((s) => s.folder) ?? [];
+    return this.skills()?.listed.flatMap((s) => (s.freeReads ? [s.folder] : [])) ?? [];
   }
 
   /**

@@ -166,6 +166,20 @@ describe("loadSkills", () => {
     expect(skipped.some((s) => s.includes("home-away") && s.includes("its folder leads outside CAIRN_HOME"))).toBe(true);
   });
 
+  it("a skill above the workspace in whose folder the repository's ignore files block a file is listed, but its reads stay asked", async () => {
+    await writeFile(path.join(repo, ".cairnignore"), "**/private-notes.md\n");
+    await skill(path.join(repo, ".agents", "skills"), "guarded", md("guarded", "GUARDED"));
+    await writeFile(path.join(repo, ".agents", "skills", "guarded", "private-notes.md"), "private\n");
+    await skill(path.join(repo, ".agents", "skills"), "open", md("open", "OPEN"));
+    await skill(path.join(home, "skills"), "global-one", md("global-one", "G"));
+    const loaded = loadSkills({ cwd: ws, home });
+    expect(loaded.listed.map((s) => [s.name, s.freeReads])).toEqual([
+      ["guarded", false],
+      ["open", true],
+      ["global-one", true],
+    ]);
+  });
+
   it("an ignored SKILL.md is skipped", async () => {
     await writeFile(path.join(ws, ".cairnignore"), ".agents/skills/private/\n");
     await skill(path.join(ws, ".agents", "skills"), "private", md("private", "PRIVATE"));

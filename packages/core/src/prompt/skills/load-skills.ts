@@ -16,8 +16,14 @@ export type Skill = {
   file: string;
   /** How the catalog and `cairn skills` name the SKILL.md: workspace-relative inside the workspace, else absolute. */
   source: string;
-  /** The real path of the skill's folder: reads inside it need no approval while the skill is listed. */
+  /** The real path of the skill's folder: reads inside it need no approval while the skill is listed (and `freeReads`). */
   folder: string;
+  /**
+   * Whether reads in the folder may go unasked. Not for a skill above the workspace in whose folder
+   * the repository's ignore files block something: the file tools hold reads to the workspace's
+   * ignore files only, so such a folder's reads stay asked, as outside the workspace.
+   */
+  freeReads: boolean;
   /** "global": CAIRN_HOME/skills; "project": the workspace and the folders above it up to the repository root. */
   scope: "global" | "project";
   license?: string;
@@ -59,6 +65,8 @@ export const SKILL_FOLDERS = [".cairn/skills", ".agents/skills", ".claude/skills
 const MAX_SKILL_FILE_BYTES = 256 * 1024;
 /** A skills folder is read up to this many skills, by name. */
 const MAX_SKILLS_PER_FOLDER = 200;
+/** A skill folder above the workspace is checked against the repository's ignore files up to this many entries; a bigger one is not read unasked. */
+const MAX_CHECKED_ENTRIES = 2000;
 
 type Root = { dir: string; scope: PromptFileScope; kind: "global" | "project" };
 
@@ -188,12 +196,29 @@ function readSkill(folder: string, file: string, source: string, root: Root): Sk
     file,
     source,
     folder: realFolder,
+    freeReads: root.scope.kind === "home" || root.scope.ignore.slice(1).every((rules) => !ignoresInside(rules, folder, realFolder)),
     scope: root.kind,
     ...(license ? { license } : {}),
     ...(compatibility ? { compatibility } : {}),
     ...(allowedTools ? { allowedTools } : {}),
     ...(metadata ? { metadata } : {}),
   };
+}
+
+/** Whether `rules` block anything in the folder (as written or where it really is); true too when it is too big to tell. */
+function ignoresInside(rules: IgnoreRules, folder: string, realFolder: string): boolean {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(realFolder, { withFileTypes: true, recursive: true });
+  } catch {
+    return true;
+  }
+  if (entries.length > MAX_CHECKED_ENTRIES) return true;
+  if (rules.ignoresAsWritten(folder) || rules.ignoresAsWritten(realFolder)) return true;
+  return entries.some((entry) => {
+    const relative = path.relative(realFolder, path.join(entry.parentPath, entry.name));
+    return rules.ignoresAsWritten(path.join(folder, relative)) || rules.ignoresAsWritten(path.join(realFolder, relative));
+  });
 }
 
 function shownPath(cwd: string, file: string): string {
