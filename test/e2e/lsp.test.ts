@@ -22,12 +22,15 @@ function lastResults(index: number): string {
   return JSON.stringify(body.messages.at(-1));
 }
 
-async function run(turns: ScriptedTurn[], settings?: Record<string, unknown>, prompt = "Work on the code.", extraArgs: string[] = []) {
+/** Real servers on a busy machine may take long to load a project the first time: the wait is generous here (the default is 30 s). */
+const patient = { lsp: { startWaitMs: 240_000, waitMs: 60_000 } };
+
+async function run(turns: ScriptedTurn[], settings: Record<string, unknown> = patient, prompt = "Work on the code.", extraArgs: string[] = []) {
   fx.server = await startScriptedModelServer({ turns });
-  if (settings) writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify(settings));
+  writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify(settings));
   const result = await runCairn(
     ["run", ...extraArgs, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fx.server.url, "--auto-approve", "read,edit", "--cwd", fx.workspace.dir, "--json", "--", prompt],
-    { env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-test", CAIRN_HOME: fx.home.dir }), timeoutMs: 150_000 },
+    { env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-test", CAIRN_HOME: fx.home.dir }), timeoutMs: 600_000 },
   );
   expect(result.code, result.stderr).toBe(0);
   return result;
@@ -107,7 +110,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(notices(result.events).filter((n) => n.includes("language server"))).toEqual([]);
     // The servers stopped with the task.
     expect(await processesIn(ws)).toEqual([]);
-  });
+  }, 900_000);
 
   it("Python: pyright reports the edit's new error and not the file's old one; a fix reports nothing", async () => {
     const ws = fx.workspace.dir;
@@ -130,7 +133,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]).toMatchObject({ path: "main.py", server: "pyright", problems: [{ line: 6, severity: "error" }] });
     expect(await processesIn(ws)).toEqual([]);
-  });
+  }, 900_000);
 
   it("a server that crashes costs the task nothing: the edits land, one notice, no problems", async () => {
     const ws = fx.workspace.dir;
@@ -150,7 +153,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(/^typescript language server stopped \(it exited/);
     expect(result.events.at(-1)).toMatchObject({ type: "result", subtype: "success" });
-  });
+  }, 900_000);
 
   it("a server that never answers costs the task one bounded wait and one notice, and is stopped", async () => {
     const ws = fx.workspace.dir;
@@ -168,7 +171,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     const said = notices(result.events).filter((n) => n.includes("language server"));
     expect(said).toEqual(["pyright language server did not answer within 2 s and was stopped; edits are not checked by it in this task."]);
     expect(await processesIn(ws)).toEqual([]);
-  });
+  }, 900_000);
 
   it("@problems without a configured checker asks the language servers about the workspace's recently changed files", async () => {
     const ws = fx.workspace.dir;
@@ -177,7 +180,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     writeFileSync(path.join(ws, "src/ok.ts"), "export const ok = 1;\n");
     writeFileSync(path.join(ws, "src/wrong.ts"), "export const label: string = 42;\n");
     writeFileSync(path.join(ws, "script.py"), "count: int = 'many'\n");
-    await run([done], undefined, "Fix @problems please.");
+    await run([done], patient, "Fix @problems please.");
     const first = JSON.stringify(fx.server.requests[0]!.body);
     const block = first.slice(first.indexOf("<workspace_diagnostics"), first.indexOf("</workspace_diagnostics>"));
     expect(block).toContain('source=\\"language servers\\" files_checked=\\"3\\"');
@@ -187,7 +190,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(block).toContain("reportAssignmentType");
     expect(block).not.toContain("src/ok.ts");
     expect(await processesIn(ws)).toEqual([]);
-  });
+  }, 900_000);
 
   it('"lsp": false turns them off: a bad edit is written and nothing is checked', async () => {
     const ws = fx.workspace.dir;
@@ -196,7 +199,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(lastResults(1)).not.toContain("new_problems");
     expect(result.events.filter((e) => e.type === "diagnostics")).toEqual([]);
     expect(await processesIn(ws)).toEqual([]);
-  });
+  }, 900_000);
 });
 
 describe("a language server runs the workspace's code only in the sandbox", () => {
@@ -218,11 +221,11 @@ describe("a language server runs the workspace's code only in the sandbox", () =
 
   it("--sandbox off: Cairn's own TypeScript checks the edit; the workspace's never runs", async () => {
     const ws = workspaceWithOwnTypescript();
-    await run(turns(), undefined, "Work on the code.", ["--sandbox", "off"]);
+    await run(turns(), patient, "Work on the code.", ["--sandbox", "off"]);
     expect(lastResults(1)).toContain("TS2322");
     expect(existsSync(path.join(ws, "PWNED"))).toBe(false);
     expect(await processesIn(ws)).toEqual([]);
-  });
+  }, 900_000);
 
   it("in the sandbox (the positive control): the workspace's own TypeScript checks the edit", async () => {
     const ws = workspaceWithOwnTypescript();
@@ -230,5 +233,5 @@ describe("a language server runs the workspace's code only in the sandbox", () =
     expect(lastResults(1)).toContain("TS2322");
     expect(readFileSync(path.join(ws, "PWNED"), "utf8")).toBe("the workspace's tsserver ran");
     expect(await processesIn(ws)).toEqual([]);
-  });
+  }, 900_000);
 });

@@ -79,6 +79,8 @@ it("the servers a run started answer the next run's edit, and stop when the sess
     ],
   });
   const env = { PATH: process.env.PATH, HOME: root, ANTHROPIC_API_KEY: "k", CAIRN_PROVIDER: "anthropic", CAIRN_BASE_URL: server.url };
+  // Real servers on a busy machine may take long to load a project the first time: a generous wait.
+  writeFileSync(path.join(root, "home", "settings.json"), JSON.stringify({ lsp: { startWaitMs: 240_000, waitMs: 60_000 } }));
   const session = await openSession({ cwd, home: path.join(root, "home"), env, overrides: { autoApprove: ["read", "edit"] }, title: "t" });
   try {
     await drain(session.task.run("Read a.ts"));
@@ -93,4 +95,4 @@ it("the servers a run started answer the next run's edit, and stop when the sess
     await session.close();
   }
   expect(await until(() => serversIn(cwd), (pids) => pids.length === 0)).toEqual([]);
-});
+}, 600_000);
