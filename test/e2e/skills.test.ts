@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -119,6 +119,9 @@ describe("Agent Skills", () => {
     expect(run.stdout).not.toContain(SECRET);
     expect(run.stderr).not.toContain(SECRET);
     for (const [i, request] of fx.server.requests.entries()) expect(JSON.stringify(request.body).includes(SECRET), `secret in request ${i}`).toBe(false);
+    for (const entry of readdirSync(fx.home.dir, { withFileTypes: true, recursive: true })) {
+      if (entry.isFile()) expect(readFileSync(path.join(entry.parentPath, entry.name), "latin1").includes(SECRET), `secret in ${entry.name}`).toBe(false);
+    }
   });
 
   it("without skills the system prompt has no skills section", { timeout: 60_000 }, async () => {

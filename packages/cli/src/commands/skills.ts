@@ -60,7 +60,7 @@ export function skillsCommand(argv: string[], io: Io): number {
     );
     return 0;
   }
-  const rows = loaded.skills.map((s) => [s.name, s.scope, listed.has(s) ? "yes" : "no (over the cap)", s.source]);
+  const rows = loaded.skills.map((s) => [s.name, s.scope, !listed.has(s) ? "no (over the cap)" : s.freeReads ? "yes" : "yes (reads asked: the repository ignores files in it)", s.source]);
   const header = ["name", "scope", "listed", "SKILL.md"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: string[]) => `  ${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join("  ")}\n`;
