@@ -42,4 +42,4 @@ export const fleetResultSchema = z.object({
 export type FleetResult = z.infer<typeof fleetResultSchema>;
 
 /** Ends of a model request that another try may cure (the model layer's own retryable kinds). */
-export const transientErrorKinds: ReadonlySet<string> = new Set(["rate_limit", "overloaded", "server", "network", "stream_cut", "timeout", "unreachable"]);
+export const transientErrorKinds: ReadonlySet<string> = new Set(["rate_limit", "overloaded", "server", "network", "stream_cut", "timeout", "unreachable", "bad_output"]);
