@@ -7,6 +7,7 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signJob } from "../../packages/cli/src/fleet/job-signature.js";
+import { seccompProgram } from "../../packages/core/src/sandbox/seccomp-filter.js";
 import { cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { git, startFleet, waitUntil, type Fleet, type FleetWorker } from "../support/fleet-harness.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -180,9 +181,12 @@ for host in ${JSON.stringify(hosts)}:
     expect(worker.output().stdout).toContain(`${forgedId}: refused:`);
   }, 90_000);
 
-  it("a --yolo job's tool calls cannot read the fleet secret (the file, a link to it, a search of CAIRN_HOME) nor write it; another file there they can", async () => {
+  it("a --yolo job's tool calls cannot read the fleet secret (the file, a link to it, a search of CAIRN_HOME) nor write it, nor the sandbox's filter; another file there they can", async () => {
     const secretFile = path.join(worker.home, "fleet-secret");
     writeFileSync(path.join(worker.home, "visible.txt"), "VISIBLE-IN-HOME\n");
+    // Where each job's run keeps it (made when its sandbox opens, before any call), named by its content.
+    const program = seccompProgram();
+    const filter = path.join(worker.home, "cache", `seccomp-${createHash("sha256").update(program).digest("hex").slice(0, 16)}.bpf`);
     // One call per job: a refused call skips the calls after it in the same reply.
     const probes: Record<string, { name: string; input: Record<string, unknown> }> = {
       "secret-file": { name: "read_file", input: { path: secretFile } },
@@ -192,6 +196,8 @@ for host in ${JSON.stringify(hosts)}:
       // Written with a value the model chose, it would be a secret the job knows.
       "secret-write": { name: "write_to_file", input: { path: secretFile, content: `${"ab".repeat(32)}\n` } },
       // The control: yolo reads outside the workspace, so the same call on another file of CAIRN_HOME is answered.
+      // The sandbox's seccomp filter, which bubblewrap loads from CAIRN_HOME/cache for every command: one that allows all would let commands read the keyring.
+      "filter-write": { name: "write_to_file", input: { path: filter, content: "allow everything" } },
       "home-visible": { name: "read_file", input: { path: path.join(worker.home, "visible.txt") } },
       "home-write": { name: "write_to_file", input: { path: path.join(worker.home, "written.txt"), content: "WRITTEN-IN-HOME\n" } },
     };
@@ -216,6 +222,8 @@ for host in ${JSON.stringify(hosts)}:
     }
     expect(resultOf("secret-write")).toContain("only the person can approve changing it");
     expect(secretOf(worker)).toBe(before);
+    expect(resultOf("filter-write")).toContain("only the person can approve changing it");
+    expect(readFileSync(filter).equals(program)).toBe(true);
     expect(resultOf("home-visible")).toContain("VISIBLE-IN-HOME");
     expect(readFileSync(path.join(worker.home, "written.txt"), "utf8")).toBe("WRITTEN-IN-HOME\n");
   }, 150_000);

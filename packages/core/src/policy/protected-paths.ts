@@ -29,7 +29,8 @@ import { ignoreFileNames } from "./ignore-rules.js";
 export const protectedFolderNames: readonly string[] = [".git", ".cairn"];
 export const protectedFileNames: readonly string[] = [".mcp.json", ...ignoreFileNames];
 /** Entries of CAIRN_HOME that hold the person's own config and decisions. */
-export const protectedHomeEntries: readonly string[] = ["settings.json", "mcp_settings.json", "mcp_approvals.json", "trust.json", "permissions.json", "checkpoints", "agents", "workflows", "AGENTS.md"];
+/** `cache`: the sandbox's seccomp filter, which bubblewrap loads from there for every command; `mcp_cache.json`: MCP servers' tools as later tasks are told of them. */
+export const protectedHomeEntries: readonly string[] = ["settings.json", "mcp_settings.json", "mcp_approvals.json", "mcp_cache.json", "trust.json", "permissions.json", "checkpoints", "cache", "agents", "workflows", "AGENTS.md"];
 
 const why: Record<string, string> = {
   ".git": "git's folder: its hooks and config run commands",
