@@ -61,6 +61,8 @@ export class LanguageServer {
   /** Why it cannot serve (it exited, failed to start); undefined while it can. */
   failure: string | undefined;
   readonly ready: Promise<void>;
+  /** Document notifications wait for the server's initialization (the protocol sends none before it), in order. */
+  private outbox: Promise<void>;
 
   constructor(
     readonly spec: ServerSpec,
@@ -99,7 +101,7 @@ export class LanguageServer {
     this.child.once("error", (error) => this.fail(`it could not start (${error.message})`));
     this.child.once("exit", (code, signal) => this.fail(`it exited (${signal ?? `code ${code}`})${this.lastStderr()}`));
     this.ready = this.initialize();
-    this.ready.catch(() => undefined);
+    this.outbox = this.ready.catch(() => undefined);
   }
 
   get pid(): number | undefined {
@@ -134,7 +136,7 @@ export class LanguageServer {
       const doc: Document = { uri, version: (this.lastVersion.get(uri) ?? 0) + 1, text, languageId: this.spec.languageId(extension) };
       this.lastVersion.set(uri, doc.version);
       this.documents.set(uri, doc);
-      this.connection.notify("textDocument/didOpen", { textDocument: { uri, languageId: doc.languageId, version: doc.version, text } });
+      this.send("textDocument/didOpen", { textDocument: { uri, languageId: doc.languageId, version: doc.version, text } });
       this.closeOldest();
       return doc;
     }
@@ -145,8 +147,12 @@ export class LanguageServer {
     known.version += 1;
     this.lastVersion.set(uri, known.version);
     known.text = text;
-    this.connection.notify("textDocument/didChange", { textDocument: { uri, version: known.version }, contentChanges: [{ text }] });
+    this.send("textDocument/didChange", { textDocument: { uri, version: known.version }, contentChanges: [{ text }] });
     return known;
+  }
+
+  private send(method: string, params: unknown): void {
+    this.outbox = this.outbox.then(() => this.connection.notify(method, params));
   }
 
   private closeOldest(): void {
@@ -154,7 +160,7 @@ export class LanguageServer {
       const oldest = this.documents.values().next().value as Document;
       this.documents.delete(oldest.uri);
       this.published.delete(oldest.uri);
-      this.connection.notify("textDocument/didClose", { textDocument: { uri: oldest.uri } });
+      this.send("textDocument/didClose", { textDocument: { uri: oldest.uri } });
     }
   }
 
@@ -193,6 +199,8 @@ export class LanguageServer {
 
   private async askTsserver(file: string): Promise<LspDiagnostic[]> {
     await this.ready;
+    // After the text it is asked about has gone out.
+    await this.outbox;
     const ask = (command: string) =>
       this.connection.request<{ body?: TsDiagnostic[] } | undefined>("workspace/executeCommand", { command: "typescript.tsserverRequest", arguments: [command, { file }] });
     const [syntactic, semantic] = await Promise.all([ask("syntacticDiagnosticsSync"), ask("semanticDiagnosticsSync")]);
