@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 import { Box, Text } from "ink";
 import { PatchLines } from "./diff-view.js";
-import { markdownLines } from "./markdown-terminal.js";
+import { replyPartLines } from "./markdown-terminal.js";
 import { historyCardSize, ProposalView, ToolCardView } from "./tool-card.js";
 import { symbols, useTheme } from "./theme.js";
 import type { HistoryItem } from "./view-types.js";
@@ -29,12 +29,8 @@ export function HistoryItemView({ item, width }: { item: HistoryItem; width: num
           <Text bold>{item.text}</Text>
         </Box>
       );
-    case "assistant": {
-      // Markdown, wrapped here to the width; a part that ended on a blank line keeps it, so the next part starts a block below.
-      const lines = markdownLines(item.text, { width: Math.max(10, width - 2), colour: theme.accent !== undefined, fence: item.fence });
-      if (item.fence === undefined ? /\n[ \t]*\n\s*$/.test(item.text) : false) lines.push("");
-      return <Text>{lines.join("\n")}</Text>;
-    }
+    case "assistant":
+      return <Text>{replyPartLines(item.text, item.fence, { width: Math.max(10, width - 2), colour: theme.accent !== undefined }).join("\n")}</Text>;
     case "reasoning":
       return (
         <Text dimColor wrap="truncate-end">

@@ -166,7 +166,8 @@ export function safeCuts(lines: string[], openAtStart?: string): Map<number, str
         open = undefined;
         continue;
       }
-      if (i > 0) cuts.set(i, open);
+      // Not right after the opening line: the part before would be an empty block.
+      if (i > 0 && lines[i - 1] !== open) cuts.set(i, open);
       continue;
     }
     if (i > 0 && startsBlock(lines[i - 1]!, line)) cuts.set(i, undefined);

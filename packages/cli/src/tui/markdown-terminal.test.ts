@@ -1,6 +1,6 @@
 import type { AgentEvent } from "@cairn/core";
 import { describe, expect, it } from "vitest";
-import { markdownLines, renderMarkdown } from "./markdown-terminal.js";
+import { markdownLines, renderMarkdown, replyPartLines } from "./markdown-terminal.js";
 import { EventPresenter } from "./present-events.js";
 import { replyOverflow } from "./reply-overflow.js";
 import { SessionView } from "./session-view.js";
@@ -100,10 +100,13 @@ describe("a streamed reply cut into the history", () => {
     view.flush();
     const parts = view.getSnapshot().history.filter((i) => i.kind === "assistant");
     expect(parts.length).toBeGreaterThan(1);
-    const shown = parts.map((p) => plain(markdownLines(p.text, { width: 78, colour: true, fence: p.fence }).join("\n"))).join("\n");
+    const shown = parts.map((p) => plain(replyPartLines(p.text, p.fence, { width: 78, colour: true }).join("\n"))).join("\n");
     for (const line of codeLines) expect(shown).toContain(line);
     expect(shown).not.toContain("```");
     expect(shown.match(/^ts$/gm)).toHaveLength(1);
     expect(shown).toMatch(/│ k +│ v +│/);
+    // Blocks are a blank line apart across the parts too, and no code block is empty.
+    expect(shown).toMatch(/^Title\n\nSome text\.\n\nts\n  let n0 = 0;/);
+    expect(shown).toMatch(/┘\n\nDone\.$/);
   });
 });

@@ -1,4 +1,4 @@
-import { codeLines, decodeEntities, lexMarkdown, type Token, type Tokens } from "./markdown-core.js";
+import { codeLines, decodeEntities, lexMarkdown, openFenceAfter, type Token, type Tokens } from "./markdown-core.js";
 import { terminalText } from "../terminal-text.js";
 import { charWidth } from "./text-rows.js";
 
@@ -372,4 +372,14 @@ export function markdownLines(text: string, options: TerminalMarkdownOptions): s
 /** The same, as one string (what an ink <Text> prints). */
 export function renderMarkdown(text: string, options: TerminalMarkdownOptions): string {
   return markdownLines(text, options).join("\n");
+}
+
+/**
+ * One part of a streamed reply as the history prints it: a part cut after a blank line (between
+ * two blocks) keeps that blank line, so the next part starts a block below as in the whole reply.
+ */
+export function replyPartLines(text: string, fence: string | undefined, options: Omit<TerminalMarkdownOptions, "fence">): string[] {
+  const lines = markdownLines(text, { ...options, fence });
+  if (/\n[ \t]*$/.test(text) && openFenceAfter(text, fence) === undefined) lines.push("");
+  return lines;
 }
