@@ -8,6 +8,7 @@ export * from "./checkpoints/index.js";
 export * from "./context/index.js";
 export * from "./events/index.js";
 export * from "./hooks/index.js";
+export * from "./lsp/index.js";
 export * from "./host-git/index.js";
 export * from "./mcp/index.js";
 export * from "./model/index.js";
