@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 import { Box, Text } from "ink";
 import { PatchLines } from "./diff-view.js";
-import { replyPartLines } from "./markdown-terminal.js";
+import { markdownLines, replyPartLines } from "./markdown-terminal.js";
 import { historyCardSize, ProposalView, ToolCardView } from "./tool-card.js";
 import { symbols, useTheme } from "./theme.js";
 import type { HistoryItem } from "./view-types.js";
@@ -69,14 +69,18 @@ export function HistoryItemView({ item, width }: { item: HistoryItem; width: num
       const stopped = item.subtype === "error_aborted";
       const symbol = success ? symbols.done : waiting ? "?" : stopped ? symbols.denied : symbols.failed;
       const color = success ? theme.success : waiting ? theme.accent : stopped ? theme.warning : theme.error;
+      // A finished task's result is the model's summary, often markdown (a list, code): rendered beside its mark,
+      // indented under it. Other results are cairn's own messages, shown as they are.
+      const [first = "", ...rest] = success ? markdownLines(item.text, { width: Math.max(10, width - 4), colour: theme.accent !== undefined }) : [item.text];
       return (
         <Box flexDirection="column" marginTop={1}>
           <Text>
             <Text color={color} bold>
               {symbol}{" "}
             </Text>
-            {item.text}
+            {first}
           </Text>
+          {rest.length > 0 ? <Text>{rest.map((line) => (line === "" ? "" : `  ${line}`)).join("\n")}</Text> : null}
           <Text dimColor>{`  ${item.detail}`}</Text>
         </Box>
       );

@@ -110,3 +110,17 @@ describe("a streamed reply cut into the history", () => {
     expect(shown).toMatch(/┘\n\nDone\.$/);
   });
 });
+
+describe("a finished task's result", () => {
+  it("is rendered as markdown beside its mark; cairn's own error results stay as written", async () => {
+    process.env.FORCE_COLOR = "0";
+    const { renderToString } = await import("ink");
+    const { createElement } = await import("react");
+    const { HistoryItemView } = await import("./history-item.js");
+    const { ThemeContext, themeFor } = await import("./theme.js");
+    const draw = (item: Parameters<typeof HistoryItemView>[0]["item"]) =>
+      plain(renderToString(createElement(ThemeContext.Provider, { value: themeFor({}) }, createElement(HistoryItemView, { item, width: 60 })), { columns: 60 }));
+    expect(draw({ key: 1, kind: "result", subtype: "success", text: "Done:\n\n- **greet** fixed\n- `npm test` passes", detail: "2 turns" })).toBe("\n✓ Done:\n\n  • greet fixed\n  • npm test passes\n  2 turns");
+    expect(draw({ key: 2, kind: "result", subtype: "error_during_execution", text: "no match for **/*.ts", detail: "1 turn" })).toContain("✗ no match for **/*.ts");
+  });
+});
