@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
@@ -395,6 +396,7 @@ describe("the fleet secret where CAIRN_HOME holds the workspace", () => {
 
 describe("a job's commands and what the worker keeps for other jobs (its --dir)", () => {
   let dir: { path: string; worker: FleetWorker };
+  let leftovers: { gone: string; live: string; oldMirror: string; notes: string };
   let privateRepo: string;
   const privateWords = `PRIVATE-${Math.random().toString(36).slice(2)}`;
   beforeAll(async () => {
@@ -411,12 +413,30 @@ describe("a job's commands and what the worker keeps for other jobs (its --dir)"
     writeFileSync(path.join(privateRepo, "plans.md"), `${privateWords}\n`);
     git(privateRepo, "add", "-A");
     git(privateRepo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", `secret plans ${privateWords}`);
-    const worker = await f.startWorker("folders", ["--concurrency", "2", "--allow", "yolo", "--dir", path.join(base, "fleet")], { CAIRN_FLEET_SECRET: "", ANTHROPIC_API_KEY: workerKey });
+    // What an older or crashed worker left: a mirror named the guessable way, a checkout of a worker that is
+    // gone, one of a worker still running (this process stands in for it), and a file of the person's.
+    const fleetDir = path.join(base, "fleet");
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid;
+    for (const leftover of ["mirrors/0123456789abcdef.git", `work/aaaaaaaaaa-${gone}`, `work/bbbbbbbbbb-${process.pid}-${"c".repeat(32)}`]) {
+      mkdirSync(path.join(fleetDir, leftover), { recursive: true });
+      writeFileSync(path.join(fleetDir, leftover, "left.txt"), `${privateWords}\n`);
+    }
+    writeFileSync(path.join(fleetDir, "mirrors", "notes.txt"), "the person's\n");
+    const worker = await f.startWorker("folders", ["--concurrency", "2", "--allow", "yolo", "--dir", fleetDir], { CAIRN_FLEET_SECRET: "", ANTHROPIC_API_KEY: workerKey });
     current = worker;
-    dir = { path: path.join(base, "fleet"), worker };
+    dir = { path: fleetDir, worker };
+    leftovers = { gone: path.join(fleetDir, `work/aaaaaaaaaa-${gone}`), live: path.join(fleetDir, `work/bbbbbbbbbb-${process.pid}-${"c".repeat(32)}`), oldMirror: path.join(fleetDir, "mirrors/0123456789abcdef.git"), notes: path.join(fleetDir, "mirrors", "notes.txt") };
   }, 30_000);
   afterAll(() => {
     if (dir) rmSync(path.dirname(dir.path), { recursive: true, force: true });
+  });
+
+  it("a starting worker removes what a job could still find by name (a guessable mirror, a dead worker's checkout), and nothing else", () => {
+    expect(existsSync(leftovers.oldMirror)).toBe(false);
+    expect(existsSync(leftovers.gone)).toBe(false);
+    // The controls: a running worker's checkout and the person's own file stay.
+    expect(readFileSync(path.join(leftovers.live, "left.txt"), "utf8")).toBe(`${privateWords}\n`);
+    expect(readFileSync(leftovers.notes, "utf8")).toBe("the person's\n");
   });
 
   it("a --dir that leads into CAIRN_HOME through a link is refused like one inside it (its checkouts would uncover CAIRN_HOME); the real --dir above is the control", async () => {

@@ -19,18 +19,36 @@ const enterOnly = 0o300;
 /** A mirror named by a plain hash of its URL, as workers before keyed names made them (or one left half-cloned). */
 const oldMirrorName = /^[0-9a-f]{16}\.git(\.\d+\.tmp)?$/;
 
-/** Makes the folders (or tightens ones an older worker made) and removes mirrors named the old, guessable way. */
+/** A scratch checkout: `<job id>-<pid>`, then 32 hex digits since names cannot be guessed. */
+const checkoutName = /^[A-Za-z0-9]{10}-(\d+)(-[0-9a-f]{32})?$/;
+
+/**
+ * Makes the folders (or tightens ones an older worker made), and removes what a job could still
+ * find by name: mirrors named the old, guessable way, and checkouts left by a worker that died (its
+ * process is gone; a live one's, on the same --dir, stay). Only those: --dir is the person's choice
+ * of folder, and what else is in it is not the worker's to remove.
+ */
 export function prepareFleetDir(cacheDir: string): void {
   for (const name of ["mirrors", "work"]) {
     const dir = path.join(cacheDir, name);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (name === "mirrors") {
-      chmodSync(dir, 0o700);
-      // A mirror named by a plain hash of its URL (before names were keyed) is found by anyone who knows the URL.
-      // Only those: --dir is the person's choice of folder, and what else is in it is not the worker's to remove.
-      for (const entry of readdirSync(dir)) if (oldMirrorName.test(entry)) rmSync(path.join(dir, entry), { recursive: true, force: true });
+    chmodSync(dir, 0o700);
+    for (const entry of readdirSync(dir)) {
+      const leftover = name === "mirrors" ? oldMirrorName.test(entry) : isGone(checkoutName.exec(entry)?.[1]);
+      if (leftover) rmSync(path.join(dir, entry), { recursive: true, force: true });
     }
     chmodSync(dir, enterOnly);
+  }
+}
+
+/** Whether the process `pid` (a decimal string) is gone; false for no pid, this process, or one alive (another worker). */
+function isGone(pid: string | undefined): boolean {
+  if (pid === undefined || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
 }
 
