@@ -15,6 +15,13 @@ import { rootFor, serverSpecs, specFor, type ServerSpec } from "./server-specs.j
 export type LspTiming = { firstAnswerMs: number; answerMs: number };
 export const defaultLspTiming: LspTiming = { firstAnswerMs: 30_000, answerMs: 5_000 };
 
+/**
+ * Most servers running at once for one task or session: a monorepo's packages each have a root,
+ * and a TypeScript server holds hundreds of MB. Past it, the one used longest ago is stopped (and
+ * starts again if its files are touched again).
+ */
+const MAX_SERVERS = 4;
+
 /** Larger files are not sent to a server (a generated bundle, a data file with a code extension). */
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 
@@ -44,6 +51,8 @@ export class LanguageServers {
   /** Servers given their first file to check in the background (read()). */
   private readonly warming = new Set<string>();
   private readonly checks = new Map<string, Check>();
+  /** Servers being stopped (crashed, silent or least used), for stop() to wait for. */
+  private readonly stopping = new Set<Promise<void>>();
   private stopped = false;
 
   constructor(
@@ -217,13 +226,19 @@ export class LanguageServers {
     if (this.failed.has(key)) return undefined;
     const running = this.servers.get(key);
     if (running !== undefined) {
-      if (running.failure === undefined) return running;
+      if (running.failure === undefined) {
+        // Map order is the order of use: the server moves to the end.
+        this.servers.delete(key);
+        this.servers.set(key, running);
+        return running;
+      }
       this.drop(running, `${spec.name} language server stopped (${running.failure}); edits are no longer checked by it in this task.`, notice);
       return undefined;
     }
     try {
       const server = new LanguageServer(spec, root, { sandbox: this.options.sandbox, ...(this.options.env ? { env: this.options.env as NodeJS.ProcessEnv } : {}) });
       this.servers.set(key, server);
+      this.stopLeastUsed();
       return server;
     } catch (error) {
       this.failed.add(key);
@@ -232,12 +247,29 @@ export class LanguageServers {
     }
   }
 
+  /** Stops a server without waiting here; stop() waits for it. */
+  private stopLater(server: LanguageServer): void {
+    const stopping = server.stop().finally(() => this.stopping.delete(stopping));
+    this.stopping.add(stopping);
+  }
+
+  private stopLeastUsed(): void {
+    while (this.servers.size > MAX_SERVERS) {
+      const [key, oldest] = this.servers.entries().next().value as [string, LanguageServer];
+      this.servers.delete(key);
+      this.answered.delete(key);
+      this.warming.delete(key);
+      for (const file of oldest.openFiles()) this.checks.delete(file);
+      this.stopLater(oldest);
+    }
+  }
+
   private drop(server: LanguageServer, message: string, notice: (message: string) => void): void {
     const key = serverKey(server.spec, server.root);
     this.failed.add(key);
     if (this.servers.get(key) === server) this.servers.delete(key);
     for (const file of server.openFiles()) this.checks.delete(file);
-    void server.stop();
+    this.stopLater(server);
     this.noticeOnce(server.spec.name, message, notice);
   }
 
@@ -253,7 +285,7 @@ export class LanguageServers {
     const servers = [...this.servers.values()];
     this.servers.clear();
     this.checks.clear();
-    await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all([...servers.map((s) => s.stop()), ...this.stopping]);
   }
 
   /** The servers' processes now running (their process ids), for measuring and tests. */
