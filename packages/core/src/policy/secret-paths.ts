@@ -16,7 +16,7 @@ const reason = "the fleet's secret (CAIRN_HOME/fleet-secret): with it, anyone ca
 /**
  * Whether reading `target` (a file, or a folder a search or listing walks) would read one of
  * CAIRN_HOME's secret files: by the path as written and its real path (a link, /proc/<pid>/root/…),
- * a folder that holds one, or a hard link of one.
+ * a folder that holds one, or the same file under another name (a hard link, another case where case is ignored).
  */
 export function secretRead(target: string, options: { cwd: string; home?: string }): ProtectedHit | undefined {
   if (!options.home) return undefined;
@@ -29,17 +29,18 @@ export function secretRead(target: string, options: { cwd: string; home?: string
       if (candidates.some((c) => c === secret || holds(c, secret))) return { path: secret, reason };
     }
   }
-  return hardLinkOf(candidates.at(-1)!, homes);
+  return sameFileAs(candidates.at(-1)!, homes);
 }
 
-function hardLinkOf(file: string, homes: readonly string[]): ProtectedHit | undefined {
+/** The secret under another name: a hard link, or another spelling on a file system that ignores case. */
+function sameFileAs(file: string, homes: readonly string[]): ProtectedHit | undefined {
   const stat = statOrUndefined(file);
-  if (!stat || !stat.isFile() || stat.nlink < 2) return undefined;
+  if (!stat || !stat.isFile()) return undefined;
   for (const home of homes) {
     for (const name of secretHomeFiles) {
       const secret = path.join(home, name);
       const other = statOrUndefined(secret);
-      if (other && other.ino === stat.ino && other.dev === stat.dev) return { path: secret, reason: `a hard link to ${reason}` };
+      if (other && other.ino === stat.ino && other.dev === stat.dev) return { path: secret, reason: `the same file as ${reason}` };
     }
   }
   return undefined;
