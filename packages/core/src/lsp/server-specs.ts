@@ -83,7 +83,8 @@ function builtInSpecs(workspace: string, env: Record<string, string | undefined>
       command: () => [process.execPath, tsls, "--stdio"],
       initializationOptions: (root) => {
         const tsserver = tsserverFor(root, workspace, sandboxed);
-        return { ...(tsserver ? { tsserver: { path: tsserver } } : {}), preferences: {} };
+        // No automatic type acquisition: it runs npm to fetch @types packages, network and installs nobody asked for.
+        return { ...(tsserver ? { tsserver: { path: tsserver } } : {}), disableAutomaticTypingAcquisition: true, preferences: {} };
       },
       languageId: (ext) => TS_LANGUAGE[ext] ?? "typescript",
       diagnostics: "tsserver",
