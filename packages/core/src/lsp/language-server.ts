@@ -39,13 +39,13 @@ function killOnExit(pid: number): void {
 }
 
 type Document = { uri: string; version: number; text: string; languageId: string };
-type Published = { version: number | undefined; diagnostics: LspDiagnostic[]; at: number };
-type Waiter = { uri: string; version: number; sentAt: number; resolve(d: LspDiagnostic[]): void; quiet?: NodeJS.Timeout };
+type Published = { version: number | undefined; diagnostics: LspDiagnostic[] };
+type Waiter = { uri: string; version: number; resolve(d: LspDiagnostic[]): void; quiet?: NodeJS.Timeout };
 
 /**
  * One language server process for one project root, talking LSP on stdio, started inside the
- * task's command sandbox when there is one (it runs the project's code: tsserver plugins, a
- * pyproject's settings). Its documents are the files Cairn read or edited; their text is sent in
+ * task's command sandbox when there is one (it may run the project's code: the workspace's own
+ * TypeScript, a crate's build scripts). Its documents are the files Cairn read or edited; their text is sent in
  * full on every change. stop() ends it and every process it started, and waits for them.
  */
 export class LanguageServer {
@@ -210,7 +210,7 @@ export class LanguageServer {
   private waitForPush(doc: Document): Promise<LspDiagnostic[]> {
     const published = this.published.get(doc.uri);
     if (published?.version !== undefined && published.version >= doc.version) return Promise.resolve(published.diagnostics);
-    return new Promise((resolve) => this.waiters.push({ uri: doc.uri, version: doc.version, sentAt: performance.now(), resolve }));
+    return new Promise((resolve) => this.waiters.push({ uri: doc.uri, version: doc.version, resolve }));
   }
 
   /** What the server last published for the file (push servers), or undefined. */
@@ -224,7 +224,7 @@ export class LanguageServer {
     if (typeof p.uri !== "string" || !Array.isArray(p.diagnostics)) return;
     const uri = normalUri(p.uri);
     const version = typeof p.version === "number" ? p.version : undefined;
-    this.published.set(uri, { version, diagnostics: p.diagnostics, at: performance.now() });
+    this.published.set(uri, { version, diagnostics: p.diagnostics });
     for (const waiter of this.waiters) {
       if (waiter.uri !== uri) continue;
       if (version !== undefined) {
