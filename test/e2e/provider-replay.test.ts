@@ -218,6 +218,30 @@ describe("thinking kept as the provider requires", () => {
     expect(assistant.content[2]).toMatchObject({ type: "text" });
     for (const d of data) expect(r.run.stdout).not.toContain(d!.slice(0, 40));
   }, 120_000);
+  it("interleaved thinking goes back where it came: thinking, text, tool_use, thinking, tool_use, each with its signature", async () => {
+    const stream = recordedStream("anthropic-interleaved-thinking.sse");
+    const body = stream.chunks.join("");
+    const signature = /"signature":"([^"]+)"/.exec(body.replace(/"signature":""/g, ""))![1];
+    const redacted = /"type":"redacted_thinking","data":"([^"]+)"/.exec(body)![1];
+    const r = await run({
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      args: ["--thinking", "1024"],
+      task: "Read the weather for San Francisco and Oakland.",
+      workspace: { files: { "San Francisco": "Foggy, 14 C\n", Oakland: "Sunny, 19 C\n" } },
+      responses: [stream],
+    });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const assistant = r.server.requests[1]!.body.messages.find((m: any) => m.role === "assistant");
+    expect(assistant.content.map((b: any) => b.type)).toEqual(["thinking", "text", "tool_use", "redacted_thinking", "tool_use"]);
+    expect(assistant.content[0]).toMatchObject({ signature });
+    expect(assistant.content[0].thinking).toMatch(/^This is a straightforward question about pedestrian safety/);
+    expect(assistant.content[1].text).toMatch(/^I notice that you've sent what appears/);
+    expect(assistant.content[2]).toMatchObject({ id: "toolu_01KFbKqPYSuAKujiL6mTfzYA", input: { path: "San Francisco" } });
+    expect(assistant.content[3]).toEqual({ type: "redacted_thinking", data: redacted });
+    expect(assistant.content[4]).toMatchObject({ id: "toolu_01KFbKqPYSuAKujiL6mTfzYB", input: { path: "Oakland" } });
+    expect(wellFormed(r, { provider: "anthropic", model: "claude-sonnet-4-5", task: "", responses: [] })).toEqual([]);
+  }, 120_000);
 });
 
 describe("a provider that reuses tool-call ids across turns", () => {

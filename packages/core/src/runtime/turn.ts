@@ -16,6 +16,7 @@ import { EditPreviews } from "./edit-previews.js";
 import type { Hooks } from "./hooks.js";
 import type { TaskJournal } from "../storage/task-journal.js";
 import { usageJson } from "./usage-json.js";
+import { placeThinking, type ThinkingPlace } from "./thinking-order.js";
 
 export type TurnInput = {
   model: Model;
@@ -153,6 +154,9 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   let pieceId = "";
   // The reply's thinking blocks: a signature closes its block, so each keeps its own (Anthropic checks them one by one).
   let pieceBlocks: ReasoningPart[] = [];
+  // Where each block began, so the message keeps interleaved thinking in its place (thinking-order.ts).
+  const places = new Map<ReasoningPart, ThinkingPlace>();
+  let reasoningEnd: ThinkingPlace | undefined;
   const handle = (events: ProtocolEvent[]) => {
     for (const event of events) {
       switch (event.type) {
@@ -161,7 +165,14 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
           break;
         case "reasoning": {
           let block = pieceBlocks.at(-1);
-          if (!block || block.signature !== undefined) pieceBlocks.push((block = { type: "reasoning", text: "" }));
+          // Text or a call since the last thinking also closes a block (an unsigned one, from a gateway).
+          const place = { textAt: parser.text.length, callsAt: calls.length };
+          const ended = block && (reasoningEnd?.textAt !== place.textAt || reasoningEnd.callsAt !== place.callsAt);
+          if (!block || block.signature !== undefined || ended) {
+            pieceBlocks.push((block = { type: "reasoning", text: "" }));
+            places.set(block, place);
+          }
+          reasoningEnd = place;
           block.text += event.text;
           if (event.signature) block.signature = event.signature;
           if (event.text) emit({ type: "reasoning_delta", message_id: pieceId, text: event.text });
@@ -275,7 +286,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
 
   if (textCalls.length > 0) notes.push(textCallNote(textCalls));
   // Written down before the calls finish, so a crash keeps the message and the results so far.
-  const assistant = protocol.assistantMessage(parser.text, reasoning, calls);
+  const assistant = placeThinking(protocol.assistantMessage(parser.text, reasoning, calls), places);
   input.journal?.message(assistant);
   await input.hooks.afterModel?.(assistant);
   await allDone();
