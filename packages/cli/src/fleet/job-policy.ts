@@ -77,7 +77,8 @@ function shownUrl(url: string): string {
 export const allowHelp = `  --allow <what>,...           what jobs may ask of this worker (repeatable); by default a job gets
                                none of these and is refused if it asks:
                                  sandbox-off              --sandbox off
-                                 yolo                     --yolo
+                                 yolo                     --yolo (its file tools then read outside the
+                                                          checkout: other jobs' records, too)
                                  auto-approve=<category>  --auto-approve <category> beyond read and edit
                                                           (read-external, edit-external, safe-commands,
                                                           all-commands, browser, mcp)
