@@ -110,6 +110,10 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     expect(notices(result.events).filter((n) => n.includes("language server"))).toEqual([]);
     // The servers stopped with the task.
     expect(await processesIn(ws)).toEqual([]);
+    // The stored task, diagnostics events and all, reads back.
+    const sessionId = String(result.events.find((e) => e.type === "system" && e.subtype === "init")?.session_id);
+    const shown = await runCairn(["show", sessionId], { env: cleanEnv({ CAIRN_HOME: fx.home.dir }) });
+    expect(shown.code, shown.stderr).toBe(0);
   }, 900_000);
 
   it("Python: pyright reports the edit's new error and not the file's old one; a fix reports nothing", async () => {
