@@ -7,37 +7,53 @@
  * Pure and browser-safe: the web client imports this file as it is.
  */
 import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import c from "highlight.js/lib/languages/c";
-import cpp from "highlight.js/lib/languages/cpp";
-import csharp from "highlight.js/lib/languages/csharp";
-import css from "highlight.js/lib/languages/css";
-import diff from "highlight.js/lib/languages/diff";
-import dockerfile from "highlight.js/lib/languages/dockerfile";
-import go from "highlight.js/lib/languages/go";
-import ini from "highlight.js/lib/languages/ini";
-import java from "highlight.js/lib/languages/java";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import kotlin from "highlight.js/lib/languages/kotlin";
-import makefile from "highlight.js/lib/languages/makefile";
-import markdown from "highlight.js/lib/languages/markdown";
-import php from "highlight.js/lib/languages/php";
-import python from "highlight.js/lib/languages/python";
-import ruby from "highlight.js/lib/languages/ruby";
-import rust from "highlight.js/lib/languages/rust";
-import shell from "highlight.js/lib/languages/shell";
-import sql from "highlight.js/lib/languages/sql";
-import swift from "highlight.js/lib/languages/swift";
-import typescript from "highlight.js/lib/languages/typescript";
-import xml from "highlight.js/lib/languages/xml";
-import yaml from "highlight.js/lib/languages/yaml";
+import type { LanguageFn } from "highlight.js";
 import { Lexer, type Token, type Tokens } from "marked";
 
 export type { Token, Tokens };
 
-const languages = { bash, c, cpp, csharp, css, diff, dockerfile, go, ini, java, javascript, json, kotlin, makefile, markdown, php, python, ruby, rust, shell, sql, swift, typescript, xml, yaml };
-for (const [name, grammar] of Object.entries(languages)) hljs.registerLanguage(name, grammar);
+/** The languages code is coloured in (highlight.js's names); a fence naming another is left plain. */
+export const grammarNames = ["bash", "c", "cpp", "csharp", "css", "diff", "dockerfile", "go", "ini", "java", "javascript", "json", "kotlin", "makefile", "markdown", "php", "python", "ruby", "rust", "shell", "sql", "swift", "typescript", "xml", "yaml"] as const;
+export type GrammarName = (typeof grammarNames)[number];
+
+/** Fence names people write for them, before a grammar (which knows its own aliases) is loaded. */
+const aliases: Record<string, GrammarName> = {
+  ts: "typescript", tsx: "typescript", mts: "typescript", cts: "typescript", js: "javascript", jsx: "javascript", mjs: "javascript", cjs: "javascript",
+  py: "python", python3: "python", sh: "bash", zsh: "bash", console: "shell", yml: "yaml", html: "xml", svg: "xml", rs: "rust", golang: "go",
+  kt: "kotlin", cs: "csharp", "c++": "cpp", hpp: "cpp", cc: "cpp", h: "c", rb: "ruby", md: "markdown", toml: "ini", docker: "dockerfile",
+  patch: "diff", jsonc: "json", json5: "json", mk: "makefile",
+};
+
+let loadGrammar: ((name: GrammarName) => LanguageFn | undefined) | undefined;
+
+/**
+ * How a grammar is found the first time a fence names it: the page imports them all up front
+ * (registerGrammars), the terminal loads each on first use, so a session with no code in it does
+ * not pay for them. Only the names above are ever asked for: a fence's name is the model's text.
+ */
+export function setGrammarLoader(load: (name: GrammarName) => LanguageFn | undefined): void {
+  loadGrammar = load;
+}
+
+export function registerGrammars(grammars: Partial<Record<GrammarName, LanguageFn>>): void {
+  for (const [name, grammar] of Object.entries(grammars)) if (grammar && !hljs.getLanguage(name)) hljs.registerLanguage(name, grammar);
+}
+
+/** The registered language for a fence's name, loading its grammar if need be. */
+function language(lang: string | undefined): string | undefined {
+  const name = (lang ?? "").trim().split(/\s+/)[0]?.toLowerCase() ?? "";
+  if (name === "") return undefined;
+  if (hljs.getLanguage(name)) return name;
+  // Own keys only: a fence named "constructor" must not find Object's.
+  const grammar = (grammarNames as readonly string[]).includes(name) ? (name as GrammarName) : Object.hasOwn(aliases, name) ? aliases[name] : undefined;
+  if (!grammar || !loadGrammar) return undefined;
+  if (!hljs.getLanguage(grammar)) {
+    const fn = loadGrammar(grammar);
+    if (!fn) return undefined;
+    hljs.registerLanguage(grammar, fn);
+  }
+  return grammar;
+}
 
 /**
  * A reply's blocks. GitHub flavour: tables, task lists, strikethrough, bare URLs as links; a line
@@ -56,9 +72,8 @@ export type CodeToken = { text: string; kind?: string };
  * sh, html…). A language highlight.js does not know is left plain rather than guessed at.
  */
 export function codeLines(code: string, lang: string | undefined): CodeToken[][] {
-  const name = (lang ?? "").trim().split(/\s+/)[0]?.toLowerCase() ?? "";
-  const known = name !== "" && hljs.getLanguage(name) !== undefined;
-  const tokens = known ? fromHighlightHtml(hljs.highlight(code, { language: name, ignoreIllegals: true }).value) : [{ text: code }];
+  const name = language(lang);
+  const tokens = name ? fromHighlightHtml(hljs.highlight(code, { language: name, ignoreIllegals: true }).value) : [{ text: code }];
   const lines: CodeToken[][] = [[]];
   for (const token of tokens) {
     token.text.split("\n").forEach((part, i) => {

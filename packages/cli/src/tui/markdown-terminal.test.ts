@@ -68,6 +68,15 @@ describe("markdown in the terminal", () => {
     expect(text).toMatch(/description: long long/);
   });
 
+  it("colours a language by its fence name or alias, loaded on first use; any other name leaves the code plain", () => {
+    expect(renderMarkdown("```py\nimport os\n```", { width: 40, colour: true })).toContain("\u001b[35mimport\u001b[0m");
+    expect(renderMarkdown("```rs\nfn main() {}\n```", { width: 40, colour: true })).toContain("\u001b[35mfn\u001b[0m");
+    for (const name of ["../../../etc/passwd", "constructor", "__proto__", "toString", "nosuchlanguage"]) {
+      const out = renderMarkdown(`\`\`\`${name}\nconst x = 1;\n\`\`\``, { width: 60, colour: true });
+      expect(out, name).toContain("  const x = 1;");
+    }
+  });
+
   it("an unclosed code fence (mid-stream) is code to the end, not prose", () => {
     const text = plain(renderMarkdown("Here:\n\n```py\nx = '**not bold**'\n# not a heading", { width: 60, colour: true }));
     expect(text).toContain("x = '**not bold**'");

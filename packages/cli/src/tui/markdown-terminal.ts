@@ -1,4 +1,6 @@
-import { codeLines, decodeEntities, lexMarkdown, openFenceAfter, type Token, type Tokens } from "./markdown-core.js";
+import { createRequire } from "node:module";
+import type { LanguageFn } from "highlight.js";
+import { codeLines, decodeEntities, lexMarkdown, openFenceAfter, setGrammarLoader, type Token, type Tokens } from "./markdown-core.js";
 import { terminalText } from "../terminal-text.js";
 import { charWidth } from "./text-rows.js";
 
@@ -8,6 +10,16 @@ import { charWidth } from "./text-rows.js";
  * sequences in the result are this renderer's own colours (SGR): the text itself is cleaned with
  * terminalText first, and raw HTML in the reply is shown as the text it is.
  */
+
+// A grammar is loaded the first time a code block names its language (the TUI starts without them).
+const require = createRequire(import.meta.url);
+setGrammarLoader((name) => {
+  try {
+    return require(`highlight.js/lib/languages/${name}`) as LanguageFn;
+  } catch {
+    return undefined;
+  }
+});
 
 type Colour = "red" | "green" | "yellow" | "blue" | "magenta" | "cyan";
 type Style = { bold?: boolean; dim?: boolean; italic?: boolean; underline?: boolean; strike?: boolean; colour?: Colour };
