@@ -217,6 +217,10 @@ describe("thinking kept as the provider requires", () => {
     expect(assistant.content.slice(0, 2)).toEqual(data.map((d) => ({ type: "redacted_thinking", data: d })));
     expect(assistant.content[2]).toMatchObject({ type: "text" });
     for (const d of data) expect(r.run.stdout).not.toContain(d!.slice(0, 40));
+    // In --json, a redacted block shows as one, without its data, never as an empty thinking entry.
+    const shown = (ofType(r, "assistant")[0]!.message as { content: Array<{ type: string }> }).content;
+    expect(shown.slice(0, 2)).toEqual([{ type: "redacted_thinking" }, { type: "redacted_thinking" }]);
+    expect(shown.map((p) => p.type)).toEqual(["redacted_thinking", "redacted_thinking", "text"]);
   }, 120_000);
   it("interleaved thinking goes back where it came: thinking, text, tool_use, thinking, tool_use, each with its signature", async () => {
     const stream = recordedStream("anthropic-interleaved-thinking.sse");
@@ -241,6 +245,23 @@ describe("thinking kept as the provider requires", () => {
     expect(assistant.content[3]).toEqual({ type: "redacted_thinking", data: redacted });
     expect(assistant.content[4]).toMatchObject({ id: "toolu_01KFbKqPYSuAKujiL6mTfzYB", input: { path: "Oakland" } });
     expect(wellFormed(r, { provider: "anthropic", model: "claude-sonnet-4-5", task: "", responses: [] })).toEqual([]);
+  }, 120_000);
+  it("OpenRouter's reasoning_details go back with the assistant message, merged as they streamed, signature included", async () => {
+    const stream = recordedStream("openrouter-reasoning-details.sse");
+    const signature = /"signature":"(Et0B[^"]+)"/.exec(stream.chunks.join(""))![1];
+    const r = await run({ provider: "openrouter", model: "anthropic/claude-sonnet-4.5", args: ["--thinking", "1024"], task: "What is 2+2?", responses: [stream] });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const assistant = r.server.requests[1]!.body.messages.find((m: any) => m.role === "assistant");
+    expect(assistant.reasoning_details).toEqual([
+      { type: "reasoning.text", text: "This is a simple arithmetic question. 2+2 equals 4.", signature, format: "anthropic-claude-v1", index: 0 },
+    ]);
+    expect(assistant.content).toContain("4");
+    // Kept to be sent back, never shown: the signature is in no event.
+    expect(r.run.stdout).not.toContain(signature.slice(0, 40));
+    expect(ofType(r, "reasoning_delta").map((e) => e.text).join("")).toBe("This is a simple arithmetic question. 2+2 equals 4.");
+    // The details are no thinking block of their own in --json: the reply shows one thinking entry and the text.
+    const shown = (ofType(r, "assistant")[0]!.message as { content: Array<{ type: string }> }).content;
+    expect(shown.map((p) => p.type)).toEqual(["thinking", "text"]);
   }, 120_000);
 });
 

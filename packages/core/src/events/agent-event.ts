@@ -64,6 +64,8 @@ export type ProblemJson = { line: number; column: number; severity: "error" | "w
 export type AssistantContentJson =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string }
+  /** An encrypted (redacted) thinking block: kept in the journal and sent back, its data never shown. */
+  | { type: "redacted_thinking" }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 export type ResultSubtype =

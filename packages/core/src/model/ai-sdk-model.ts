@@ -7,7 +7,7 @@ import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js"
 import { RawStreamFacts, refusalLine } from "./raw-facts.js";
 import { watchStreamEnd, type StreamEnd } from "./stream-end.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
-import { redactedThinkingMark, type FinishReason, type Model, type ModelEvent, type ModelInfo, type ModelRequest, type ProviderId } from "./types.js";
+import { reasoningDetailsMark, redactedThinkingMark, type FinishReason, type Model, type ModelEvent, type ModelInfo, type ModelRequest, type ProviderId } from "./types.js";
 import { usageAsMeant } from "./usage.js";
 
 function toFinishReason(unified: string): FinishReason {
@@ -79,7 +79,11 @@ export class AiSdkModel implements Model {
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
     try {
       const result = await watchStreamEnd(end, () => this.model.doStream({
-        prompt: toProviderPrompt(request.system, request.messages, { anthropic: this.provider === "anthropic", images: this.info.supportsImages }),
+        prompt: toProviderPrompt(request.system, request.messages, {
+          anthropic: this.provider === "anthropic",
+          images: this.info.supportsImages,
+          reasoningDetails: this.provider !== "anthropic" && this.provider !== "openai",
+        }),
         abortSignal: signal,
         includeRawChunks: true,
         // Never ask for more than a quarter of the window, which context management keeps free.
@@ -155,6 +159,9 @@ export class AiSdkModel implements Model {
             }
             finished = true;
             yield* held;
+            // OpenRouter's reasoning details go back with this reply (see to-provider-prompt.ts); kept, never shown.
+            const details = facts.reasoningDetails();
+            if (details) yield { type: "reasoning-delta", text: "", signature: `${reasoningDetailsMark}${JSON.stringify(details)}` };
             const reason = limitError ? "length" : finishedWithoutReason ? (sawToolCall ? "tool-calls" : "stop") : toFinishReason(part.finishReason.unified);
             // A refusal or a filtered reply is said in one line, to the person and, in the reply, the model.
             const refused = refusalLine(this.provider, facts, reason === "content-filter");

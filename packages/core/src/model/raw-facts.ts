@@ -15,6 +15,8 @@ export class RawStreamFacts {
   refusal: { category?: string; explanation?: string } | undefined;
   /** OpenAI's `delta.refusal` text: the model's own words declining, which the SDK does not pass on. */
   refusalText = "";
+  /** OpenRouter's `delta.reasoning_details`, merged by their `index` as they streamed. */
+  private details: Array<Record<string, unknown>> = [];
 
   observe(value: unknown): void {
     if (typeof value !== "object" || value === null) return;
@@ -22,6 +24,7 @@ export class RawStreamFacts {
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     if (typeof choice?.finish_reason === "string") this.stopReason = choice.finish_reason;
     if (typeof choice?.delta?.refusal === "string") this.refusalText += choice.delta.refusal;
+    if (Array.isArray(choice?.delta?.reasoning_details)) for (const detail of choice.delta.reasoning_details) this.mergeDetail(detail);
     if (typeof chunk.usage === "object" && chunk.usage !== null && typeof chunk.usage.prompt_tokens === "number") this.openaiUsage = chunk.usage;
     if (chunk.type === "message_delta" && typeof chunk.delta?.stop_reason === "string") {
       this.stopReason = chunk.delta.stop_reason;
@@ -33,6 +36,29 @@ export class RawStreamFacts {
         };
       }
     }
+  }
+
+  /**
+   * A streamed reasoning detail joins the one with its `index`: its text, summary, encrypted data and
+   * signature arrive in pieces and are joined; the other fields (type, format, id) are kept as first given.
+   */
+  private mergeDetail(detail: unknown): void {
+    if (typeof detail !== "object" || detail === null) return;
+    const piece = detail as Record<string, unknown>;
+    const into = this.details.find((d) => d.index === piece.index && piece.index !== undefined);
+    if (!into) {
+      this.details.push({ ...piece });
+      return;
+    }
+    for (const [key, value] of Object.entries(piece)) {
+      if (["text", "summary", "data", "signature"].includes(key) && typeof value === "string") into[key] = `${typeof into[key] === "string" ? into[key] : ""}${value}`;
+      else if (into[key] === undefined || into[key] === null) into[key] = value;
+    }
+  }
+
+  /** The reply's reasoning details as OpenRouter wants them back, or undefined when it sent none. */
+  reasoningDetails(): Array<Record<string, unknown>> | undefined {
+    return this.details.length > 0 ? this.details : undefined;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toProviderPrompt } from "./to-provider-prompt.js";
-import type { Message } from "./types.js";
+import { reasoningDetailsMark, type Message } from "./types.js";
 
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGP4z8AARwzEcQCukw/x0F8jngAAAABJRU5ErkJggg==";
 const conversation: Message[] = [
@@ -42,5 +42,31 @@ describe("toProviderPrompt: images in tool results", () => {
       expect(text).not.toContain(png);
       expect(text).toContain("[An image (image/png) was left out: this model does not take images.]");
     }
+  });
+});
+
+describe("toProviderPrompt: OpenRouter's reasoning details", () => {
+  const details = [{ type: "reasoning.text", text: "2+2 is 4.", signature: "Et0B", format: "anthropic-claude-v1", index: 0 }];
+  const withDetails: Message[] = [
+    { role: "user", content: [{ type: "text", text: "What is 2+2?" }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "2+2 is 4." },
+        { type: "text", text: "4" },
+        { type: "reasoning", text: "", signature: `${reasoningDetailsMark}${JSON.stringify(details)}` },
+      ],
+    },
+  ];
+
+  it("go back on the assistant message on the compatible wire", () => {
+    const assistant = toProviderPrompt("s", withDetails, { anthropic: false, images: true, reasoningDetails: true }).find((m) => m.role === "assistant")!;
+    expect(assistant.providerOptions).toEqual({ openaiCompatible: { reasoning_details: details } });
+    expect(JSON.stringify(assistant.content)).not.toContain("Et0B");
+  });
+
+  it("are left out on the Anthropic wire, never sent as a signature", () => {
+    const prompt = toProviderPrompt("s", withDetails, { anthropic: true, images: true });
+    expect(JSON.stringify(prompt)).not.toContain("Et0B");
   });
 });

@@ -1,5 +1,5 @@
-import type { LanguageModelV3Message, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
-import { redactedThinkingMark, type ImagePart, type Message, type TextPart, type ToolResultPart } from "./types.js";
+import type { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import { reasoningDetailsMark, redactedThinkingMark, type ImagePart, type Message, type TextPart, type ToolResultPart } from "./types.js";
 
 const ephemeral: SharedV3ProviderOptions = { anthropic: { cacheControl: { type: "ephemeral" } } };
 
@@ -12,6 +12,12 @@ export type PromptOptions = {
   anthropic: boolean;
   /** The model takes images; when it does not, each image becomes a one-line note. */
   images: boolean;
+  /**
+   * The OpenAI-compatible wire (OpenRouter): a reply's `reasoning_details` go back on its assistant
+   * message unchanged, as OpenRouter requires to continue the reasoning (a signed Claude block, an
+   * encrypted OpenAI one); without them the model starts its reasoning over, or the request fails.
+   */
+  reasoningDetails?: boolean;
 };
 
 type UserContent = Extract<LanguageModelV3Message, { role: "user" }>["content"];
@@ -41,9 +47,13 @@ export function toProviderPrompt(system: string, messages: Message[], wire: Prom
     const mark = cached.has(index);
     if (message.role === "assistant") {
       const content: Extract<LanguageModelV3Message, { role: "assistant" }>["content"] = [];
+      const details: JSONValue[] = [];
       for (const part of message.content) {
         if (part.type === "text") {
           if (part.text.length > 0) content.push({ type: "text", text: part.text });
+        } else if (part.type === "reasoning" && part.signature?.startsWith(reasoningDetailsMark)) {
+          // Meaningful only to the wire that sent them; elsewhere they are left out.
+          if (options.reasoningDetails) details.push(...parseDetails(part.signature.slice(reasoningDetailsMark.length)));
         } else if (part.type === "reasoning") {
           if (part.signature?.startsWith(redactedThinkingMark)) {
             // Only the Anthropic wire can take a redacted block back; elsewhere it means nothing.
@@ -61,7 +71,8 @@ export function toProviderPrompt(system: string, messages: Message[], wire: Prom
         }
       }
       if (content.length === 0) content.push({ type: "text", text: "(no content)" });
-      prompt.push({ role: "assistant", content });
+      // The compatible SDK spreads the message's openaiCompatible options into the message it sends.
+      prompt.push(details.length > 0 ? { role: "assistant", content, providerOptions: { openaiCompatible: { reasoning_details: details } } } : { role: "assistant", content });
       return;
     }
     const results = message.content
@@ -113,4 +124,14 @@ export function toProviderPrompt(system: string, messages: Message[], wire: Prom
     prompt.push({ role: "user", content });
   });
   return prompt;
+}
+
+/** The details as stored: a JSON array; anything else (a damaged journal) is left out rather than sent. */
+function parseDetails(json: string): JSONValue[] {
+  try {
+    const value: JSONValue = JSON.parse(json);
+    return Array.isArray(value) ? value : [];
+  } catch {
+    return [];
+  }
 }

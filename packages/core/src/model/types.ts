@@ -15,6 +15,12 @@ export type ReasoningPart = { type: "reasoning"; text: string; signature?: strin
 
 /** Marks a ReasoningPart's signature as a redacted block's data (base64 signatures never contain ':' or '_'). */
 export const redactedThinkingMark = "redacted_thinking:";
+/**
+ * Marks a ReasoningPart's signature as OpenRouter's `reasoning_details` for the reply (a JSON array,
+ * merged from the stream's deltas), which OpenRouter needs back unchanged with the assistant message
+ * to continue the model's reasoning (a signed Claude block, an encrypted OpenAI one).
+ */
+export const reasoningDetailsMark = "reasoning_details:";
 export type ToolCallPart = { type: "tool-call"; id: string; name: string; input: Record<string, unknown> };
 export type ToolResultPart = {
   type: "tool-result";

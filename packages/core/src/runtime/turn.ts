@@ -3,12 +3,12 @@ import { costOf } from "../model/cost.js";
 import { classifyModelError } from "../model/classify-error.js";
 import type { ModelError } from "../model/errors.js";
 import { retryDelayMs, sleep, type RetryPolicy } from "../model/retry.js";
-import { addUsage, emptyUsage, type AssistantMessage, type FinishReason, type Message, type Model, type ModelRequest, type ReasoningPart, type ToolSpec, type Usage } from "../model/types.js";
+import { addUsage, emptyUsage, reasoningDetailsMark, redactedThinkingMark, type AssistantMessage, type FinishReason, type Message, type Model, type ModelRequest, type ReasoningPart, type ToolSpec, type Usage } from "../model/types.js";
 import { continueAfterOutputLimit } from "../prompt/system-prompt.js";
 import { textCallNote } from "../protocol/text-calls.js";
 import type { ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../protocol/types.js";
 import type { AnyTool } from "../tools/tool.js";
-import type { AgentEvent } from "../events/index.js";
+import type { AgentEvent, AssistantContentJson } from "../events/index.js";
 import { CallScheduler, type ToolExecution } from "./call-scheduler.js";
 import { executeCall, skippedResult, type CallEnv, type ExecutedCall } from "./execute-call.js";
 import { accessesOf } from "./gather-facts.js";
@@ -302,9 +302,14 @@ export function assistantEvent(sessionId: string, turn: number, reply: Extract<T
       id: `${sessionId}_${turn}`,
       role: "assistant",
       model: reply.model.id,
-      content: reply.assistant.content.map((p) =>
-        p.type === "text" ? { type: "text", text: p.text } : p.type === "reasoning" ? { type: "thinking", thinking: p.text } : { type: "tool_use", id: p.id, name: p.name, input: p.input },
-      ),
+      content: reply.assistant.content.flatMap((p): AssistantContentJson[] => {
+        if (p.type === "text") return [{ type: "text", text: p.text }];
+        if (p.type === "tool-call") return [{ type: "tool_use", id: p.id, name: p.name, input: p.input }];
+        // A redacted block is shown as one, without its data; OpenRouter's reasoning details are no block of their own.
+        if (p.signature?.startsWith(redactedThinkingMark)) return [{ type: "redacted_thinking" }];
+        if (p.signature?.startsWith(reasoningDetailsMark)) return [];
+        return [{ type: "thinking", thinking: p.text }];
+      }),
       stop_reason: reply.finishReason,
       usage: usageJson(reply.usage),
     },
