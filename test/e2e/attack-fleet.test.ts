@@ -317,7 +317,21 @@ for host in ${JSON.stringify(hosts)}:
     } finally {
       await q.close();
     }
-    const jobs = await f.waitForJobs([jobId], (j) => j.state === "failed", 30_000);
+    // And ids and fields that would draw over the worker's log: a bidi override, an escape sequence.
+    const shifty = "ab\u202ecd\u001b]52;c;SGVsbG8=\u0007ef";
+    const q2 = queue();
+    try {
+      await q2.add("task", { ...data, [`x${shifty}`]: 1 }, { jobId: "c0c0c0c0c1" });
+      await q2.add("task", data, { jobId: shifty });
+    } finally {
+      await q2.close();
+    }
+    const jobs = await f.waitForJobs([jobId, "c0c0c0c0c1", shifty], (j) => j.state === "failed", 30_000);
+    expect(jobs.get("c0c0c0c0c1")!.failed_reason).toMatch(/^refused: not a cairn fleet job/);
+    const log = worker.output().stdout;
+    expect(log).toMatch(/c0c0c0c0c1: refused: not a cairn fleet job/);
+    expect(log).toMatch(/refused: job id .*ab.*cd.* is not one cairn fleet add makes/);
+    expect(log).not.toMatch(/[\u202e\u001b\u0007]/);
     expect(jobs.get(jobId)!.failed_reason).toBe(`refused: job id "${jobId}" is not one cairn fleet add makes`);
     expect(readFileSync(path.join(victim, "precious.txt"), "utf8")).toBe("keep me\n");
     expect(readdirSync(victim)).toEqual(["precious.txt"]);

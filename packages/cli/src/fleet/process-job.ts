@@ -202,7 +202,8 @@ export async function processJob(job: Job, ctx: WorkerContext, stop: AbortContro
  * its id is used for nothing, not even a Redis key.
  */
 async function refuse(job: Job, ctx: WorkerContext, jobId: string | undefined, why: string): Promise<never> {
-  const reason = `refused: ${why.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")}`;
+  // The reason quotes what Redis held (an id, a key name): printable, as everything else from the queue.
+  const reason = `refused: ${printableLine(why)}`;
   if (jobId !== undefined) {
     const events = eventWriter(ctx.redis, jobId);
     events.append({ type: "fleet", worker: ctx.name, attempt: job.attemptsStarted, at: new Date().toISOString(), subtype: "end", state: "failed", reason });
