@@ -160,8 +160,8 @@ function splitOutside(text: string): string[] {
   return parts;
 }
 
-/** Drops a " # comment" tail that is outside quotes. */
-function stripComment(text: string): string {
+/** Drops a " # comment" tail that is outside quotes (skills' front matter uses it too). */
+export function stripComment(text: string): string {
   let quote: string | undefined;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];

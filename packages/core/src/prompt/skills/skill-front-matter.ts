@@ -1,3 +1,5 @@
+import { stripComment } from "../rules/front-matter.js";
+
 /**
  * The YAML front matter of a SKILL.md, parsed without a YAML library: the Agent Skills format uses
  * a flat mapping of scalars (`name`, `description`, `license`, `compatibility`, `allowed-tools`)
@@ -131,21 +133,6 @@ function quoted(text: string): string | { error: string } {
 function isBlankOrComment(line: string): boolean {
   const t = line.trim();
   return t === "" || t.startsWith("#");
-}
-
-/** Drops a " # comment" tail that is outside quotes. */
-function stripComment(text: string): string {
-  let quote: string | undefined;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === quote) quote = undefined;
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if (c === "#" && (i === 0 || /\s/.test(text[i - 1] as string))) return text.slice(0, i);
-  }
-  return text;
 }
 
 function clip(text: string): string {
