@@ -27,6 +27,12 @@ describe("secretRead", () => {
     }
   });
 
+  it("a folder holds the secret only while it exists; the file itself is guarded even before it does (a write would make one the model knows)", () => {
+    rmSync(path.join(home, "fleet-secret"));
+    expect(secretRead(home, { cwd, home })).toBeUndefined();
+    expect(secretRead(path.join(home, "fleet-secret"), { cwd, home })?.path).toBe(path.join(home, "fleet-secret"));
+  });
+
   it("leaves the rest of CAIRN_HOME and the workspace alone, and everything when no home is known", () => {
     for (const target of [path.join(home, "settings.json"), cwd, "file.txt"]) expect(secretRead(target, { cwd, home })).toBeUndefined();
     expect(secretRead(path.join(home, "fleet-secret"), { cwd })).toBeUndefined();

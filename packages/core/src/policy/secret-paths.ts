@@ -26,7 +26,9 @@ export function secretRead(target: string, options: { cwd: string; home?: string
   for (const home of homes) {
     for (const name of secretHomeFiles) {
       const secret = path.join(home, name);
-      if (candidates.some((c) => c === secret || holds(c, secret))) return { path: secret, reason };
+      if (candidates.includes(secret)) return { path: secret, reason };
+      // A folder walked is judged by what it holds now (CAIRN_HOME may be the workspace's .cairn folder, searched all day).
+      if (candidates.some((c) => holds(c, secret)) && statOrUndefined(secret) !== undefined) return { path: secret, reason };
     }
   }
   return sameFileAs(candidates.at(-1)!, homes);
