@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // page.evaluate callbacks run in the page.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -167,6 +167,43 @@ describe("a reply as markdown in the page", { timeout: 90_000 }, () => {
     const final = await page.$eval(".msg.assistant .markdown", (el) => ({ code: el.querySelector("pre > code")?.textContent, after: el.querySelector("pre")?.closest("figure")?.nextElementSibling?.textContent }));
     expect(final.code).toBe(code);
     expect(final.after).toBe("Done.");
+    await page.close();
+  });
+});
+
+describe("a checkpoint's changes in the page", { timeout: 90_000 }, () => {
+  it("are shown as a diff: added and removed lines coloured, the code coloured for its language", async () => {
+    mkdirSync(path.join(ws.dir, "src"));
+    writeFileSync(path.join(ws.dir, "src/greet.ts"), 'export const greeting = "hello world";\nexport const shout = (s: string) => s.toUpperCase();\n');
+    model = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "tool_use", name: "replace_in_file", input: { path: "src/greet.ts", diff: '------- SEARCH\nexport const greeting = "hello world";\n=======\nexport const greeting = "hello web";\n+++++++ REPLACE' } }] },
+        { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "Changed." } }] },
+      ],
+    });
+    web = await startScriptedWeb(model, ws.dir, home.dir, ["--auto-approve", "edit"]);
+    const page = await browser().newPage();
+    await page.setViewport({ width: 1400, height: 900 });
+    await ask(page, "Change the greeting");
+    await page.locator("::-p-text(Checkpoints ()").click();
+    // Every step's changes open; the edit's step is the one with lines in it.
+    await page.waitForSelector(".step button[aria-expanded]", { timeout: 30_000 });
+    for (const button of await page.$$("::-p-text(Show changes)")) await button.click();
+    await page.waitForSelector(".patch .diff-add", { timeout: 30_000 });
+    const diff = await page.$eval(".patch", (el) => ({
+      added: [...el.querySelectorAll(".diff-add")].map((d) => (d as HTMLElement).innerText),
+      removed: [...el.querySelectorAll(".diff-del")].map((d) => (d as HTMLElement).innerText),
+      addedBg: getComputedStyle(el.querySelector(".diff-add")!).backgroundColor,
+      removedBg: getComputedStyle(el.querySelector(".diff-del")!).backgroundColor,
+      plainBg: getComputedStyle(el).backgroundColor,
+      keywords: [...el.querySelectorAll(".hljs-keyword")].map((k) => k.textContent),
+      strings: [...el.querySelectorAll(".diff-add .hljs-string")].map((k) => k.textContent),
+    }));
+    expect(diff.added.join("\n")).toContain('export const greeting = "hello web";');
+    expect(diff.removed.join("\n")).toContain('export const greeting = "hello world";');
+    expect(new Set([diff.addedBg, diff.removedBg, diff.plainBg]).size).toBe(3);
+    expect(diff.keywords).toContain("export");
+    expect(diff.strings).toContain('"hello web"');
     await page.close();
   });
 });

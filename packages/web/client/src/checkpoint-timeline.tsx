@@ -1,17 +1,79 @@
 import { useEffect, useState } from "react";
 import { api, type CheckpointEntry } from "./api.ts";
 import { ErrorAlert } from "./error-alert.tsx";
+import { codeLines } from "../../../cli/src/tui/markdown-core.ts";
+import "../../../cli/src/tui/markdown-grammars.ts";
 import type { TaskState } from "./task-state.ts";
 
+/** The file a unified diff's `+++ b/path` (or `--- a/path` for a deletion) line names, if it is one. */
+function fileOf(line: string): string | undefined {
+  const m = /^(?:\+\+\+|---) (?:[ab]\/)?(.+)$/.exec(line);
+  return m && m[1] !== "/dev/null" ? m[1] : undefined;
+}
+
+/** A line of code coloured for its file's language (by extension; an unknown one stays plain). */
+function Code({ text, path }: { text: string; path: string | undefined }) {
+  const ext = path?.split("/").pop()?.split(".").pop()?.toLowerCase();
+  const tokens = codeLines(text, ext)[0] ?? [];
+  return (
+    <>
+      {tokens.map((t, i) =>
+        t.kind ? (
+          <span key={i} className={t.kind.split(".").map((part, p) => (p === 0 ? `hljs-${part}` : `${part}_`)).join(" ")}>
+            {t.text}
+          </span>
+        ) : (
+          t.text
+        ),
+      )}
+    </>
+  );
+}
+
+/** A step's changes as a diff: added and removed lines coloured, their code coloured for its language. */
 function Patch({ patch }: { patch: string }) {
   if (patch.trim() === "") return <p className="muted">No file changes in this step.</p>;
+  let path: string | undefined;
   return (
     <pre className="patch">
-      {patch.split("\n").map((line, i) => (
-        <div key={i} className={line.startsWith("+") && !line.startsWith("+++") ? "diff-add" : line.startsWith("-") && !line.startsWith("---") ? "diff-del" : line.startsWith("@@") ? "diff-gap" : ""}>
-          {line || " "}
-        </div>
-      ))}
+      {patch.split("\n").map((line, i) => {
+        const header = line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff ") || line.startsWith("index ");
+        if (header) {
+          path = fileOf(line) ?? path;
+          return (
+            <div key={i} className="diff-file">
+              {line}
+            </div>
+          );
+        }
+        if (line.startsWith("@@")) {
+          return (
+            <div key={i} className="diff-gap">
+              {line}
+            </div>
+          );
+        }
+        const sign = line[0];
+        const kind = sign === "+" ? "diff-add" : sign === "-" ? "diff-del" : "";
+        return (
+          <div key={i} className={kind}>
+            <span className="diff-sign" aria-hidden="true">
+              {sign === "+" || sign === "-" ? sign : " "}
+            </span>
+            {sign === "+" ? (
+              <ins>
+                <Code text={line.slice(1)} path={path} />
+              </ins>
+            ) : sign === "-" ? (
+              <del>
+                <Code text={line.slice(1)} path={path} />
+              </del>
+            ) : (
+              <Code text={line.slice(1) || " "} path={path} />
+            )}
+          </div>
+        );
+      })}
     </pre>
   );
 }
