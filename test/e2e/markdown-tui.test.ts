@@ -141,8 +141,8 @@ describe("a reply as markdown in the terminal", () => {
     expect(t.screen()).not.toMatch(/##|\*\*|```/);
   });
 
-  it("a reply's own escape sequences do not reach the terminal: the window title stays (a printf in the same tmux sets it)", { timeout: 60_000 }, async () => {
-    const t = await open(reply("## Title\n\nText \u001b]2;PWNED-TITLE\u0007 **bold \u001b]2;PWNED-TITLE\u0007**\n\n```sh\necho \u001b]2;PWNED-TITLE\u0007\n```\n\n| h |\n|---|\n| \u001b]2;PWNED-TITLE\u0007 |"));
+  it("a reply's own escape sequences (raw or as &#27; references) do not reach the terminal: the window title stays (a printf in the same tmux sets it)", { timeout: 60_000 }, async () => {
+    const t = await open(reply("## Title\n\nText \u001b]2;PWNED-TITLE\u0007 **bold \u001b]2;PWNED-TITLE\u0007**\n\n```sh\necho \u001b]2;PWNED-TITLE\u0007\n```\n\n| h |\n|---|\n| \u001b]2;PWNED-TITLE\u0007 |\n\nSpelled as references: &#27;]2;PWNED-TITLE&#7; and **&#x1b;]2;PWNED-TITLE&#x07;**"));
     await t.waitFor("describe a task, or /help");
     await t.type("Say it");
     await t.press("Enter");

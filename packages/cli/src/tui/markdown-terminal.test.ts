@@ -53,6 +53,15 @@ describe("markdown in the terminal", () => {
     expect(out).not.toContain("c2VjcmV0");
   });
 
+  it("nor one spelled as character references (&#27; &#x1b; &#155; &#7;), which the parser decodes", () => {
+    const refs = ["&#27;[2J", "&#x1b;]52;c;c2VjcmV0&#7;", "&#155;31m", "&#x9d;0;title&#x9c;", "&#8238;"];
+    const md = refs.map((r) => `# h ${r}\n\npara ${r} **b ${r}** [l ${r}](https://x.y/) ${r}\n\n| h ${r} |\n|---|\n| v ${r} |\n\n> q ${r}\n\n- i ${r}`).join("\n\n");
+    const out = renderMarkdown(md, { width: 60, colour: true });
+    // eslint-disable-next-line no-control-regex
+    expect(out.replace(sgrOnly, "")).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(plain(out)).toContain("(https://x.y/)");
+  });
+
   it("NO_COLOR: no colour codes, the words and markers stay", () => {
     const out = renderMarkdown(sample, { width: 60, colour: false });
     expect(out).not.toMatch(/\u001b\[[0-9;]*3[0-7][;m]/);

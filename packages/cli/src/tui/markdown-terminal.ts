@@ -7,8 +7,9 @@ import { charWidth } from "./text-rows.js";
 /**
  * A reply's markdown as terminal lines: headings, emphasis, lists, tables, quotes, rules, links
  * with their URL, and code with syntax colour, wrapped to the terminal's width. The only escape
- * sequences in the result are this renderer's own colours (SGR): the text itself is cleaned with
- * terminalText first, and raw HTML in the reply is shown as the text it is.
+ * sequences in the result are this renderer's own colours (SGR): the text is cleaned with
+ * terminalText before parsing and each piece again after (a character reference such as &#27;
+ * decodes to a control), and raw HTML in the reply is shown as the text it is.
  */
 
 // A grammar is loaded the first time a code block names its language (the TUI starts without them).
@@ -356,7 +357,11 @@ class Renderer {
 
   serialize(line: Line): string {
     let out = "";
-    for (const { text, style } of line) {
+    for (const segment of line) {
+      // Cleaned again here, piece by piece, around only this renderer's own colours: the parser
+      // turns character references (&#27; &#x9b; &#7;) into the very controls the source was cleaned of.
+      const text = terminalText(segment.text);
+      const style = segment.style;
       if (text === "") continue;
       const codes: number[] = [];
       if (style.bold) codes.push(1);
