@@ -3,6 +3,8 @@
  * their sources and every adaptation in its README), replayed byte for byte through the real CLI:
  * one test per way real providers differ from the ideal stream.
  */
+import { imageSize } from "image-size";
+import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
@@ -182,6 +184,65 @@ describe("images in tool results over Chat Completions", () => {
     const tool = r.server.requests[1]!.body.messages.find((m: any) => m.role === "tool");
     expect(tool.content).toMatch(/^UK\.png is an image, and the current model cannot take images\./);
     expect(tool.content.split("\n")).toHaveLength(1);
+  }, 120_000);
+});
+
+describe("images sized to the provider's limits", () => {
+  /** A real PNG of width×height: a gradient with stripes, so scaling has something to average. */
+  const bigPng = (width: number, height: number) => {
+    const png = new PNG({ width, height });
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = (y * width + x) * 4;
+        png.data[i] = (x * 255) / width;
+        png.data[i + 1] = (y * 255) / height;
+        png.data[i + 2] = (x >> 4) % 2 ? 255 : 0;
+        png.data[i + 3] = 255;
+      }
+    }
+    return PNG.sync.write(png).toString("base64");
+  };
+  const sizeOf = (base64: string) => imageSize(Buffer.from(base64, "base64"));
+
+  it("Anthropic: a 9000×600 PNG, over its 8000 px limit, reaches the model scaled to 1568 px with a note of the scale", async () => {
+    const png = bigPng(9000, 600);
+    const r = await run({
+      provider: "anthropic",
+      model: "claude-haiku-4-5",
+      task: "Look at big.png.",
+      workspace: { binary: { "big.png": png } },
+      // The recorded read_file call, its path made big.png (a variant of this test).
+      responses: [recordedStream("anthropic-tool-use.sse", (body) => body.replace("San Francisco", "big.png"))],
+    });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const results = r.server.requests[1]!.body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_result") : []));
+    const content: any[] = results[0].content;
+    const image = content.find((b) => b.type === "image");
+    expect(image.source.media_type).toBe("image/png");
+    expect(sizeOf(image.source.data)).toMatchObject({ width: 1568, height: 105 });
+    expect(image.source.data.length).toBeLessThan(5 * 1024 * 1024);
+    expect(content.some((b) => b.type === "text" && b.text === "[The image was scaled from 9000×600 to 1568×105 px to fit Anthropic's image limits.]")).toBe(true);
+    expect(JSON.stringify(r.server.requests[1]!.body)).not.toContain(png.slice(100, 200));
+  }, 120_000);
+
+  it("OpenAI: a 3000×2000 PNG reaches gpt-4o-mini as an image part of at most 2048 px", async () => {
+    const png = bigPng(3000, 2000);
+    const r = await run({
+      provider: "openai",
+      model: "gpt-4o-mini",
+      task: "Look at the picture UK.png.",
+      workspace: { binary: { "UK.png": png } },
+      responses: [recordedStream("openai-image-call.sse")],
+    });
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const messages: any[] = r.server.requests[1]!.body.messages;
+    const user = messages[messages.findIndex((m) => m.role === "tool") + 1];
+    const part = user.content.find((p: any) => p.type === "image_url");
+    const [, mediaType, data] = /^data:(image\/\w+);base64,(.*)$/.exec(part.image_url.url)!;
+    expect(mediaType).toBe("image/png");
+    expect(sizeOf(data!)).toMatchObject({ width: 2048, height: 1365 });
+    // The note travels with the result's text, in the tool message.
+    expect(messages.find((m) => m.role === "tool").content).toContain("[The image was scaled from 3000×2000 to 2048×1365 px to fit OpenAI's image limits.]");
   }, 120_000);
 });
 

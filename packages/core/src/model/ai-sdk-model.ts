@@ -3,6 +3,7 @@ import { CallIds } from "./call-ids.js";
 import { classifyModelError } from "./classify-error.js";
 import type { Endpoint } from "./endpoint.js";
 import { ModelError } from "./errors.js";
+import { imageLimits } from "./image-limits.js";
 import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js";
 import { RawStreamFacts, refusalLine } from "./raw-facts.js";
 import { watchStreamEnd, type StreamEnd } from "./stream-end.js";
@@ -83,6 +84,7 @@ export class AiSdkModel implements Model {
           anthropic: this.provider === "anthropic",
           images: this.info.supportsImages,
           reasoningDetails: this.provider !== "anthropic" && this.provider !== "openai",
+          imageLimits: imageLimits(this.provider),
         }),
         abortSignal: signal,
         includeRawChunks: true,

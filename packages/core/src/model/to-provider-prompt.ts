@@ -1,5 +1,6 @@
 import type { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
-import { reasoningDetailsMark, redactedThinkingMark, type ImagePart, type Message, type TextPart, type ToolResultPart } from "./types.js";
+import { fitImage, type ImageLimits } from "./image-limits.js";
+import { reasoningDetailsMark, redactedThinkingMark, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserMessage } from "./types.js";
 
 const ephemeral: SharedV3ProviderOptions = { anthropic: { cacheControl: { type: "ephemeral" } } };
 
@@ -18,6 +19,8 @@ export type PromptOptions = {
    * encrypted OpenAI one); without them the model starts its reasoning over, or the request fails.
    */
   reasoningDetails?: boolean;
+  /** The provider's image limits: a larger image is scaled down, or left out with a note (image-limits.ts). */
+  imageLimits?: ImageLimits;
 };
 
 type UserContent = Extract<LanguageModelV3Message, { role: "user" }>["content"];
@@ -40,6 +43,7 @@ export function toProviderPrompt(system: string, messages: Message[], wire: Prom
   const prompt: LanguageModelV3Prompt = [];
   prompt.push(cacheBreakpoints ? { role: "system", content: system, providerOptions: ephemeral } : { role: "system", content: system });
 
+  if (options.images && options.imageLimits) messages = messages.map((m) => withFittedImages(m, options.imageLimits!));
   const userIndexes = messages.flatMap((m, i) => (m.role === "user" ? [i] : []));
   const cached = new Set(cacheBreakpoints ? userIndexes.slice(-2) : []);
 
@@ -134,4 +138,14 @@ function parseDetails(json: string): JSONValue[] {
   } catch {
     return [];
   }
+}
+
+/** A user message whose images (its own and its tool results') are each within the provider's limits. */
+function withFittedImages(message: Message, limits: ImageLimits): Message {
+  if (message.role !== "user") return message;
+  const fit = (part: TextPart | ImagePart): Array<TextPart | ImagePart> => (part.type === "image" ? fitImage(part, limits) : [part]);
+  const content: UserMessage["content"] = message.content.flatMap((part): UserMessage["content"] =>
+    part.type === "tool-result" ? [{ ...part, content: part.content.flatMap(fit) }] : fit(part),
+  );
+  return { role: "user", content };
 }
