@@ -203,10 +203,23 @@ for host in ${JSON.stringify(hosts)}:
       "home-write": { name: "write_to_file", input: { path: path.join(worker.home, "written.txt"), content: "WRITTEN-IN-HOME\n" } },
     };
     const before = secretOf(worker);
+    // A repository's own files: links (git keeps them) to the worker's CAIRN_HOME and to the secret.
+    const linked = path.join(f.root.dir, "linked");
+    mkdirSync(linked);
+    git(linked, "init", "-q", "-b", "main");
+    symlinkSync(worker.home, path.join(linked, "home-link"));
+    symlinkSync(secretFile, path.join(linked, "secret-link"));
+    git(linked, "add", "-A");
+    git(linked, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "links");
+    const viaRepo: Record<string, { name: string; input: Record<string, unknown> }> = {
+      "link-read": { name: "read_file", input: { path: "secret-link" } },
+      "link-dir-search": { name: "search_files", input: { path: "home-link", regex: "[0-9a-f]{64}" } },
+      "link-workspace-search": { name: "search_files", input: { path: ".", regex: "[0-9a-f]{64}" } },
+    };
     const ids: string[] = [];
-    for (const [name, call] of Object.entries(probes)) {
+    for (const [name, call] of [...Object.entries(probes), ...Object.entries(viaRepo)]) {
       f.behaviour.firstTurns.set(name, { content: [{ type: "tool_use", ...call }] });
-      ids.push(await add(f.repos[0]!, name, [...f.runFlags(), "--yolo"]));
+      ids.push(await add(name in viaRepo ? linked : f.repos[0]!, name, [...f.runFlags(), "--yolo"]));
     }
     await f.waitForJobs(ids, (j) => j.state === "completed", 90_000);
     const resultOf = (name: string) =>
@@ -221,6 +234,9 @@ for host in ${JSON.stringify(hosts)}:
       expect(resultOf(name), name).toContain("fleet-secret is a protected file (the fleet's secret");
       expect(resultOf(name), name).toContain("only the person can approve reading it");
     }
+    for (const name of ["link-read", "link-dir-search"]) expect(resultOf(name), name).toContain("only the person can approve reading it");
+    // Searching the workspace is no read of the secret: the link in it leads outside, and search does not follow it there.
+    expect(resultOf("link-workspace-search")).not.toContain("only the person can approve");
     expect(resultOf("secret-write")).toContain("only the person can approve changing it");
     expect(secretOf(worker)).toBe(before);
     expect(resultOf("filter-write")).toContain("only the person can approve changing it");
