@@ -122,6 +122,19 @@ describe("prices by exact model id", () => {
     expect(result(r).total_cost_usd).toBeCloseTo(0.00019005, 7);
   }, 120_000);
 
+  it("says once, at the start, that --max-budget-usd cannot stop a model with no known price; not for a priced one", async () => {
+    const warning = "no price is known for gpt-4o-mini-search-preview; --max-budget-usd cannot stop this task — add its price under models in settings.json";
+    const unpriced = await run({ ...gpt4oMini, model: "gpt-4o-mini-search-preview", args: ["--max-budget-usd", "0.5"] });
+    expect(unpriced.run.code, unpriced.run.stderr).toBe(0);
+    const notices = unpriced.run.events.filter((e) => e.type === "system" && e.subtype === "notice").map((e) => e.message);
+    expect(notices.filter((m) => String(m).includes("--max-budget-usd"))).toEqual([warning]);
+    expect(unpriced.run.events.findIndex((e) => e.message === warning)).toBeLessThan(unpriced.run.events.findIndex((e) => e.type === "usage"));
+
+    const priced = await run({ ...gpt4oMini, model: "gpt-4o-mini", args: ["--max-budget-usd", "0.5"] });
+    expect(priced.run.code, priced.run.stderr).toBe(0);
+    expect(priced.run.stdout).not.toContain("no price is known");
+  }, 120_000);
+
   it("shows tokens and no price for a model it does not know, never a neighbour's", async () => {
     const r = await run({ ...gpt4oMini, model: "gpt-4o-mini-search-preview" });
     expect(r.run.code, r.run.stderr).toBe(0);

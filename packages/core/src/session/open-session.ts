@@ -184,6 +184,10 @@ async function assemble(parts: Parts): Promise<Session> {
   const sandbox = settings.sandbox.sandbox;
   const hooks = loadHooks({ home: settings.home, cwd: settings.cwd, ...(sandbox ? { runner: { sandbox } } : {}) });
   notices.push(...hooks.warnings, ...hooks.untrusted.map(untrustedNotice));
+  // A budget with nothing to count against stops nothing: said once, at the start (OpenRouter reports each request's cost itself).
+  if (!parts.subagent && settings.settings.maxBudgetUsd !== undefined && !settings.model.info.pricing && settings.model.provider !== "openrouter") {
+    notices.push(`no price is known for ${settings.model.id}; --max-budget-usd cannot stop this task — add its price under models in settings.json`);
+  }
   // A sub-agent that only reads changes nothing to checkpoint, and gets no MCP tools (they can write).
   const readOnly = parts.subagent?.tools.every((t) => t.kind !== "edit" && t.kind !== "command") === true;
   const checkpoints = readOnly ? undefined : await openCheckpoints(settings, notices);
