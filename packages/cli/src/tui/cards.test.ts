@@ -121,6 +121,11 @@ describe("terminals", () => {
     expect(out).toBe(" PLAN  gpt-5 · 12k/200k tokens (6%) · $0.0123 · 3 checkpoints  shift+tab: plan/act · /help");
   });
 
+  it("the status line marks usage a server did not report as estimated", () => {
+    const out = plain(draw(createElement(StatusLine, { status: { ...status, model: "local-coder", contextEstimated: true }, width: 120 }), { columns: 120 }));
+    expect(out).toContain("local-coder · ~12k/200k tokens (estimated) (6%) · ");
+  });
+
   it("the status line shows mode, model, context, cost and checkpoints on one line of 80 columns", () => {
     const out = plain(draw(createElement(StatusLine, { status, width: 80 })));
     expect(out.split("\n")).toHaveLength(1);

@@ -186,6 +186,7 @@ export class EventPresenter {
         return;
       case "usage":
         view.status.contextTokens = usageTotal(event.usage);
+        view.status.contextEstimated = event.usage.estimated === true;
         if (event.total_cost_usd !== null) view.status.costUsd = event.total_cost_usd;
         view.changed(false);
         return;
@@ -240,6 +241,7 @@ export class EventPresenter {
       case "compact_boundary": {
         const m = event.compact_metadata;
         view.status.contextTokens = m.post_tokens;
+        view.status.contextEstimated = false;
         view.add({ kind: "notice", level: "info", text: `Context ${m.actions.join(" + ")}: ${m.pre_tokens} → ${m.post_tokens} tokens.` });
         return;
       }

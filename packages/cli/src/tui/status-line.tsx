@@ -16,7 +16,8 @@ export function StatusLine({ status, width }: { status: StatusState; width: numb
   const mode = status.mode.toUpperCase();
   const pending = status.pendingMode ? ` → ${status.pendingMode.toUpperCase()}` : "";
   const percent = status.contextWindow > 0 ? ` (${Math.round((status.contextTokens / status.contextWindow) * 100)}%)` : "";
-  const context = `${compactNumber(status.contextTokens)}/${status.contextWindow > 0 ? compactNumber(status.contextWindow) : "?"} tokens${percent}`;
+  const estimated = status.contextEstimated ? "~" : "";
+  const context = `${estimated}${compactNumber(status.contextTokens)}/${status.contextWindow > 0 ? compactNumber(status.contextWindow) : "?"} tokens${status.contextEstimated ? " (estimated)" : ""}${percent}`;
   const cost = status.costUsd === null ? "$?" : `$${status.costUsd < 10 ? status.costUsd.toFixed(4) : status.costUsd.toFixed(2)}`;
   const checkpoints = `${status.checkpoints} checkpoint${status.checkpoints === 1 ? "" : "s"}`;
   const prefix = mode.length + pending.length + 2 + (status.yolo ? 5 : 0);

@@ -88,6 +88,8 @@ export type StatusState = {
   provider: string;
   model: string;
   contextTokens: number;
+  /** The last request's usage was an estimate (the server reported none): shown as such. */
+  contextEstimated?: boolean;
   contextWindow: number;
   costUsd: number | null;
   checkpoints: number;

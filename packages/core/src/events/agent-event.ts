@@ -22,6 +22,8 @@ export type UsageJson = {
   cache_creation_input_tokens: number;
   /** Of output_tokens, those spent thinking; present when the model reasoned. */
   reasoning_output_tokens?: number;
+  /** The server reported no usage (vLLM, Ollama): the counts are Cairn's estimate from the characters sent and received. */
+  estimated?: true;
 };
 
 /** The life of one tool call: pending -> awaiting_approval -> running -> one of the ends. */
