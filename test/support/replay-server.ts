@@ -34,6 +34,8 @@ export type ReplayScript = {
   responses: ReplayResponse[];
   /** Served after the recorded responses, once. */
   finish?: ScriptedTurn;
+  /** The finish reports no usage either, as a server that reported none in its recording would not (OpenAI wire). */
+  finishWithoutUsage?: boolean;
 };
 
 export interface ReplayServer {
@@ -74,7 +76,7 @@ export async function startReplayServer(script: ReplayScript): Promise<ReplaySer
     if (script.finish && !finishServed && typeof body === "object" && body !== null) {
       finishServed = true;
       const plan = planTurn(script.finish, { wire: script.wire, requestNumber: index + 1, body, bodyChars: raw.length });
-      const frames = script.wire === "anthropic" ? anthropicStreamFrames(plan) : openaiStreamFrames(plan, { includeUsage: true });
+      const frames = script.wire === "anthropic" ? anthropicStreamFrames(plan) : openaiStreamFrames(plan, { includeUsage: !script.finishWithoutUsage });
       return replay(res, { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8" }, chunks: frames.map((f) => f.text) });
     }
     sendJson(res, 400, {
