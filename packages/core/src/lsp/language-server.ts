@@ -73,8 +73,9 @@ export class LanguageServer {
     this.sandboxed = options.sandbox !== undefined;
     let launch = { file: file!, args, env: options.env ?? commandEnv() };
     if (options.sandbox) {
-      // Its own session inside, with a command's environment: it runs the workspace's code.
-      const wrapped = options.sandbox.wrap(launch.file, launch.args, { cwd: root, env: launch.env, newSession: true, dropSecrets: true });
+      // Its own session inside, with a command's environment: it runs the workspace's code. No
+      // network whatever the task's: a server needs none, and the code it runs gets none.
+      const wrapped = options.sandbox.wrap(launch.file, launch.args, { cwd: root, env: launch.env, newSession: true, dropSecrets: true, network: "off" });
       if (!wrapped.ok) throw new Error(wrapped.message.replace(/^Not run: /, ""));
       launch = { file: wrapped.file, args: wrapped.args, env: wrapped.env };
     }

@@ -55,6 +55,16 @@ export type SandboxConfig = {
   isolatedNetwork?: IsolatedNetwork;
   /** The seccomp filter's file (seccomp-filter.ts); undefined where none is built for this machine. */
   seccompFilter?: string;
+  /** Whether bubblewrap can give a process no network here (probed once, when first asked); undefined: it can. */
+  canUnshareNet?: () => boolean;
+};
+
+/** Folders one process (an MCP server) may write besides the task's: existing real paths. */
+export type OwnFolders = {
+  /** Writable like settings' writablePaths (a hidden path inside stays hidden). */
+  writable?: string[];
+  /** Its state folder: writable even inside hidden CAIRN_HOME, the rest of which it still cannot see. */
+  stateFolder?: string;
 };
 
 /** The descriptor the filter reaches bubblewrap on, clear of stdio and the status pipe (fd 3). */
@@ -89,11 +99,13 @@ export class CommandSandbox {
    * With `dropSecrets` (a command the model wrote), variables named like secrets are left out
    * unless settings' passEnv names them; without it (an MCP server the person configured with its
    * own token) the environment is kept. The person's agents' socket addresses go either way.
+   * With `network: "off"` (a language server: it needs none) the process gets no network whatever
+   * the task's setting, except where bubblewrap cannot take it away here (then it has the task's).
    */
   wrap(
     file: string,
     args: readonly string[],
-    options: { cwd: string; env: NodeJS.ProcessEnv; reportStatus?: boolean; newSession?: boolean; dropSecrets?: boolean },
+    options: { cwd: string; env: NodeJS.ProcessEnv; reportStatus?: boolean; newSession?: boolean; dropSecrets?: boolean; network?: "off" } & OwnFolders,
   ): Wrapped {
     const ignored = ignoredPaths(this.workspace);
     if (!ignored.ok) {
@@ -102,7 +114,8 @@ export class CommandSandbox {
         message: `Not run: the sandbox could not mask the workspace's ignored files (${ignored.reason}). Ask the person to narrow .cairnignore, or to run with --sandbox off.`,
       };
     }
-    const network = this.network === "on" ? this.config.isolatedNetwork?.enter() : undefined;
+    const networkOn = this.network === "on" && !(options.network === "off" && (this.config.canUnshareNet?.() ?? true));
+    const network = networkOn ? this.config.isolatedNetwork?.enter() : undefined;
     if (network !== undefined && !network.ok) {
       return {
         ok: false,
@@ -112,7 +125,8 @@ export class CommandSandbox {
     const plan: BwrapPlan = {
       workspace: this.workspace,
       readOnlyWorkspace: this.mode === "read-only",
-      writable: this.config.writablePaths,
+      writable: [...this.config.writablePaths, ...(options.writable ?? []), ...(options.stateFolder === undefined ? [] : [options.stateFolder])],
+      ...(options.stateFolder === undefined ? {} : { ownWritable: [options.stateFolder] }),
       visibleInTmp: programFoldersInTmp([file, ...args, options.cwd], this.workspace),
       protectedPaths: existingMasks([...PROTECTED.map((p) => path.join(this.workspace, p)), ...gitFileTarget(this.workspace)]).filter((m) =>
         contains(this.workspace, m.path),
@@ -120,7 +134,7 @@ export class CommandSandbox {
       hidden: existingMasks(this.config.hiddenPaths),
       masked: ignored.masks,
       // In the isolated namespace already, or on the host's network when the person allows it.
-      network: this.network === "on",
+      network: networkOn,
       resolvConf: network?.resolvConf,
       seccompFd: this.config.seccompFilter === undefined ? undefined : SECCOMP_FD,
       newSession: options.newSession === true,

@@ -78,6 +78,8 @@ export function openSandbox(
     passEnv: request.passEnv ?? [],
     isolatedNetwork: network.isolated,
     seccompFilter: seccompFilterFile(where.cairnHome),
+    // Language servers run with no network even when commands have it; probed only when one starts.
+    canUnshareNet: () => request.network === "off" || probeBubblewrap(where.env.PATH, true, where.cairnHome).ok,
   });
   return { ok: true, sandbox, summary: sandbox.summary(), ...(notices.length > 0 ? { notice: notices.join("; ") } : {}) };
 }
