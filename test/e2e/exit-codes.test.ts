@@ -76,7 +76,11 @@ describe("exit code 2: bad usage or configuration", () => {
     ["bad approval name", ["run", "--auto-approve", "read,everything", "x"], {}, /Unknown --auto-approve value "everything"/],
     ["bad protocol", ["run", "--protocol", "json", "x"], {}, /--protocol must be xml or native/],
     ["no task", ["run"], {}, /No task given/],
-    ["unknown flag", ["run", "--frobnicate", "x"], {}, /frobnicate/],
+    ["unknown flag", ["run", "--frobnicate", "x"], {}, /^cairn: unknown option --frobnicate; cairn run --help lists the options\n$/],
+    ["mistyped flag", ["run", "--modle", "m", "x"], {}, /^cairn: unknown option --modle; did you mean --model\?\n$/],
+    ["mistyped flag without a command", ["--modle", "m", "x"], {}, /^cairn: unknown option --modle; did you mean --model\?\n$/],
+    ["--verbose of other agents", ["--verbose"], {}, /^cairn: unknown option --verbose; progress already goes to stderr step by step, --json prints every event/],
+    ["--verbose on run", ["run", "--verbose", "x"], {}, /^cairn: unknown option --verbose; progress already goes to stderr/],
     ["compatible without base URL", ["run", "--provider", "openai-compatible", "--model", "m", "x"], {}, /needs a base URL/],
     ["missing workspace", ["run", "--cwd", "/nonexistent/dir", "x"], {}, /is not a directory/],
   ];

@@ -125,6 +125,8 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       }
       return await (await commands.interactive()).interactiveCommand(args, io);
     }
+    // Options with no terminal for a session: a mistyped or foreign flag is named as such first.
+    if (command.startsWith("-")) (await runArgs()).parseRunArgs(argv, process.cwd());
     throw new UsageError(`Unknown command "${command}". Run cairn --help; to start a task, quote it: cairn "describe the task".`);
   } catch (error) {
     if (isUsageError(error)) {

@@ -25,6 +25,12 @@ describe("cairn run's flags, from core's settings table", () => {
       [["--sandbox", "loose"], /^--sandbox must be one of workspace-write, read-only, off, required, got "loose"\.$/],
       [["--mode", "build"], /^--mode must be act or plan, got "build"\.$/],
       [["--provider", "acme"], /^Unknown provider "acme"\. Use one of: /],
+      [["--modle", "m"], /^unknown option --modle; did you mean --model\?$/],
+      [["--max-turn", "3"], /^unknown option --max-turn; did you mean --max-turns\?$/],
+      [["--jsno"], /^unknown option --jsno; did you mean --json\?$/],
+      [["--frobnicate"], /^unknown option --frobnicate; cairn run --help lists the options$/],
+      [["--verbose"], /^unknown option --verbose; progress already goes to stderr step by step, --json prints every event/],
+      [["--model"], /^Option '--model <value>' argument missing \(see cairn run --help\)$/],
     ];
     for (const [argv, message] of cases) {
       let thrown: unknown;

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { modes, settingFromText, settingOptions, type Mode, type SessionOverrides, type SettingKey } from "@cairn/core";
-import { UsageError } from "./usage-error.js";
+import { argumentError, UsageError } from "./usage-error.js";
 
 /**
  * `cairn run` (and resume, and the interactive session) arguments: the task, where, how to print,
@@ -65,25 +65,21 @@ Exit codes: 0 completed, 1 failed, 2 bad usage or configuration, 3 needs the per
 
 /** Parses `cairn run` arguments into typed values, once, at the edge. */
 export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
+  const options = {
+    cwd: { type: "string" },
+    mode: { type: "string" },
+    yolo: { type: "boolean" },
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+    image: { type: "string", multiple: true },
+    continue: { type: "boolean", short: "c" },
+    ...Object.fromEntries(settingFlags.map((f) => [f.name, { type: "string" as const }])),
+  } as const;
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        cwd: { type: "string" },
-        mode: { type: "string" },
-        yolo: { type: "boolean" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-        image: { type: "string", multiple: true },
-        continue: { type: "boolean", short: "c" },
-        ...Object.fromEntries(settingFlags.map((f) => [f.name, { type: "string" as const }])),
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split("\n")[0]} (see cairn run --help)`);
+    throw argumentError(error, Object.keys(options), "cairn run");
   }
   const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (v.help) return "help";
