@@ -318,6 +318,10 @@ describe("thinking kept as the provider requires", () => {
     expect(assistant.content[2]).toMatchObject({ id: "toolu_01KFbKqPYSuAKujiL6mTfzYA", input: { path: "San Francisco" } });
     expect(assistant.content[3]).toEqual({ type: "redacted_thinking", data: redacted });
     expect(assistant.content[4]).toMatchObject({ id: "toolu_01KFbKqPYSuAKujiL6mTfzYB", input: { path: "Oakland" } });
+    // --json shows the reply in the same order, the redacted block without its data.
+    const shown = (ofType(r, "assistant")[0]!.message as { content: Array<{ type: string }> }).content;
+    expect(shown.map((p) => p.type)).toEqual(["thinking", "text", "tool_use", "redacted_thinking", "tool_use"]);
+    expect(r.run.stdout).not.toContain(redacted!.slice(0, 40));
     expect(wellFormed(r, { provider: "anthropic", model: "claude-sonnet-4-5", task: "", responses: [] })).toEqual([]);
   }, 120_000);
   it("OpenRouter's reasoning_details go back with the assistant message, merged as they streamed, signature included", async () => {
