@@ -13,6 +13,18 @@ const provider = () => ["--provider", "anthropic", "--base-url", fx.server.url];
 const taskIds = () => readdirSync(path.join(fx.home.dir, "tasks")).filter((n) => n !== "index.json");
 
 describe("stored tasks", () => {
+  it("history and show count one turn as 1 turn", async () => {
+    fx.server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "Nothing to do" })] });
+    const run = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "Check"], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/completed \(1 turn, /);
+    const history = await runCairn(["history"], { env: env() });
+    expect(history.stdout).toMatch(/ 1 turn .*Check/);
+    const show = await runCairn(["show", taskIds()[0]!], { env: env() });
+    expect(show.stdout).toContain("  1 turn · ");
+    expect(`${history.stdout}${show.stdout}`).not.toContain("1 turns");
+  });
+
   it("a run is stored as it goes: history lists it, show tells what happened, delete removes it", async () => {
     fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "a.txt", content: "A" }), call("attempt_completion", { result: "Wrote a.txt" })] });
     const run = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "--auto-approve", "edit", "Write a.txt\nwith A in it"], { env: env() });

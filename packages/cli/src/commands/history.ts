@@ -69,7 +69,7 @@ export function historyCommand(argv: string[], io: Io): number {
   const out = printed(io);
   for (const e of shown) {
     const cost = e.totalCostUsd === null ? "" : ` $${e.totalCostUsd.toFixed(4)}`;
-    out.stdout(`${e.id}  ${e.status.padEnd(11)} ${e.updatedAt.slice(0, 16).replace("T", " ")}  ${e.turns} turns${cost}  ${e.title}\n    ${e.workspace}\n`);
+    out.stdout(`${e.id}  ${e.status.padEnd(11)} ${e.updatedAt.slice(0, 16).replace("T", " ")}  ${e.turns} turn${e.turns === 1 ? "" : "s"}${cost}  ${e.title}\n    ${e.workspace}\n`);
   }
   return 0;
 }
@@ -89,7 +89,7 @@ export function showCommand(argv: string[], io: Io): number {
   io = printed(io);
   const cost = meta.totalCostUsd === null ? "unknown" : `$${meta.totalCostUsd.toFixed(4)}`;
   io.stdout(
-    `${meta.id}: ${meta.title}\n  status ${status} · ${meta.mode} mode · ${meta.provider}/${meta.model} (${meta.protocol})\n  workspace ${meta.workspace}\n  ${meta.turns} turns · ${meta.usage.input_tokens + meta.usage.cache_read_input_tokens + meta.usage.cache_creation_input_tokens} in / ${meta.usage.output_tokens} out tokens · cost ${cost}\n  created ${meta.createdAt} · updated ${meta.updatedAt}\n`,
+    `${meta.id}: ${meta.title}\n  status ${status} · ${meta.mode} mode · ${meta.provider}/${meta.model} (${meta.protocol})\n  workspace ${meta.workspace}\n  ${meta.turns} turn${meta.turns === 1 ? "" : "s"} · ${meta.usage.input_tokens + meta.usage.cache_read_input_tokens + meta.usage.cache_creation_input_tokens} in / ${meta.usage.output_tokens} out tokens · cost ${cost}\n  created ${meta.createdAt} · updated ${meta.updatedAt}\n`,
   );
   if (meta.parent) io.stdout(`  ${meta.parent.relation === "handoff" ? "handed over from" : "sub-agent of"} ${meta.parent.id}\n`);
   for (const child of meta.children ?? []) io.stdout(`  ${child.relation === "handoff" ? "handed over to" : "sub-agent"} ${child.id}\n`);

@@ -121,6 +121,12 @@ describe("terminals", () => {
     expect(out).toBe(" PLAN  gpt-5 · 12k/200k tokens (6%) · $0.0123 · 3 checkpoints  shift+tab: plan/act · /help");
   });
 
+  it("the status line says a cost it cannot price is unknown, not $?", () => {
+    const out = plain(draw(createElement(StatusLine, { status: { ...status, model: "local-coder", costUsd: null }, width: 120 }), { columns: 120 }));
+    expect(out).toContain("local-coder · 12k/200k tokens (6%) · cost unknown · 3 checkpoints");
+    expect(out).not.toContain("$?");
+  });
+
   it("the status line marks usage a server did not report as estimated", () => {
     const out = plain(draw(createElement(StatusLine, { status: { ...status, model: "local-coder", contextEstimated: true }, width: 120 }), { columns: 120 }));
     expect(out).toContain("local-coder · ~12k/200k tokens (estimated) (6%) · ");

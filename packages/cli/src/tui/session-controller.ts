@@ -357,7 +357,7 @@ export class SessionController {
     const options = entries.map((e) => ({
       label: e.title || "(untitled)",
       value: e.id,
-      hint: `${e.status} · ${e.updatedAt.slice(0, 16).replace("T", " ")} · ${e.turns} turns · ${e.workspace}`,
+      hint: `${e.status} · ${e.updatedAt.slice(0, 16).replace("T", " ")} · ${e.turns} turn${e.turns === 1 ? "" : "s"} · ${e.workspace}`,
     }));
     if (offerNew) options.unshift({ label: "New task", value: "", hint: "type it below" });
     // With "New task" offered, typing starts it: the keys go to the input instead of being lost.
