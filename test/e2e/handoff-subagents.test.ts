@@ -101,6 +101,19 @@ describe("new_task: handing over from a resumed task", () => {
 });
 
 describe("use_subagents", () => {
+  it("headless progress says how the sub-agents ended in words, not their report tags", async () => {
+    const router = conversationRouter({
+      "PARENT-TASK": [call("use_subagents", { prompts: ["SUB-ONE: read notes.txt", "SUB-TWO: read notes.txt"] }), call("attempt_completion", { result: "done" })],
+      "SUB-ONE": [call("attempt_completion", { result: "ONE-REPORT" })],
+      "SUB-TWO": [call("attempt_completion", { result: "TWO-REPORT" })],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const run = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "PARENT-TASK: research"], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("  ✓ 2 sub-agents finished\n");
+    expect(run.stderr).not.toContain("<subagent");
+  });
+
   it("runs the prompts side by side as read-only tasks of their own, returns their reports and adds their usage", async () => {
     const router = conversationRouter({
       "PARENT-TASK": [

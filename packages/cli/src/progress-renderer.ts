@@ -18,6 +18,18 @@ function exitNote(content: string): { ok: boolean; text: string } | undefined {
 }
 
 /**
+ * "2 sub-agents finished, 1 failed", from use_subagents' result (its reports are for the model,
+ * each under a <subagent index=…> tag); undefined when it holds no reports (a refusal, an error).
+ */
+function subagentsNote(content: string): { ok: boolean; text: string } | undefined {
+  const statuses = [...content.matchAll(/^<subagent index="\d+" task="[^"]*" status="(completed|failed)">$/gm)].map((m) => m[1]);
+  if (statuses.length === 0) return undefined;
+  const failed = statuses.filter((s) => s === "failed").length;
+  const text = `${statuses.length} sub-agent${statuses.length === 1 ? "" : "s"} finished${failed > 0 ? `, ${failed} failed` : ""}`;
+  return { ok: failed === 0, text };
+}
+
+/**
  * Human-readable progress of a headless run, written to stderr as events arrive. A running
  * command's output is shown as it comes (throttled, see CommandOutputFeed), then its exit code.
  */
@@ -101,7 +113,9 @@ export class ProgressRenderer {
         }
         if (event.status === "cancelled") return;
         const exit = event.name === "execute_command" ? exitNote(event.content) : undefined;
-        if (exit) this.line(`  ${exit.ok ? "✓" : "✗"} ${exit.text}`);
+        const agents = event.name === "use_subagents" ? subagentsNote(event.content) : undefined;
+        if (agents) this.line(`  ${agents.ok ? "✓" : "✗"} ${agents.text}`);
+        else if (exit) this.line(`  ${exit.ok ? "✓" : "✗"} ${exit.text}`);
         else if (event.status === "completed") this.line(`  ✓ ${firstLine(event.content) || "done"}`);
         else this.line(`  ✗ ${firstLine(event.content)}`);
         return;
