@@ -104,7 +104,7 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     // Hosts get the same problems as an event under the edit's call (--json carries it).
     const diagnostics = result.events.filter((e) => e.type === "diagnostics");
     expect(diagnostics.map((e) => e.path)).toEqual(["src/main.ts", "src/extra.ts"]);
-    expect(diagnostics[0]).toMatchObject({ server: "typescript", problems: [{ line: 3, severity: "error", code: "2345" }] });
+    expect(diagnostics[0]).toMatchObject({ server: "typescript", problems: [{ line: 3, severity: "error", code: "TS2345" }] });
     const badCall = result.events.find((e) => e.type === "tool_call" && (e.input as { diff?: string }).diff?.includes('double("two")') === true && (e.input as { diff: string }).diff.indexOf('double("two")') > (e.input as { diff: string }).diff.indexOf("======="));
     expect(diagnostics[0]!.tool_use_id).toBe(badCall?.tool_use_id);
     expect(notices(result.events).filter((n) => n.includes("language server"))).toEqual([]);
@@ -114,6 +114,23 @@ describe("language servers check every edit (real servers, real CLI)", () => {
     const sessionId = String(result.events.find((e) => e.type === "system" && e.subtype === "init")?.session_id);
     const shown = await runCairn(["show", sessionId], { env: cleanEnv({ CAIRN_HOME: fx.home.dir }) });
     expect(shown.code, shown.stderr).toBe(0);
+  }, 900_000);
+
+  it("cairn run's progress says under the edit how many problems it introduced, and the first", async () => {
+    const ws = fx.workspace.dir;
+    writeFileSync(path.join(ws, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }));
+    writeFileSync(path.join(ws, "double.ts"), "export function double(n: number): number {\n  return n * 2;\n}\n");
+    fx.server = await startScriptedModelServer({
+      turns: [call("write_to_file", { path: "main.ts", content: 'import { double } from "./double";\n\nexport const four: number = double("two");\n' }), done],
+    });
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify(patient));
+    const result = await runCairn(
+      ["run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fx.server.url, "--auto-approve", "read,edit", "--cwd", ws, "--", "Work on the code."],
+      { env: cleanEnv({ ANTHROPIC_API_KEY: "sk-ant-test", CAIRN_HOME: fx.home.dir }), timeoutMs: 600_000 },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^ {2}1 new problem: main\.ts:3:\d+ TS2345 Argument of type 'string' is not assignable to parameter of type 'number'\.$/m);
+    expect(await processesIn(ws)).toEqual([]);
   }, 900_000);
 
   it("Python: pyright reports the edit's new error and not the file's old one; a fix reports nothing", async () => {

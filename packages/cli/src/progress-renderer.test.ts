@@ -19,6 +19,19 @@ describe("headless progress", () => {
     expect(shown).toBe("Half a sen\n[the response above was discarded: socket hang up]\n");
   });
 
+  it("says under an edit how many problems it introduced, and the first", () => {
+    const problem = (line: number, message: string, code?: string) => ({ line, column: 7, severity: "error" as const, message, ...(code ? { code } : {}) });
+    const out = render([
+      { type: "tool_call", tool_use_id: "e1", name: "write_to_file", kind: "edit", input: { path: "a.ts" }, summary: "write a.ts", status: "pending", locations: [] },
+      { type: "diagnostics", tool_use_id: "e1", path: "src/a.ts", server: "typescript", problems: [problem(3, "Argument of type 'string' is not assignable\nto parameter of type 'number'.", "TS2345"), problem(9, "Cannot find name 'x'.", "TS2304")] },
+      { type: "diagnostics", tool_use_id: "e1", path: "b.py", server: "pyright", problems: [problem(1, "Type mismatch")] },
+      { type: "diagnostics", tool_use_id: "e1", path: "c.ts", server: "typescript", problems: [] },
+    ]);
+    expect(out).toBe(
+      "→ write a.ts\n  2 new problems: src/a.ts:3:7 TS2345 Argument of type 'string' is not assignable …\n  1 new problem: b.py:1:7 Type mismatch\n",
+    );
+  });
+
   it("shows a command's output lines as they come, then its exit code", () => {
     const out = render([
       { type: "tool_call", tool_use_id: "c1", name: "execute_command", kind: "command", input: { command: "make" }, summary: "$ make", status: "pending", locations: [] },

@@ -101,6 +101,15 @@ export class ProgressRenderer {
       case "tool_call":
         this.line(`→ ${event.summary}`);
         return;
+      case "diagnostics": {
+        // One line per edited file: how many errors the edit introduced, and the first of them.
+        const first = event.problems[0];
+        if (first === undefined) return;
+        const count = event.problems.length;
+        const where = `${event.path}:${first.line}:${first.column}${first.code === undefined ? "" : ` ${first.code}`}`;
+        this.line(`  ${count} new problem${count === 1 ? "" : "s"}: ${where} ${firstLine(first.message, 100)}${count > 1 ? " …" : ""}`);
+        return;
+      }
       case "subagent":
         this.line(`  ${event.status === "running" ? "·" : event.status === "completed" ? "✓" : "✗"} sub-agent ${event.index + 1}: ${firstLine(event.activity, 100)}`);
         return;

@@ -4,7 +4,7 @@ import type { AgentEvent } from "../events/index.js";
 import type { CommandSandbox } from "../sandbox/index.js";
 import { LanguageServer } from "./language-server.js";
 import type { LspSettings } from "./lsp-settings.js";
-import { describeNewProblems, newProblems, toProblems, type Problem } from "./problems.js";
+import { describeNewProblems, newProblems, shownCode, toProblems, type Problem } from "./problems.js";
 import { rootFor, serverSpecs, specFor, type ServerSpec } from "./server-specs.js";
 
 /**
@@ -86,7 +86,10 @@ export class LanguageServers {
           tool_use_id: call.toolUseId,
           path: shown,
           server: problems.server,
-          problems: problems.problems.map((p) => ({ line: p.line, column: p.column, severity: p.severity, message: p.message, ...(p.code === undefined ? {} : { code: p.code }) })),
+          problems: problems.problems.map((p) => {
+            const code = shownCode(p);
+            return { line: p.line, column: p.column, severity: p.severity, message: p.message, ...(code === undefined ? {} : { code }) };
+          }),
         });
         return describeNewProblems(shown, problems.problems);
       },

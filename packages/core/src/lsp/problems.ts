@@ -61,11 +61,17 @@ function keyOf(p: Problem): string {
   return `${p.severity}\u0000${p.code ?? ""}\u0000${p.message}`;
 }
 
+/** The code as people know it: TypeScript's numbers are "TS2345" (the server sends 2345). */
+export function shownCode(p: Problem): string | undefined {
+  if (p.code === undefined) return undefined;
+  return /^\d+$/.test(p.code) && p.source === "typescript" ? `TS${p.code}` : p.code;
+}
+
 /** One line per problem: "Line 2:33 error TS2345: Argument of type ...". */
 export function problemLine(p: Problem): string {
   const message = p.message.length > MAX_MESSAGE_CHARS ? `${p.message.slice(0, MAX_MESSAGE_CHARS)}…` : p.message;
-  const code = p.code === undefined ? "" : ` ${/^\d+$/.test(p.code) && p.source === "typescript" ? `TS${p.code}` : p.code}`;
-  return `Line ${p.line}:${p.column} ${p.severity}${code}: ${message.replace(/\s*\n\s*/g, " ")}`;
+  const code = shownCode(p);
+  return `Line ${p.line}:${p.column} ${p.severity}${code === undefined ? "" : ` ${code}`}: ${message.replace(/\s*\n\s*/g, " ")}`;
 }
 
 /** The block the model reads after an edit's result: the problems it introduced, capped. */
