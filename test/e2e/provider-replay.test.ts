@@ -361,6 +361,26 @@ describe("thinking kept as the provider requires", () => {
 });
 
 describe("a provider that reuses tool-call ids across turns", () => {
+  it("on the Chat Completions wire: two calls, two ids in --json, and no tool_call id repeated in the next request", async () => {
+    const c: Case = {
+      provider: "openai-compatible",
+      model: "kimi-k2",
+      task: "What is the capital of the UK? Check twice.",
+      workspace: { files: { UK: "London is the capital of the United Kingdom.\n" } },
+      // The same recorded call answers the first two requests, as servers that number calls per response (call_0) do.
+      responses: [recordedStream("openai-gpt-4o-mini-call.1.sse"), recordedStream("openai-gpt-4o-mini-call.1.sse")],
+    };
+    const r = await run(c);
+    expect(r.run.code, r.run.stderr).toBe(0);
+    const calls = endedCalls(r.run.events).filter((call) => call.name === "read_file");
+    expect(calls.map((call) => call.status)).toEqual(["completed", "completed"]);
+    expect(new Set(calls.map((call) => call.tool_use_id)).size).toBe(2);
+    expect(wellFormed(r, c)).toEqual([]);
+    const ids = r.server.requests[2]!.body.messages.flatMap((m: any) => (m.tool_calls ?? []).map((t: any) => t.id));
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+  }, 120_000);
+
   it("on the Anthropic wire: two calls, two ids in --json, and no tool_use id repeated in the next request", async () => {
     const c: Case = {
       provider: "anthropic",
