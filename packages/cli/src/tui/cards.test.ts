@@ -46,6 +46,24 @@ describe("tool cards", () => {
     expect(out).toContain('search "TODO" in src · 2 lines');
   });
 
+  it("an edit shows the problems it introduced under it, in the error colour, the rest counted", () => {
+    const problems = [
+      { path: "src/a.ts", line: 3, column: 7, code: "TS2345", message: "Argument of type 'string' is not assignable to parameter of type 'number'." },
+      { path: "b.py", line: 1, column: 1, message: "Type mismatch" },
+    ];
+    const out = drawCard(card({ name: "write_to_file", kind: "edit", summary: "write src/a.ts", result: "Wrote src/a.ts.", problems, problemCount: 5 }));
+    expect(plain(out).split("\n")).toEqual([
+      "✓ write src/a.ts · Wrote src/a.ts",
+      "  5 new problems:",
+      "    src/a.ts:3:7 TS2345 Argument of type 'string' is not assignable to paramete…",
+      "    b.py:1:1 Type mismatch",
+      "    … 3 more",
+    ]);
+    expect(out).toContain(`${red}  src/a.ts:3:7 TS2345`);
+    // Without problems, nothing is added.
+    expect(plain(drawCard(card({ name: "write_to_file", kind: "edit", summary: "write src/a.ts", result: "Wrote src/a.ts." })))).toBe("✓ write src/a.ts · Wrote src/a.ts");
+  });
+
   it("an edit shows its change as a coloured diff, unchanged stretches folded", () => {
     const before = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n");
     const after = before.replace("line 3", "line three").replace("line 18", "line eighteen");

@@ -12,6 +12,8 @@ const hiddenCards = new Set(["plan_mode_respond", "act_mode_respond", "attempt_c
 const MAX_OUTPUT_CHARS = 32 * 1024;
 const MAX_RESULT_CHARS = 4 * 1024;
 const MAX_REASONING_CHARS = 64 * 1024;
+/** Problems kept per card (the model got up to 20 per file; the card counts the rest). */
+export const MAX_CARD_PROBLEMS = 10;
 
 function countLines(text: string): number {
   let n = 0;
@@ -152,6 +154,19 @@ export class EventPresenter {
         const mark = event.status === "running" ? "·" : event.status === "completed" ? "✓" : "✗";
         card.output = keepTail(`${card.output}${mark} sub-agent ${event.index + 1}: ${event.activity.split("\n", 1)[0]}\n`, MAX_OUTPUT_CHARS);
         card.outputLines += 1;
+        view.changed(false);
+        return;
+      }
+      case "diagnostics": {
+        // The errors an edit introduced show under its card; the event comes before the call ends.
+        const card = this.card(event.tool_use_id);
+        if (!card || event.problems.length === 0) return;
+        const kept = card.problems ?? [];
+        for (const p of event.problems.slice(0, Math.max(0, MAX_CARD_PROBLEMS - kept.length))) {
+          kept.push({ path: event.path, line: p.line, column: p.column, message: p.message.split("\n", 1)[0]!, ...(p.code === undefined ? {} : { code: p.code }) });
+        }
+        card.problems = kept;
+        card.problemCount = (card.problemCount ?? 0) + event.problems.length;
         view.changed(false);
         return;
       }

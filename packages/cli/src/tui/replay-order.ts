@@ -12,6 +12,7 @@ function callIdOf(event: AgentEvent): string | undefined {
     case "tool_call_update":
     case "tool_output":
     case "edit_preview":
+    case "diagnostics":
       return event.tool_use_id;
     case "subagent":
       return event.parent_tool_use_id;

@@ -176,6 +176,25 @@ describe("tool calls", () => {
     expect(out).not.toContain("Updated b.txt");
   });
 
+  it("the problems an edit introduced land on its card, bounded and counted", () => {
+    const { presenter, snapshot } = setup();
+    presenter.apply({ type: "tool_call", tool_use_id: "e1", name: "write_to_file", kind: "edit", input: { path: "a.ts", content: "x" }, summary: "write a.ts", status: "pending", locations: [] });
+    presenter.apply({ type: "tool_call", tool_use_id: "e2", name: "write_to_file", kind: "edit", input: { path: "b.ts", content: "y" }, summary: "write b.ts", status: "pending", locations: [] });
+    const problems = (n: number) => Array.from({ length: n }, (_, i) => ({ line: i + 1, column: 7, severity: "error" as const, message: `Problem ${i + 1}\nmore detail`, code: "TS2345" }));
+    presenter.apply({ type: "diagnostics", tool_use_id: "e1", path: "src/a.ts", server: "typescript", problems: problems(8) });
+    presenter.apply({ type: "diagnostics", tool_use_id: "e1", path: "src/c.ts", server: "typescript", problems: problems(5) });
+    // A diagnostics event for a call with no card (hidden, or ended) is dropped.
+    presenter.apply({ type: "diagnostics", tool_use_id: "nope", path: "x.ts", server: "typescript", problems: problems(1) });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "e1", name: "write_to_file", content: "Created a.ts.", is_error: false, status: "completed" });
+    presenter.apply({ type: "tool_call_update", tool_use_id: "e2", name: "write_to_file", content: "Created b.ts.", is_error: false, status: "completed" });
+    const [first, second] = snapshot().history as Array<Extract<HistoryItem, { kind: "tool" }>>;
+    expect(first!.card.problemCount).toBe(13);
+    expect(first!.card.problems).toHaveLength(10);
+    expect(first!.card.problems![0]).toEqual({ path: "src/a.ts", line: 1, column: 7, code: "TS2345", message: "Problem 1" });
+    expect(first!.card.problems![9]).toMatchObject({ path: "src/c.ts", line: 2 });
+    expect(second!.card.problems).toBeUndefined();
+  });
+
   it("a replayed approval shows its stored diff on the card, not as a new proposal", () => {
     const { view, snapshot } = setup();
     const replay = new EventPresenter(view, { replay: true });

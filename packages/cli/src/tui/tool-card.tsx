@@ -76,6 +76,26 @@ function OutputTail({ card, maxLines }: { card: ToolCard; maxLines: number }) {
   );
 }
 
+/** The errors an edit introduced, one row each ("src/a.ts:3:7 TS2345 message"), in the error colour; the rest counted. */
+function ProblemLines({ card }: { card: ToolCard }) {
+  const theme = useTheme();
+  const problems = card.problems ?? [];
+  if (problems.length === 0) return null;
+  const count = card.problemCount ?? problems.length;
+  const more = count - problems.length;
+  return (
+    <Box flexDirection="column" paddingLeft={2}>
+      <Text color={theme.error}>{`${count} new problem${count === 1 ? "" : "s"}:`}</Text>
+      {problems.map((p, i) => (
+        <Text key={i} color={theme.error} wrap="truncate-end">
+          {`  ${p.path}:${p.line}:${p.column}${p.code === undefined ? "" : ` ${p.code}`} ${p.message}`}
+        </Text>
+      ))}
+      {more > 0 ? <Text dimColor>{`  … ${more} more`}</Text> : null}
+    </Box>
+  );
+}
+
 /**
  * One tool call. Reads, listings and searches are one line; edits add their coloured diff (unless
  * it was shown in full above the approval prompt); commands show the end of their output.
@@ -115,6 +135,7 @@ export function ToolCardView({ card, size }: { card: ToolCard; size: CardSize })
       ) : null}
       {showDiff ? <DiffLines lines={card.edit!.lines} maxLines={size.diffLines} /> : null}
       {card.kind === "command" ? <OutputTail card={card} maxLines={size.outputLines} /> : null}
+      <ProblemLines card={card} />
     </Box>
   );
 }

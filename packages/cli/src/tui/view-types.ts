@@ -24,7 +24,14 @@ export type ToolCard = {
   outputLines: number;
   /** The result the model got (bounded). */
   result?: string;
+  /** Edits: the errors they introduced, as the language servers reported them (the diagnostics event), bounded. */
+  problems?: CardProblem[];
+  /** How many problems there were in all (more than `problems` holds when they were many). */
+  problemCount?: number;
 };
+
+/** One problem an edit introduced: "src/a.ts:3:7 TS2345 Argument of type ...". */
+export type CardProblem = { path: string; line: number; column: number; code?: string; message: string };
 
 /** Finished things, printed once into the terminal's scrollback (ink's <Static>). */
 export type HistoryItem = { key: number } & (
