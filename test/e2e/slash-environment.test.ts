@@ -80,6 +80,17 @@ describe("slash commands", () => {
     expect(body).toContain("Arguments: 2.1.0");
   });
 
+  it("a workflow's front matter stays out of the request; its steps go in", async () => {
+    mkdirSync(path.join(fx.workspace.dir, ".cairnrules", "workflows"), { recursive: true });
+    writeFileSync(path.join(fx.workspace.dir, ".cairnrules", "workflows", "ship.md"), "---\ndescription: FRONT-MATTER-DESCRIPTION\n---\nShip steps: tag and publish.\n");
+    fx.server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "shipped" })] });
+    const run = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "/ship"], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    const body = JSON.stringify(fx.server.requests[0]!.body);
+    expect(body).toContain("Ship steps: tag and publish.");
+    expect(body).not.toContain("FRONT-MATTER-DESCRIPTION");
+  });
+
   it("/compact on resume summarises the conversation and the task goes on", async () => {
     writeFileSync(path.join(fx.workspace.dir, "a.txt"), "a\n");
     fx.server = await startScriptedModelServer({

@@ -21,7 +21,7 @@ export class Completions {
     const commands: Command[] = /^\/\S*$/.test(text.slice(0, cursor))
       ? [
           ...Object.entries(builtinSlashCommands).map(([name, description]) => ({ name, args: name === "compact" || name === "smol" ? "[then…]" : "[what]", description })),
-          ...listWorkflows(cwd, this.home).map((w) => ({ name: w.name, args: "[arguments]", description: `workflow (${w.file})` })),
+          ...listWorkflows(cwd, this.home).map((w) => ({ name: w.name, args: "[arguments]", description: w.description ?? `workflow (${w.file})` })),
         ]
       : [];
     let files: FileIndex | undefined;

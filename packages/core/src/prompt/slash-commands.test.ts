@@ -2,7 +2,7 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, wr
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseSlashCommand } from "./slash-commands.js";
+import { listWorkflows, parseSlashCommand } from "./slash-commands.js";
 
 let cwd: string;
 let home: string;
@@ -37,7 +37,20 @@ describe("parseSlashCommand", () => {
   it("leaves ordinary messages alone, including ones that start with a path", () => {
     expect(parseSlashCommand("/etc/hosts has a wrong entry", { cwd, home })).toBeUndefined();
     expect(parseSlashCommand("/unknown thing", { cwd, home })).toBeUndefined();
+    expect(parseSlashCommand("/usr/bin/env is missing", { cwd, home })).toBeUndefined();
     expect(parseSlashCommand("please /compact later", { cwd })).toBeUndefined();
+  });
+
+  it("a workflow's front matter is left out of the message and its description kept for listings", () => {
+    mkdirSync(path.join(cwd, ".cairnrules", "workflows"), { recursive: true });
+    writeFileSync(path.join(cwd, ".cairnrules", "workflows", "ship.md"), '---\r\ndescription: "Tag and publish a release"\r\nauthor: me\r\n---\r\n\r\nBump, tag, publish.\r\n');
+    writeFileSync(path.join(cwd, ".cairnrules", "workflows", "plain.md"), "---\n\nA rule line above, then steps.\n");
+    expect(parseSlashCommand("/ship 1.2", { cwd, home })).toEqual({ kind: "text", text: "Bump, tag, publish.\n\nArguments: 1.2" });
+    expect(parseSlashCommand("/plain", { cwd, home })).toEqual({ kind: "text", text: "---\n\nA rule line above, then steps." });
+    expect(listWorkflows(cwd, home)).toEqual([
+      { name: "plain", file: path.join(cwd, ".cairnrules", "workflows", "plain.md") },
+      { name: "ship", file: path.join(cwd, ".cairnrules", "workflows", "ship.md"), description: "Tag and publish a release" },
+    ]);
   });
 
   it("a workflow is a path like any other: a link outside the workspace or CAIRN_HOME, or to an ignored file, is skipped with a notice", () => {

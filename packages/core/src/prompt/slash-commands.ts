@@ -1,7 +1,8 @@
-import { existsSync, readdirSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
 import { IgnoreRules } from "../policy/ignore-rules.js";
 import { readPromptFile } from "./prompt-file.js";
+import { parseFrontMatter } from "./rules/front-matter.js";
 import { fillWorkflow } from "./workflow-arguments.js";
 
 export type SlashCommand =
@@ -61,8 +62,36 @@ function shownPath(cwd: string, file: string): string {
   return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative.split(path.sep).join("/");
 }
 
+/**
+ * A workflow's text without its YAML front matter (it is for listings, not for the model), and
+ * its `description:` if it has one.
+ */
+export function workflowParts(raw: string): { body: string; description?: string } {
+  const text = raw.replace(/^\uFEFF/, "");
+  const { body } = parseFrontMatter(text);
+  if (body === text) return { body };
+  const front = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text)?.[1] ?? "";
+  const value = /^description[ \t]*:[ \t]*(.*?)\s*$/m.exec(front)?.[1]?.trim().replace(/^(["'])(.*)\1$/, "$2");
+  return value ? { body, description: value } : { body };
+}
+
+/** The description in a workflow file's front matter (its first few KB are enough), if any. */
+function workflowDescription(file: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const head = Buffer.alloc(4096);
+    const read = readSync(fd, head, 0, head.length, 0);
+    return workflowParts(head.subarray(0, read).toString("utf8")).description;
+  } catch {
+    return undefined; // unreadable: listed by its name alone
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** Every workflow a task here can run, by command name (the first file of a name wins, as in findWorkflow). */
-export function listWorkflows(cwd: string, home: string | undefined): Array<{ name: string; file: string }> {
+export function listWorkflows(cwd: string, home: string | undefined): Array<{ name: string; file: string; description?: string }> {
   const dirs = [path.join(cwd, ".cairnrules", "workflows"), path.join(cwd, ".clinerules", "workflows")];
   if (home) dirs.push(path.join(home, "workflows"));
   const found = new Map<string, string>();
@@ -78,7 +107,10 @@ export function listWorkflows(cwd: string, home: string | undefined): Array<{ na
       if (commandPattern.test(`/${command}`) && !found.has(command)) found.set(command, path.join(dir, name));
     }
   }
-  return [...found].map(([name, file]) => ({ name, file }));
+  return [...found].map(([name, file]) => {
+    const description = workflowDescription(file);
+    return description ? { name, file, description } : { name, file };
+  });
 }
 
 function newRuleText(description: string): string {
@@ -103,7 +135,7 @@ export function parseSlashCommand(message: string, context: { cwd: string; home?
   if (name === "newrule") return { kind: "text", text: newRuleText(rest) };
   const workflow = readWorkflow(name, context);
   const notices = workflow.notices.length > 0 ? { notices: workflow.notices } : {};
-  if (workflow.text !== undefined) return { kind: "text", text: fillWorkflow(workflow.text.trim(), rest), ...notices };
+  if (workflow.text !== undefined) return { kind: "text", text: fillWorkflow(workflowParts(workflow.text).body.trim(), rest), ...notices };
   if (workflow.notices.length > 0) return { kind: "text", text: message.trim(), ...notices };
   return undefined;
 }
