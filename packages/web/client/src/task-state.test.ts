@@ -38,3 +38,22 @@ it("a replayed task (complete messages only, no deltas) shows each reply once", 
   ]);
   expect(replies(task)).toEqual(["First.", "Second."]);
 });
+
+it("the problems an edit introduced fold onto its card, bounded and counted; other cards get none", () => {
+  const call = (id: string) => ({ type: "tool_call" as const, tool_use_id: id, name: "write_to_file", kind: "edit" as const, input: { path: `${id}.ts` }, summary: `write ${id}.ts`, status: "pending" as const, locations: [] });
+  const problems = (n: number) => Array.from({ length: n }, (_, i) => ({ line: i + 1, column: 7, severity: "error" as const, message: `Problem ${i + 1}\nmore detail`, code: "TS2345" }));
+  const task = fold([
+    call("e1"),
+    call("e2"),
+    { type: "diagnostics", tool_use_id: "e1", path: "src/a.ts", server: "typescript", problems: problems(8) },
+    { type: "diagnostics", tool_use_id: "e1", path: "src/c.ts", server: "typescript", problems: problems(5) },
+    { type: "diagnostics", tool_use_id: "unknown", path: "x.ts", server: "typescript", problems: problems(1) },
+  ]);
+  const [first, second] = task.items.filter((i) => i.kind === "tool");
+  expect(first).toMatchObject({ tool_use_id: "e1", problems: { count: 13 } });
+  const shown = first!.kind === "tool" ? first!.problems!.shown : [];
+  expect(shown).toHaveLength(10);
+  expect(shown[0]).toEqual({ path: "src/a.ts", line: 1, column: 7, code: "TS2345", message: "Problem 1" });
+  expect(shown[9]).toMatchObject({ path: "src/c.ts", line: 2 });
+  expect(second).toEqual({ kind: "tool", key: "t-e2", tool_use_id: "e2" });
+});

@@ -7,11 +7,18 @@ export type StreamEntry = { task_id: string; event: AgentEvent | WebEvent };
 export type Item =
   | { kind: "user"; key: string; text: string; images?: number }
   | { kind: "assistant"; key: string; message_id: string; text: string; reasoning: string; done: boolean }
-  | { kind: "tool"; key: string; tool_use_id: string }
+  | { kind: "tool"; key: string; tool_use_id: string; problems?: Problems }
   | { kind: "question"; key: string; tool_use_id: string; question: string; options: string[]; answer?: string }
   | { kind: "notice"; key: string; level: "info" | "warning" | "error"; text: string }
   | { kind: "result"; key: string; subtype: string; text: string; is_error: boolean; plan?: string }
   | { kind: "prompt"; key: string; prompt: "plan" | "continue"; text: string; answer?: { approved: boolean; feedback?: string } };
+
+/** One problem an edit introduced, as its language server reported it (the diagnostics event). */
+export type CardProblem = { path: string; line: number; column: number; code?: string; message: string };
+/** The problems shown under an edit's card: the first few, and how many there were in all. */
+export type Problems = { shown: CardProblem[]; count: number };
+/** Problems kept per card (the model got up to 20 per file; the card counts the rest). */
+export const MAX_CARD_PROBLEMS = 10;
 
 /** One task as the page shows it, folded from its events in order. */
 export type TaskState = {
@@ -142,6 +149,23 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
     case "tool_output":
       task.tools = applyToolCallEvent(task.tools, event);
       return;
+    case "diagnostics": {
+      // Under the edit's card: a new item object, so the card renders again.
+      if (event.problems.length === 0) return;
+      task.items = task.items.map((item) => {
+        if (item.kind !== "tool" || item.tool_use_id !== event.tool_use_id) return item;
+        const before = item.problems ?? { shown: [], count: 0 };
+        const added = event.problems.slice(0, Math.max(0, MAX_CARD_PROBLEMS - before.shown.length)).map((p) => ({
+          path: event.path,
+          line: p.line,
+          column: p.column,
+          message: p.message.split("\n", 1)[0]!,
+          ...(p.code === undefined ? {} : { code: p.code }),
+        }));
+        return { ...item, problems: { shown: [...before.shown, ...added], count: before.count + event.problems.length } };
+      });
+      return;
+    }
     case "question":
       task.items.push({ kind: "question", key: key(), tool_use_id: event.tool_use_id, question: event.question, options: event.options });
       task.waitingQuestion = event.question;

@@ -144,6 +144,7 @@ export function ItemView({ item, task }: { item: Item; task: TaskState }) {
       return (
         <ToolCard
           record={record}
+          problems={item.problems}
           onAnswer={async (approved, feedback, remember) => {
             const sent = await api.approve(task.id, record.tool_use_id, approved, feedback, remember);
             return sent.ok ? undefined : sent.error;

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { DiffView } from "./diff-view.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
+import type { Problems } from "./task-state.ts";
 import type { ApprovalPreview, ToolCallRecord } from "./tool-calls.ts";
 
 const statusText: Record<ToolCallRecord["status"], string> = {
@@ -58,12 +59,31 @@ function Preview({ preview }: { preview: ApprovalPreview }) {
 const editDiff = (record: ToolCallRecord): ApprovalPreview | undefined => record.preview;
 
 type Scope = "task" | "workspace" | "user";
-type Props = { record: ToolCallRecord; onAnswer(approved: boolean, feedback?: string, remember?: Scope): Promise<string | undefined> };
+type Props = { record: ToolCallRecord; problems?: Problems | undefined; onAnswer(approved: boolean, feedback?: string, remember?: Scope): Promise<string | undefined> };
 
 const scopeText: Record<Scope, string> = { task: "for this task", workspace: "in this workspace", user: "everywhere (you)" };
 
 /** One tool call: what it does, its status, and when it waits for the person, the approval itself. */
-export function ToolCard({ record, onAnswer }: Props) {
+/** The errors an edit introduced, one line each ("src/a.ts:3:7 TS2345 message"), the rest counted. */
+function ProblemList({ problems }: { problems: Problems }) {
+  const more = problems.count - problems.shown.length;
+  return (
+    <section className="problems error" aria-label="New problems">
+      <p>{`${problems.count} new problem${problems.count === 1 ? "" : "s"}:`}</p>
+      <ul>
+        {problems.shown.map((p, i) => (
+          <li key={i}>
+            <code>{`${p.path}:${p.line}:${p.column}`}</code>
+            {p.code === undefined ? "" : ` ${p.code}`} {p.message}
+          </li>
+        ))}
+      </ul>
+      {more > 0 ? <p className="muted">{`… ${more} more`}</p> : null}
+    </section>
+  );
+}
+
+export function ToolCard({ record, problems, onAnswer }: Props) {
   const [feedback, setFeedback] = useState("");
   const [asking, setAsking] = useState(false);
   const [scope, setScope] = useState<Scope>("task");
@@ -150,6 +170,7 @@ export function ToolCard({ record, onAnswer }: Props) {
           {record.output}
         </pre>
       ) : null}
+      {problems && problems.shown.length > 0 ? <ProblemList problems={problems} /> : null}
       {record.decision && !record.decision.approved ? <p className="muted">Denied by {record.decision.by}: {record.decision.reason}{record.decision.feedback ? ` — “${record.decision.feedback}”` : ""}</p> : null}
       {record.content !== undefined && (record.is_error || record.status !== "completed") ? <p className={record.is_error ? "error" : "muted"}>{record.content.slice(0, 500)}</p> : null}
     </article>
