@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -89,6 +89,23 @@ describe("slash commands", () => {
     const body = JSON.stringify(fx.server.requests[0]!.body);
     expect(body).toContain("Ship steps: tag and publish.");
     expect(body).not.toContain("FRONT-MATTER-DESCRIPTION");
+  });
+
+  it("an unknown /command is refused in one line before any request, exit 2; a path at the start is a message", async () => {
+    fx.server = await startScriptedModelServer({ turns: [call("attempt_completion", { result: "looked" })] });
+    const unknown = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "/deplyo now"], { env: env() });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^cairn: no workflow or command named \/deplyo \(the commands are \/compact, .*\)\n$/);
+    expect(fx.server.requests).toHaveLength(0);
+    expect(existsSync(path.join(fx.home.dir, "tasks"))).toBe(false);
+    const path_ = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "/usr/bin/env is missing here"], { env: env() });
+    expect(path_.code, path_.stderr).toBe(0);
+    expect(JSON.stringify(fx.server.requests[0]!.body)).toContain("/usr/bin/env is missing here");
+    // Where a session is already open (a resume, the web page, an editor), the task refuses it itself.
+    const resumed = await runCairn(["resume", taskIds()[0]!, "/deplyo", ...provider()], { env: env() });
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toContain("no workflow or command named /deplyo");
+    expect(fx.server.requests).toHaveLength(1);
   });
 
   it("/compact on resume summarises the conversation and the task goes on", async () => {

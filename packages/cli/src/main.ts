@@ -82,6 +82,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       }
       if (args.task === "" && !args.continue) args.task = await readStdin();
       if (args.task === "" && !args.continue) throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
+      await refuseUnknownCommand(args.task, args.cwd, io);
       return await (await commands.run()).runCommand(args, io);
     }
     if (command === "resume") {
@@ -135,6 +136,17 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     }
     return reportUnexpected(error, io, argv);
   }
+}
+
+/**
+ * A task that starts with a command-shaped word no command or workflow has (/deplyo) is bad usage:
+ * refused before any session or request, like an unknown flag (the task would refuse it anyway).
+ */
+async function refuseUnknownCommand(task: string, cwd: string, io: Io): Promise<void> {
+  if (!task.trimStart().startsWith("/")) return;
+  const { cairnHome, parseSlashCommand, unknownCommandText } = await import("@cairn/core");
+  const command = parseSlashCommand(task, { cwd, home: cairnHome(io.env) });
+  if (command?.kind === "unknown") throw new UsageError(unknownCommandText(command.name));
 }
 
 /** A failure nobody planned for: one line for the person, the stack in a log whose path is printed. */

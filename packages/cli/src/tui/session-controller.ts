@@ -186,8 +186,10 @@ export class SessionController {
     if (text.startsWith("/") && !text.startsWith("//")) {
       if (await runSlashCommand(this, text)) return;
       // Not ours: the task's own commands (/compact …, /smol, /newtask, /newrule, workflows) go to it.
-      if (!parseSlashCommand(text, { cwd: this.cwd, home: this.home })) {
-        this.view.add({ kind: "info", title: "Unknown command", lines: [`${text.split(/\s/)[0]} is not a command. Type /help for the list.`] });
+      // A path such as /usr/bin/x at the start of a message is no command: it goes to the task as written.
+      const command = parseSlashCommand(text, { cwd: this.cwd, home: this.home });
+      if (command?.kind === "unknown") {
+        this.view.add({ kind: "info", title: "Unknown command", lines: [`no workflow or command named /${command.name}; /help lists them`] });
         return;
       }
     }

@@ -70,8 +70,16 @@ describe("slash commands", () => {
     await ui.saw("Commands");
     for (const name of ["/mode", "/model", "/checkpoints", "/history", "/compact", "/newtask", "/clear", "/exit"]) expect(ui.frame()).toContain(name);
     await ui.send("/nope");
-    await ui.saw("/nope is not a command. Type /help for the list.");
+    await ui.saw("no workflow or command named /nope; /help lists them");
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("a path at the start of a message is no command: the message goes to the task", async () => {
+    const ui = await open([call("attempt_completion", { result: "Found it" })]);
+    await ui.send("/usr/bin/env is missing here");
+    await ui.saw("Found it");
+    expect(ui.frame()).not.toContain("Unknown command");
+    expect(JSON.stringify(server.requests[0]!.body.messages)).toContain("/usr/bin/env is missing here");
   });
 
   it("/mode plan and /mode act switch the mode", async () => {

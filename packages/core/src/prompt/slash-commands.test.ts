@@ -36,9 +36,13 @@ describe("parseSlashCommand", () => {
 
   it("leaves ordinary messages alone, including ones that start with a path", () => {
     expect(parseSlashCommand("/etc/hosts has a wrong entry", { cwd, home })).toBeUndefined();
-    expect(parseSlashCommand("/unknown thing", { cwd, home })).toBeUndefined();
     expect(parseSlashCommand("/usr/bin/env is missing", { cwd, home })).toBeUndefined();
     expect(parseSlashCommand("please /compact later", { cwd })).toBeUndefined();
+  });
+
+  it("a command-shaped word that names no command or workflow is unknown, not a message", () => {
+    expect(parseSlashCommand("/deplyo now", { cwd, home })).toEqual({ kind: "unknown", name: "deplyo" });
+    expect(parseSlashCommand("/unknown", { cwd, home })).toEqual({ kind: "unknown", name: "unknown" });
   });
 
   it("a workflow's front matter is left out of the message and its description kept for listings", () => {

@@ -14,7 +14,14 @@ export type SlashCommand =
    * Not a command the core acts on: the message to send instead (a rule request, a workflow).
    * `notices`: workflow files of that name that were skipped, and why (one line each, for the person).
    */
-  | { kind: "text"; text: string; notices?: string[] };
+  | { kind: "text"; text: string; notices?: string[] }
+  /** Shaped like a command, but no command or workflow has the name: nothing is sent for it. */
+  | { kind: "unknown"; name: string };
+
+/** What the person is told for an unknown command, where there is no /help to point at. */
+export function unknownCommandText(name: string): string {
+  return `no workflow or command named /${name} (the commands are /${Object.keys(builtinSlashCommands).join(", /")}, and workflows are .cairnrules/workflows/<name>.md)`;
+}
 
 export const builtinSlashCommands: Record<string, string> = {
   compact: "summarise the conversation so far and continue (frees context)",
@@ -122,7 +129,8 @@ When the file is written, finish with attempt_completion naming the file.`;
 
 /**
  * Reads a leading slash command in the person's message. Anything else, including a path such as
- * "/etc/hosts is wrong", is left alone (undefined). A workflow whose every file was skipped sends
+ * "/etc/hosts is wrong", is left alone (undefined); a command-shaped word that names no command
+ * or workflow is "unknown", so it is not sent to the model as if it were one. A workflow whose every file was skipped sends
  * the message as written, with the notices. `ignore`: the task's ignore rules (read afresh without).
  */
 export function parseSlashCommand(message: string, context: { cwd: string; home?: string; ignore?: IgnoreRules }): SlashCommand | undefined {
@@ -137,5 +145,5 @@ export function parseSlashCommand(message: string, context: { cwd: string; home?
   const notices = workflow.notices.length > 0 ? { notices: workflow.notices } : {};
   if (workflow.text !== undefined) return { kind: "text", text: fillWorkflow(workflowParts(workflow.text).body.trim(), rest), ...notices };
   if (workflow.notices.length > 0) return { kind: "text", text: message.trim(), ...notices };
-  return undefined;
+  return { kind: "unknown", name };
 }

@@ -10,7 +10,7 @@ import { IgnoreRules } from "../policy/ignore-rules.js";
 import { preloadShellParser, ScriptBaseline } from "../policy/command/index.js";
 import { checkForLoop, defaultLoopSettings, loopWarning, type CallRecord } from "../policy/loop-detection.js";
 import { imagesRefused } from "../prompt/image-attachment.js";
-import { parseSlashCommand } from "../prompt/slash-commands.js";
+import { parseSlashCommand, unknownCommandText } from "../prompt/slash-commands.js";
 import { noToolNudge } from "../prompt/system-prompt.js";
 import { protocolFor } from "../protocol/index.js";
 import type { Mode } from "../tools/tool.js";
@@ -387,6 +387,9 @@ export class Task {
     } else if (command?.kind === "newtask") {
       const handoff = await writeHandoff(this.conversation.messages, command.rest, options.model.main, this.controller.signal);
       return this.finish(run, "success", handoff, { new_task: handoff });
+    } else if (command?.kind === "unknown") {
+      // Sent on, "/deploy" would read to the model as a request it then guesses at.
+      return this.finish(run, "error_during_execution", unknownCommandText(command.name));
     } else if (command?.kind === "text") {
       text = command.text;
       for (const message of command.notices ?? []) emit({ type: "system", subtype: "notice", level: "warning", message });
