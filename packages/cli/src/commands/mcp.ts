@@ -10,7 +10,9 @@ import {
   McpHubError,
   projectConfigFile,
   removeServerEntry,
+  mcpTaskSandbox,
   stateText,
+  type CommandSandbox,
   type ServerConfig,
   type ServerInfo,
 } from "@cairn/core";
@@ -105,10 +107,19 @@ export async function mcpCommand(argv: string[], io: Io): Promise<number> {
 }
 
 function loadHub(home: string, cwd: string, io: Io): McpHub {
-  // No automatic restarts: a command reports what happened once and exits.
-  const hub = McpHub.load({ home, cwd, env: io.env, restartDelaysMs: [] });
+  // No automatic restarts: a command reports what happened once and exits. Servers start in the
+  // sandbox a task would give them, so what works here works in a task.
+  const hub = McpHub.load({ home, cwd, env: io.env, restartDelaysMs: [], ...taskSandbox(home, cwd, io) });
   for (const problem of hub.problems) io.stderr(`cairn: ${problem}\n`);
   return hub;
+}
+
+/** The OS sandbox a task in the workspace would open; none (said once) when settings cannot be read. */
+function taskSandbox(home: string, cwd: string, io: Io): { sandbox?: CommandSandbox } {
+  const opened = mcpTaskSandbox({ cwd, home, env: io.env });
+  if (opened.ok) return opened.sandbox === undefined ? {} : { sandbox: opened.sandbox };
+  io.stderr(`cairn: servers start without the sandbox here: ${opened.error}\n`);
+  return {};
 }
 
 async function list(home: string, cwd: string, values: Values, io: Io): Promise<number> {
@@ -203,6 +214,11 @@ async function test(home: string, cwd: string, name: string, io: Io): Promise<nu
       return 1;
     }
     const ms = Math.round(performance.now() - started);
+    const refused = (await exerciseWrite(hub, name, tools)) ?? hub.refusedWrite(name);
+    if (refused !== undefined) {
+      io.stderr(`cairn: ${refused}\n`);
+      return 1;
+    }
     const summary = hub.server(name)?.summary;
     io.stdout(`Connected to ${name} (${info.transport}) in ${ms} ms${summary ? `: ${summary}` : ""}\n`);
     io.stdout(`${tools.length} tool${tools.length === 1 ? "" : "s"}: ${tools.map((t) => t.name).join(", ") || "(none)"}\n`);
@@ -210,6 +226,31 @@ async function test(home: string, cwd: string, name: string, io: Io): Promise<nu
   } finally {
     await hub.close();
   }
+}
+
+/**
+ * A server whose tools write gets one write tried where that is harmless: the memory server's
+ * create_entities of an entity it then deletes. The one-line hint when the sandbox refused it.
+ */
+async function exerciseWrite(hub: McpHub, name: string, tools: Array<{ name: string }>): Promise<string | undefined> {
+  const has = (tool: string) => tools.some((t) => t.name === tool);
+  if (!has("create_entities") || !has("delete_entities")) return undefined;
+  const probe = "cairn-mcp-test";
+  try {
+    const created = await hub.callTool(name, "create_entities", { entities: [{ name: probe, entityType: "test", observations: [] }] });
+    if (created.isError === true) return hub.refusedWrite(name) ?? lastText(created.content);
+    await hub.callTool(name, "delete_entities", { entityNames: [probe] });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof McpHubError)) throw error;
+    return error.message.split("\n").at(-1);
+  }
+}
+
+function lastText(content: unknown): string {
+  const items = Array.isArray(content) ? (content as Array<{ type?: string; text?: string }>) : [];
+  const text = items.filter((c) => c.type === "text").at(-1)?.text ?? "a write failed";
+  return text.split("\n")[0]!;
 }
 
 function approve(home: string, cwd: string, name: string, io: Io): number {

@@ -1,4 +1,5 @@
 import { ConfigFileError, parseJsonConfig, readConfigText, unknownKeyProblem } from "../disk/config-file.js";
+import os from "node:os";
 import path from "node:path";
 
 /** Where a server is configured: CAIRN_HOME/mcp_settings.json, or the workspace's .mcp.json. */
@@ -32,6 +33,12 @@ export type StdioServerConfig = Common & {
    * honoured only in the person's own mcp_settings.json, never in a workspace's .mcp.json.
    */
   sandbox: boolean;
+  /**
+   * Absolute folders the server may write in the sandbox besides its state folder
+   * (CAIRN_HOME/mcp-state/<name>) and the workspace: never the home folder or CAIRN_HOME. Honoured
+   * only in the person's own mcp_settings.json.
+   */
+  writablePaths?: string[];
 };
 
 export type RemoteServerConfig = Common & {
@@ -80,7 +87,7 @@ export type ConfigFile = {
 export function readConfigFile(
   file: string,
   source: ServerSource,
-  options: { env: Record<string, string | undefined>; cwd: string },
+  options: { env: Record<string, string | undefined>; cwd: string; home?: string },
 ): ConfigFile {
   let text: string | undefined;
   try {
@@ -95,7 +102,7 @@ export function readConfigFile(
   const problems: ServerConfigProblem[] = [];
   for (const [name, raw] of Object.entries(entries)) {
     try {
-      servers.push(parseServerEntry(name, raw, { source, file, env: options.env, cwd: options.cwd }));
+      servers.push(parseServerEntry(name, raw, { source, file, env: options.env, cwd: options.cwd, home: options.home }));
     } catch (error) {
       if (!(error instanceof EntryError)) throw error;
       if (error instanceof UnknownEntryKeyError && source === "global") throw new McpConfigError(`MCP server "${name}" in ${file}: ${error.message} Fix the file or move it aside.`);
@@ -130,10 +137,10 @@ class EntryError extends Error {}
 /** An entry with a key Cairn does not know: in Cairn's own mcp_settings.json this stops the run. */
 class UnknownEntryKeyError extends EntryError {}
 
-/** The keys of a server entry, from Claude Code's, Cline's and Roo's shapes, plus Cairn's `sandbox`. */
-const entryKeys = ["type", "transportType", "command", "args", "env", "cwd", "url", "httpUrl", "headers", "disabled", "autoApprove", "alwaysAllow", "disabledTools", "timeout", "sandbox"];
+/** The keys of a server entry, from Claude Code's, Cline's and Roo's shapes, plus Cairn's `sandbox` and `writablePaths`. */
+const entryKeys = ["type", "transportType", "command", "args", "env", "cwd", "url", "httpUrl", "headers", "disabled", "autoApprove", "alwaysAllow", "disabledTools", "timeout", "sandbox", "writablePaths"];
 
-type EntryOptions = { source: ServerSource; file: string; env: Record<string, string | undefined>; cwd: string };
+type EntryOptions = { source: ServerSource; file: string; env: Record<string, string | undefined>; cwd: string; home?: string | undefined };
 
 function parseServerEntry(name: string, raw: unknown, options: EntryOptions): ServerConfig {
   if (!isPlainObject(raw)) throw new EntryError("its settings must be an object with a command (stdio) or a url (remote).");
@@ -169,6 +176,7 @@ function parseServerEntry(name: string, raw: unknown, options: EntryOptions): Se
       env: mapValues(optionalStringMap(raw, "env") ?? {}, (value, key) => expand(value, `env.${key}`)),
       cwd: cwd === undefined ? options.cwd : path.resolve(options.cwd, expand(cwd, "cwd")),
       sandbox: options.source === "project" || (optionalBoolean(raw, "sandbox") ?? true),
+      writablePaths: writablePaths(raw, options),
     };
   }
 
@@ -187,6 +195,35 @@ function parseServerEntry(name: string, raw: unknown, options: EntryOptions): Se
     headers: mapValues(optionalStringMap(raw, "headers") ?? {}, (value, key) => expand(value, `headers.${key}`)),
     fallbackToSse: type === undefined && raw.httpUrl === undefined,
   };
+}
+
+/**
+ * A stdio entry's `writablePaths`: absolute (or ~/) folders, each narrower than the person's home
+ * and apart from CAIRN_HOME (its settings and sessions). A project's .mcp.json cannot widen the
+ * sandbox, so there the key is refused.
+ */
+function writablePaths(raw: Record<string, unknown>, options: EntryOptions): string[] {
+  const entries = optionalStrings(raw, "writablePaths");
+  if (entries === undefined || entries.length === 0) return [];
+  if (options.source === "project") throw new EntryError('"writablePaths" is honoured only in your own mcp_settings.json (a project cannot widen the sandbox); move the server there.');
+  const home = path.resolve(options.env.HOME?.trim() || os.homedir());
+  const cairnHome = options.home === undefined ? undefined : path.resolve(options.home);
+  return entries.map((entry) => {
+    const expanded = entry === "~" ? home : entry.startsWith("~/") ? path.join(home, entry.slice(2)) : entry;
+    if (!path.isAbsolute(expanded)) throw new EntryError(`"writablePaths" entries must be absolute folders (or start with ~/), got "${entry}".`);
+    const folder = path.resolve(expanded);
+    if (within(folder, home)) throw new EntryError(`"writablePaths" entry "${entry}" would make your whole home folder writable; name the folder the server needs.`);
+    if (cairnHome !== undefined && (within(folder, cairnHome) || within(cairnHome, folder))) {
+      throw new EntryError(`"writablePaths" entry "${entry}" overlaps CAIRN_HOME (${cairnHome}); the server's own state folder there is writable already.`);
+    }
+    return folder;
+  });
+}
+
+/** Whether `inner` is `outer` or lies inside it. */
+function within(outer: string, inner: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
 function transportOf(type: string | undefined, url: string | undefined, command: string | undefined): TransportKind {

@@ -1,13 +1,17 @@
+import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
 import type { CommandSandbox } from "../sandbox/index.js";
+import { existingFolders } from "../sandbox/hidden-paths.js";
 import type { ServerConfig } from "./config.js";
 import { isMcpError, loadedMcpSdk, loadMcpSdk, type McpSdk } from "./sdk.js";
 import type { McpToolInfo } from "./tool-cache.js";
+import { refusedWrite, refusedWriteHint } from "./write-refused.js";
 
 /** A server's life as the hub reports it; `failed` with `retryAt` is restarting, without it has given up. */
 export type ServerState =
@@ -38,6 +42,8 @@ export type ConnectionOptions = {
   env: Record<string, string | undefined>;
   /** The OS sandbox a stdio server starts in, unless its config opts out. */
   sandbox?: CommandSandbox;
+  /** The server's own writable folder in the sandbox (CAIRN_HOME/mcp-state/<name>), made on first start. */
+  stateFolder?: string;
   restartDelaysMs: readonly number[];
   onState(state: ServerState): void;
   onTools(tools: McpToolInfo[], summary: string | undefined): void;
@@ -61,6 +67,8 @@ export class McpConnection {
   private failures = 0;
   private connectedAt = 0;
   private stderrTail = "";
+  /** The one-line hint for a write the sandbox refused, seen in the server's stderr since it started. */
+  private refusedLine: string | undefined;
   private closed = false;
 
   constructor(
@@ -138,7 +146,7 @@ export class McpConnection {
       (error: unknown) => {
         this.pending = undefined;
         if (error instanceof McpHubError) throw error;
-        const reason = `${errorText(error)}${this.lastStderr()}`;
+        const reason = this.refusedLine ?? `${errorText(error)}${this.lastStderr()}`;
         this.failed(reason);
         throw new McpHubError(this.failureMessage(reason));
       },
@@ -212,15 +220,29 @@ export class McpConnection {
       let launch = { command: config.command, args: config.args, env: { ...inherited, ...config.env } as Record<string, string> };
       const sandbox = config.sandbox ? this.options.sandbox : undefined;
       if (sandbox) {
+        const state = this.makeStateFolder();
+        // The server's entry has the last word on its environment; the state folder only fills gaps.
+        launch.env = { ...inherited, ...(state === undefined ? {} : stateEnv(state, config)), ...config.env };
         // A session of its own inside: the server shares the person's terminal otherwise.
-        const wrapped = sandbox.wrap(config.command, config.args, { cwd: config.cwd, env: launch.env, newSession: true });
+        const wrapped = sandbox.wrap(config.command, config.args, {
+          cwd: config.cwd,
+          env: launch.env,
+          newSession: true,
+          writable: existingFolders(config.writablePaths ?? []),
+          ...(state === undefined ? {} : { stateFolder: state }),
+        });
         if (!wrapped.ok) throw new Error(wrapped.message.replace(/^Not run: /, ""));
         launch = { command: wrapped.file, args: wrapped.args, env: wrapped.env as Record<string, string> };
       }
       const transport = new sdk.StdioClientTransport({ ...launch, cwd: config.cwd, stderr: "pipe" });
       this.stderrTail = "";
+      this.refusedLine = undefined;
       transport.stderr?.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
+        if (sandbox && this.refusedLine === undefined) {
+          const refused = refusedWrite(chunk.toString("utf8"));
+          if (refused) this.refusedLine = refusedWriteHint(config, refused);
+        }
       });
       this.stdio = transport;
       return transport;
@@ -246,7 +268,7 @@ export class McpConnection {
     if (Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
     const what = this.config.transport === "stdio" ? "the server process exited" : "the connection closed";
     void client.close().catch(() => undefined);
-    this.failed(`${what}${this.lastStderr()}`);
+    this.failed(this.refusedLine ?? `${what}${this.lastStderr()}`);
   }
 
   /** A request showed the connection is dead (or wedged): drop it and restart. */
@@ -308,6 +330,28 @@ export class McpConnection {
     wake?.();
   }
 
+  /**
+   * The hint for a write the sandbox refused this server: seen in `text` (a tool's error, an
+   * answer) or in its stderr since it started. Undefined outside the sandbox or with none refused.
+   */
+  refusedWriteHint(text = ""): string | undefined {
+    if (this.config.transport !== "stdio" || !this.config.sandbox || this.options.sandbox === undefined) return undefined;
+    const refused = refusedWrite(text);
+    return refused ? refusedWriteHint(this.config, refused) : this.refusedLine;
+  }
+
+  /** The state folder, made now (an existing real path), or undefined when it cannot be. */
+  private makeStateFolder(): string | undefined {
+    const folder = this.options.stateFolder;
+    if (folder === undefined) return undefined;
+    try {
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      return existingFolders([folder])[0];
+    } catch {
+      return undefined;
+    }
+  }
+
   private lastStderr(): string {
     const lines = this.stderrTail.trim().split("\n").filter((l) => l.trim() !== "");
     const last = lines[lines.length - 1];
@@ -322,6 +366,28 @@ export class McpConnection {
   private gaveUpMessage(reason: string): string {
     return `MCP server ${this.config.name} is not running: ${reason}. Don't retry; tell the user to check its entry in ${this.config.file} (cairn mcp test ${this.config.name}), or carry on without it.`;
   }
+}
+
+/**
+ * Where a sandboxed server keeps what it writes: the XDG state, data and cache folders under its
+ * state folder (HOME and XDG_CONFIG_HOME stay the person's: a server reads its config and npx its
+ * cache there). The memory server writes beside its own code unless told, so it is told.
+ */
+function stateEnv(state: string, config: ServerConfig & { transport: "stdio" }): Record<string, string> {
+  const env: Record<string, string> = {
+    XDG_STATE_HOME: path.join(state, "state"),
+    XDG_DATA_HOME: path.join(state, "data"),
+    XDG_CACHE_HOME: path.join(state, "cache"),
+    CAIRN_MCP_STATE_DIR: state,
+  };
+  for (const key of ["XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"]) mkdirSync(env[key]!, { recursive: true });
+  if (isMemoryServer(config)) env.MEMORY_FILE_PATH = path.join(state, "memory.jsonl");
+  return env;
+}
+
+/** @modelcontextprotocol/server-memory, run by npx, by its bin, or by its script. */
+function isMemoryServer(config: { command: string; args: string[] }): boolean {
+  return [config.command, ...config.args].some((part) => /(^|[/@])server-memory(@[^/\s]*)?($|[/\\])|mcp-server-memory$/.test(part));
 }
 
 /** Waits for a promise, or rejects as soon as the signal aborts (the work itself goes on). */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -196,7 +197,17 @@ export class McpHub {
         `Invalid arguments for tool ${tool} of MCP server ${name} (the call was not sent):\n${check.problems.map((p) => `- ${p}`).join("\n")}\nIts input schema: ${JSON.stringify(withoutMetaSchema(found.inputSchema))}\nCall it again with arguments that match the schema.`,
       );
     }
-    return this.request(entry, `tool ${tool}`, (c, options) => c.callTool({ name: tool, arguments: args }, undefined, options) as Promise<CallToolResult>, signal);
+    const result = await this.request(entry, `tool ${tool}`, (c, options) => c.callTool({ name: tool, arguments: args }, undefined, options) as Promise<CallToolResult>, signal);
+    if (result.isError !== true) return result;
+    // The server's raw EROFS says nothing of what to change: add the one line that does.
+    const hint = entry.connection.refusedWriteHint(JSON.stringify(result.content ?? []));
+    return hint === undefined ? result : { ...result, content: [...(result.content ?? []), { type: "text", text: hint }] };
+  }
+
+  /** The one-line hint for a write the sandbox refused the server since it started (cairn mcp test). */
+  refusedWrite(name: string): string | undefined {
+    const entry = this.entries.get(name);
+    return entry?.kind === "server" ? entry.connection.refusedWriteHint() : undefined;
   }
 
   async readResource(name: string, uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
@@ -262,7 +273,7 @@ export class McpHub {
         : "open";
     const connection = new McpConnection(config, {
       env: this.env,
-      ...(this.sandbox ? { sandbox: this.sandbox } : {}),
+      ...(this.sandbox ? { sandbox: this.sandbox, stateFolder: this.stateFolder(config) } : {}),
       restartDelaysMs: this.restartDelaysMs,
       onState: () => this.notify(config.name),
       onTools: (tools, title) => {
@@ -271,6 +282,17 @@ export class McpHub {
       },
     });
     this.entries.set(config.name, { kind: "server", config, connection, gate, overridesGlobal });
+  }
+
+  /**
+   * CAIRN_HOME/mcp-state/<name>: where the server may write in the sandbox, kept across tasks. A
+   * project's server gets one per workspace, apart from the person's own server of that name.
+   */
+  private stateFolder(config: ServerConfig): string {
+    const name = /^\.+$/.test(config.name) ? `_${config.name.length}` : config.name;
+    if (config.source !== "project") return path.join(this.home, "mcp-state", name);
+    const project = createHash("sha256").update(this.project).digest("hex").slice(0, 12);
+    return path.join(this.home, "mcp-state", `project-${project}`, name);
   }
 
   /** The entry of a server that may be used now, or an McpHubError saying why not and what to do. */
@@ -300,7 +322,10 @@ export class McpHub {
       return await entry.connection.request(what, run, signal);
     } catch (error) {
       // The server's own words, whole: a validation message or a traceback can be what the model needs.
-      if (isMcpError(error)) throw new McpHubError(`MCP server ${entry.config.name} returned an error for ${what}: ${error.message.replace(/^MCP error -?\d+: /, "")}`);
+      if (isMcpError(error)) {
+        const hint = entry.connection.refusedWriteHint(error.message);
+        throw new McpHubError(`MCP server ${entry.config.name} returned an error for ${what}: ${error.message.replace(/^MCP error -?\d+: /, "")}${hint === undefined ? "" : `\n${hint}`}`);
+      }
       throw error;
     }
   }

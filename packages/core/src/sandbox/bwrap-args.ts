@@ -11,6 +11,12 @@ export type BwrapPlan = {
   readOnlyWorkspace: boolean;
   /** Folders writable besides the workspace and /tmp (settings' writablePaths). */
   writable: string[];
+  /**
+   * Folders of this one process (an MCP server's state folder, in CAIRN_HOME) writable even where
+   * they lie in a hidden folder: bound between the hidden folder's empty tmpfs and its remount
+   * read-only, so the process sees only them of it. Also in `writable` (for when it is not hidden).
+   */
+  ownWritable?: string[];
   /** Folders under /tmp the program itself lives in (an MCP server run from a checkout in /tmp): kept visible, read-only, over the private /tmp. */
   visibleInTmp?: string[];
   /** Inside the workspace but read-only even in workspace-write (ignore files, .cairn, .git/hooks). */
@@ -66,7 +72,11 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   // Covering a folder that holds the workspace would hide the workspace itself.
   for (const mask of [...plan.hidden, ...plan.masked]) {
     if (contains(mask.path, plan.workspace) || mask.path === "/") continue;
-    if (mask.kind === "dir") args.push("--tmpfs", mask.path, "--remount-ro", mask.path);
+    if (mask.kind === "dir") {
+      args.push("--tmpfs", mask.path);
+      for (const dir of plan.ownWritable ?? []) if (contains(mask.path, dir) && dir !== mask.path) args.push("--bind", dir, dir);
+      args.push("--remount-ro", mask.path);
+    }
     else args.push("--ro-bind", "/dev/null", mask.path);
   }
   args.push("--chdir", plan.cwd);
