@@ -101,6 +101,16 @@ describe("exit code 2: bad usage or configuration", () => {
     expect(run.stderr).toMatch(/not valid JSON.*Fix the file or move it aside/);
   });
 
+  it.each([["web", "--port", "0"], ["acp"]])("cairn %s refuses a broken settings.json at the start, in one line, as cairn run does", async (...argv) => {
+    const file = path.join(fx.home.dir, "settings.json");
+    writeFileSync(file, '{ "provider": "anthropic", }');
+    const run = await runCairn(argv, { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^cairn: \S+settings\.json is not valid JSON: .*Fix the file or move it aside\.\n$/);
+    expect(run.stderr).toContain(file);
+  });
+
   it("a settings.json with a wrong value says which", async () => {
     writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ protocol: "json" }));
     const run = await runCairn(["run", "x"], { env: env() });

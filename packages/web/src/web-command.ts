@@ -1,4 +1,5 @@
 import type { Io } from "cairn/dist/headless.js";
+import { refuseBrokenSettings } from "cairn/dist/settings-check.js";
 import { isLoopback } from "./access-guard.js";
 import { openBrowser } from "./open-browser.js";
 import { parseWebArgs, webHelp } from "./web-args.js";
@@ -13,6 +14,12 @@ export async function webCommand(argv: string[], io: Io): Promise<number> {
   if (args === "help") {
     io.stdout(`${webHelp}\n`);
     return 0;
+  }
+  try {
+    refuseBrokenSettings(io.env);
+  } catch (error) {
+    io.stderr(`cairn: ${(error as Error).message}\n`);
+    return 2;
   }
   if (!isLoopback(args.host)) {
     io.stderr(`cairn: warning: listening on ${args.host}, reachable from other machines; anyone with the link can run tasks with your keys on this computer.\n`);

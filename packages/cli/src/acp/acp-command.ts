@@ -2,6 +2,7 @@ import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { Io } from "../headless.js";
 import type { RunArgs } from "../run-args.js";
+import { refuseBrokenSettings } from "../settings-check.js";
 import { UsageError } from "../usage-error.js";
 import { cairnAgent } from "./acp-agent.js";
 
@@ -18,6 +19,7 @@ cairn run --help), applied to every session; the workspace is the one the editor
 export async function acpCommand(args: RunArgs, io: Io, version: string): Promise<number> {
   if (args.task !== "") throw new UsageError(`cairn acp takes no task ("${args.task}"): the editor sends the prompts.`);
   if (args.json) throw new UsageError("cairn acp speaks ACP on stdout; --json does not apply.");
+  refuseBrokenSettings(io.env);
   // A stray console.log anywhere would corrupt the protocol stream.
   console.log = console.error;
   console.info = console.error;
