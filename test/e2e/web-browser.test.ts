@@ -218,6 +218,7 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     await page.locator('nav[aria-label="History"] button').click();
     // Before it is carried on, the stored task shows what it did.
     await waitForText(page, "First answer.");
+    expect(await page.$eval(".task-header", (n) => (n as HTMLElement).innerText)).toMatch(/ · 1 turn · /);
     expect(model.requests).toHaveLength(1);
     await page.locator('::-p-aria([name="Task message"][role="textbox"])').click();
     await page.keyboard.type("Now say it again");

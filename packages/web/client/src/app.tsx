@@ -72,7 +72,7 @@ function StoredTask({ entry, onSent }: { entry: HistoryEntry; onSent(): void }) 
       <header className="task-header">
         <h2>{entry.title}</h2>
         <span className="muted">
-          {entry.status} · {entry.turns} turns · {entry.workspace}
+          {entry.status} · {entry.turns} turn{entry.turns === 1 ? "" : "s"} · {entry.workspace}
         </span>
       </header>
       <div className="timeline">{task ? task.items.map((item) => <ItemView key={item.key} item={item} task={task} />) : null}</div>
