@@ -27,11 +27,14 @@ const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: home.dir });
 const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: "tool_use" as const, name, input }] });
 const settings = (servers: Record<string, unknown>) => writeFileSync(path.join(home.dir, "mcp_settings.json"), JSON.stringify({ mcpServers: servers }));
 
+/** The last message of a request to the model (the newest tool result), as JSON. */
+const lastMessage = (request: string) => JSON.stringify((JSON.parse(request) as { messages: unknown[] }).messages.at(-1));
+
 /** One `cairn run` whose model makes the given MCP calls, then finishes; the requests the model server saw. */
-async function task(calls: ReturnType<typeof call>[]) {
+async function task(calls: ReturnType<typeof call>[], approve = "mcp") {
   const server = await startScriptedModelServer({ turns: [...calls, call("attempt_completion", { result: "done" })] });
   try {
-    const run = await runCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--auto-approve", "mcp", "--json", "use memory"], {
+    const run = await runCairn(["run", "--provider", "anthropic", "--base-url", server.url, "--cwd", workspace.dir, "--auto-approve", approve, "--json", "use memory"], {
       env: env(),
       timeoutMs: 90_000,
     });
@@ -53,8 +56,20 @@ describe("MCP servers that keep state, in the sandbox", () => {
     const stateFile = path.join(home.dir, "mcp-state", "mem", "memory.jsonl");
     expect(readFileSync(stateFile, "utf8")).toContain("wrote the first program");
 
-    const second = await task([call("use_mcp_tool", { server_name: "mem", tool_name: "read_graph", arguments: {} })]);
+    // The state folder is the server's alone: a command of the task can neither read nor change it.
+    const stateDir = path.dirname(stateFile);
+    const second = await task(
+      [
+        call("use_mcp_tool", { server_name: "mem", tool_name: "read_graph", arguments: {} }),
+        call("execute_command", { command: `cat ${stateFile}; echo forged > ${path.join(stateDir, "forged")}; ls -a ${stateDir}`, requires_approval: false }),
+      ],
+      "mcp,all-commands",
+    );
     expect(second[1]).toContain("wrote the first program");
+    const commandResult = lastMessage(second[2]!);
+    expect(commandResult).toMatch(/No such file or directory|Read-only file system/);
+    expect(commandResult).not.toContain("wrote the first program");
+    expect(existsSync(path.join(stateDir, "forged"))).toBe(false);
   }, 180_000);
 
   it("writablePaths lets a server write there and nowhere else outside; a refused write names the setting", async () => {
@@ -89,7 +104,19 @@ describe("MCP servers that keep state, in the sandbox", () => {
     expect(ok.stdout).toMatch(/^Connected to granted \(stdio\)/);
   }, 180_000);
 
-  it("refuses a writablePaths entry that is relative, the whole home folder or CAIRN_HOME", async () => {
+  it("a server whose write fails at start is not called ok by cairn mcp test, and its failure names the setting", async () => {
+    const marker = path.join(outside, "startup-marker");
+    // A real process that writes outside the sandbox's writable folders before it speaks MCP.
+    settings({ eager: { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`] } });
+    const test = await runCairn(["mcp", "test", "eager", "--cwd", workspace.dir], { env: env() });
+    expect(test.code).toBe(1);
+    expect(test.stderr).toBe(
+      `cairn: eager failed after ${/\d+/.exec(test.stderr)?.[0]} ms: MCP server eager was refused a write in ${outside} (EROFS) by the sandbox: add that folder to "writablePaths" on its entry in ${path.join(home.dir, "mcp_settings.json")} (or set "sandbox": false there).\n`,
+    );
+    expect(existsSync(marker)).toBe(false);
+  }, 60_000);
+
+    it("refuses a writablePaths entry that is relative, the whole home folder or CAIRN_HOME", async () => {
     for (const [entry, problem] of [
       ["relative/dir", /must be absolute/],
       ["~", /whole home folder/],
