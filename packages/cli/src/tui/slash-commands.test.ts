@@ -142,14 +142,16 @@ describe("slash commands", () => {
 
   it("/newrule and workflows go to the task; /model switches the model between turns", async () => {
     mkdirSync(path.join(workspace, ".cairnrules", "workflows"), { recursive: true });
-    writeFileSync(path.join(workspace, ".cairnrules", "workflows", "release.md"), "Bump the version and write the changelog.");
+    writeFileSync(path.join(workspace, ".cairnrules", "workflows", "release.md"), "---\ndescription: Cut a release\n---\nBump the version and write the changelog.");
     const ui = await open([call("attempt_completion", { result: "Released" }), call("attempt_completion", { result: "Still fine" })]);
     ui.key("/rel");
     await ui.saw("/release [arguments]");
+    await ui.saw("Cut a release");
     ui.key("\t");
     await ui.send("v2");
     await ui.saw("Released");
     expect(JSON.stringify(server.requests[0]!.body.messages)).toContain("Bump the version and write the changelog.");
+    expect(JSON.stringify(server.requests[0]!.body.messages)).not.toContain("Cut a release");
     await ui.send("/model claude-haiku-4-5");
     await ui.saw("Now using anthropic/claude-haiku-4-5");
     await ui.send("and again");

@@ -1,6 +1,5 @@
-import { readdirSync } from "node:fs";
 import path from "node:path";
-import { builtinSlashCommands, listTasks, previewTaskRestore, restoreTaskFiles, type CheckpointRecord, type Mode, type Session } from "@cairn/core";
+import { builtinSlashCommands, listTasks, listWorkflows, previewTaskRestore, restoreTaskFiles, type CheckpointRecord, type Mode, type Session } from "@cairn/core";
 import type { SessionView } from "./session-view.js";
 
 export type SlashCommand = { name: string; args: string; description: string };
@@ -42,23 +41,11 @@ export const slashCommands: readonly SlashCommand[] = [
 
 /** The built-in commands and the workspace's workflows (.cairnrules/workflows/<name>.md), for completion. */
 export function availableCommands(cwd: string, home: string): SlashCommand[] {
-  const dirs = [path.join(cwd, ".cairnrules", "workflows"), path.join(cwd, ".clinerules", "workflows"), path.join(home, "workflows")];
+  // The same files, in the same order, as the task reads them (a built-in's name wins).
   const taken = new Set(slashCommands.map((c) => c.name));
-  const workflows: SlashCommand[] = [];
-  for (const dir of dirs) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names.filter((n) => n.endsWith(".md")).sort()) {
-      const command = name.slice(0, -3).toLowerCase();
-      if (!/^[a-z][a-z0-9_-]*$/.test(command) || taken.has(command)) continue;
-      taken.add(command);
-      workflows.push({ name: command, args: "[arguments]", description: `workflow (${path.relative(cwd, path.join(dir, name)) || name})` });
-    }
-  }
+  const workflows = listWorkflows(cwd, home)
+    .filter((w) => !taken.has(w.name))
+    .map((w) => ({ name: w.name, args: "[arguments]", description: w.description ?? `workflow (${path.relative(cwd, w.file) || w.file})` }));
   return [...slashCommands, ...workflows];
 }
 
