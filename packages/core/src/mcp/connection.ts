@@ -370,8 +370,8 @@ export class McpConnection {
 
 /**
  * Where a sandboxed server keeps what it writes: the XDG state, data and cache folders under its
- * state folder (HOME and XDG_CONFIG_HOME stay the person's: a server reads its config and npx its
- * cache there). The memory server writes beside its own code unless told, so it is told.
+ * state folder, and npm's cache for npx (HOME and XDG_CONFIG_HOME stay the person's: a server
+ * reads its config there). The memory server writes beside its own code unless told, so it is told.
  */
 function stateEnv(state: string, config: ServerConfig & { transport: "stdio" }): Record<string, string> {
   const env: Record<string, string> = {
@@ -379,6 +379,8 @@ function stateEnv(state: string, config: ServerConfig & { transport: "stdio" }):
     XDG_DATA_HOME: path.join(state, "data"),
     XDG_CACHE_HOME: path.join(state, "cache"),
     CAIRN_MCP_STATE_DIR: state,
+    // npx keeps the packages it runs in npm's cache, under the person's read-only home otherwise.
+    npm_config_cache: path.join(state, "cache", "npm"),
   };
   for (const key of ["XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"]) mkdirSync(env[key]!, { recursive: true });
   if (isMemoryServer(config)) env.MEMORY_FILE_PATH = path.join(state, "memory.jsonl");

@@ -7,22 +7,27 @@ import type { ServerConfig } from "./config.js";
  * denied on a path. Undefined when the text shows no refused write.
  */
 export function refusedWrite(text: string): { code: string; path: string | undefined } | undefined {
+  let found: { code: string; path: string | undefined } | undefined;
   for (const line of text.split("\n")) {
     const match = /\b(EROFS|EACCES|EPERM)\b|read-only file system|permission denied/i.exec(line);
     if (!match) continue;
     const code = match[1]?.toUpperCase() ?? (/read-only/i.test(match[0]) ? "EROFS" : "EACCES");
     const quoted = /'(\/[^']+)'|"(\/[^"]+)"/.exec(line.slice(match.index));
-    return { code, path: quoted?.[1] ?? quoted?.[2] };
+    const path = quoted?.[1] ?? quoted?.[2];
+    // npm says `code EROFS` first and the path a few lines on: the line that names one wins.
+    if (path !== undefined) return { code, path };
+    found ??= { code, path };
   }
-  return undefined;
+  return found;
 }
 
 /** One line: the server, what the sandbox refused, and the setting that allows it. */
 export function refusedWriteHint(config: ServerConfig, refused: { code: string; path: string | undefined }): string {
   // The folder, not the file: servers write a temporary file beside the real one and rename it.
   const what = refused.path === undefined ? `a write (${refused.code})` : `a write in ${path.dirname(refused.path)} (${refused.code})`;
+  const folder = refused.path === undefined ? "the folder it writes" : "that folder";
   if (config.source === "project") {
     return `MCP server ${config.name} was refused ${what} by the sandbox: a project's server may write only the workspace and its state folder; to allow more, move its entry to your mcp_settings.json and add the folder to its "writablePaths" (or set "sandbox": false there).`;
   }
-  return `MCP server ${config.name} was refused ${what} by the sandbox: add that folder to "writablePaths" on its entry in ${config.file} (or set "sandbox": false there).`;
+  return `MCP server ${config.name} was refused ${what} by the sandbox: add ${folder} to "writablePaths" on its entry in ${config.file} (or set "sandbox": false there).`;
 }
