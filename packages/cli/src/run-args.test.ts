@@ -30,7 +30,7 @@ describe("cairn run's flags, from core's settings table", () => {
       [["--jsno"], /^unknown option --jsno; did you mean --json\?$/],
       [["--frobnicate"], /^unknown option --frobnicate; cairn run --help lists the options$/],
       [["--verbose"], /^unknown option --verbose; progress already goes to stderr step by step, --json prints every event/],
-      [["--model"], /^Option '--model <value>' argument missing \(see cairn run --help\)$/],
+      [["--yolo=1"], /^Option '--yolo' does not take an argument \(see cairn run --help\)$/],
     ];
     for (const [argv, message] of cases) {
       let thrown: unknown;
