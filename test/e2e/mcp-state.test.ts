@@ -116,6 +116,16 @@ describe("MCP servers that keep state, in the sandbox", () => {
     expect(existsSync(marker)).toBe(false);
   }, 60_000);
 
+    it("a server told to write in CAIRN_HOME is pointed at its state folder, which writablePaths could not name", async () => {
+    settings({ mem: { command: process.execPath, args: [serverEntry.memory()], env: { MEMORY_FILE_PATH: path.join(home.dir, "m.jsonl") } } });
+    const test = await runCairn(["mcp", "test", "mem", "--cwd", workspace.dir], { env: env() });
+    expect(test.code).toBe(1);
+    expect(test.stderr).toBe(
+      `cairn: MCP server mem was refused a write in ${home.dir} (EROFS) by the sandbox: CAIRN_HOME is hidden from servers; point the server at its state folder ${path.join(home.dir, "mcp-state", "mem")} instead (its entry's "env" in ${path.join(home.dir, "mcp_settings.json")}).\n`,
+    );
+    expect(existsSync(path.join(home.dir, "m.jsonl"))).toBe(false);
+  }, 60_000);
+
     it("refuses a writablePaths entry that is relative, the whole home folder or CAIRN_HOME", async () => {
     for (const [entry, problem] of [
       ["relative/dir", /must be absolute/],

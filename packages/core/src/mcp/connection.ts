@@ -44,6 +44,8 @@ export type ConnectionOptions = {
   sandbox?: CommandSandbox;
   /** The server's own writable folder in the sandbox (CAIRN_HOME/mcp-state/<name>), made on first start. */
   stateFolder?: string;
+  /** CAIRN_HOME, hidden from servers: a write refused there is pointed at the state folder. */
+  cairnHome?: string;
   restartDelaysMs: readonly number[];
   onState(state: ServerState): void;
   onTools(tools: McpToolInfo[], summary: string | undefined): void;
@@ -241,7 +243,7 @@ export class McpConnection {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
         if (sandbox && this.refusedLine === undefined) {
           const refused = refusedWrite(chunk.toString("utf8"));
-          if (refused) this.refusedLine = refusedWriteHint(config, refused);
+          if (refused) this.refusedLine = refusedWriteHint(config, refused, { cairnHome: this.options.cairnHome, stateFolder: this.options.stateFolder });
         }
       });
       this.stdio = transport;
@@ -337,7 +339,7 @@ export class McpConnection {
   refusedWriteHint(text = ""): string | undefined {
     if (this.config.transport !== "stdio" || !this.config.sandbox || this.options.sandbox === undefined) return undefined;
     const refused = refusedWrite(text);
-    return refused ? refusedWriteHint(this.config, refused) : this.refusedLine;
+    return refused ? refusedWriteHint(this.config, refused, { cairnHome: this.options.cairnHome, stateFolder: this.options.stateFolder }) : this.refusedLine;
   }
 
   /** The state folder, made now (an existing real path), or undefined when it cannot be. */

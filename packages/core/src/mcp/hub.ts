@@ -273,7 +273,7 @@ export class McpHub {
         : "open";
     const connection = new McpConnection(config, {
       env: this.env,
-      ...(this.sandbox ? { sandbox: this.sandbox, stateFolder: this.stateFolder(config) } : {}),
+      ...(this.sandbox ? { sandbox: this.sandbox, stateFolder: this.stateFolder(config), cairnHome: this.home } : {}),
       restartDelaysMs: this.restartDelaysMs,
       onState: () => this.notify(config.name),
       onTools: (tools, title) => {

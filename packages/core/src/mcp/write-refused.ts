@@ -22,12 +22,25 @@ export function refusedWrite(text: string): { code: string; path: string | undef
 }
 
 /** One line: the server, what the sandbox refused, and the setting that allows it. */
-export function refusedWriteHint(config: ServerConfig, refused: { code: string; path: string | undefined }): string {
+export function refusedWriteHint(
+  config: ServerConfig,
+  refused: { code: string; path: string | undefined },
+  where: { cairnHome?: string | undefined; stateFolder?: string | undefined } = {},
+): string {
   // The folder, not the file: servers write a temporary file beside the real one and rename it.
   const what = refused.path === undefined ? `a write (${refused.code})` : `a write in ${path.dirname(refused.path)} (${refused.code})`;
   const folder = refused.path === undefined ? "the folder it writes" : "that folder";
+  if (refused.path !== undefined && where.cairnHome !== undefined && where.stateFolder !== undefined && inside(where.cairnHome, refused.path)) {
+    // writablePaths refuses CAIRN_HOME (settings, sessions): the state folder is the place.
+    return `MCP server ${config.name} was refused ${what} by the sandbox: CAIRN_HOME is hidden from servers; point the server at its state folder ${where.stateFolder} instead (its entry's "env" in ${config.file}).`;
+  }
   if (config.source === "project") {
     return `MCP server ${config.name} was refused ${what} by the sandbox: a project's server may write only the workspace and its state folder; to allow more, move its entry to your mcp_settings.json and add the folder to its "writablePaths" (or set "sandbox": false there).`;
   }
   return `MCP server ${config.name} was refused ${what} by the sandbox: add ${folder} to "writablePaths" on its entry in ${config.file} (or set "sandbox": false there).`;
+}
+
+function inside(outer: string, inner: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
