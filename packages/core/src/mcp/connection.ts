@@ -148,7 +148,7 @@ export class McpConnection {
       (error: unknown) => {
         this.pending = undefined;
         if (error instanceof McpHubError) throw error;
-        const reason = this.refusedLine ?? `${errorText(error)}${this.lastStderr()}`;
+        const reason = this.refusedWriteHint(this.stderrTail) ?? `${errorText(error)}${this.lastStderr()}`;
         this.failed(reason);
         throw new McpHubError(this.failureMessage(reason));
       },
@@ -242,7 +242,8 @@ export class McpConnection {
       transport.stderr?.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
         if (sandbox && this.refusedLine === undefined) {
-          const refused = refusedWrite(chunk.toString("utf8"));
+          // Whole lines of the tail, not the chunk: a line may arrive in two.
+          const refused = refusedWrite(this.stderrTail.slice(0, this.stderrTail.lastIndexOf("\n") + 1));
           if (refused) this.refusedLine = refusedWriteHint(config, refused, { cairnHome: this.options.cairnHome, stateFolder: this.options.stateFolder });
         }
       });
@@ -270,7 +271,7 @@ export class McpConnection {
     if (Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
     const what = this.config.transport === "stdio" ? "the server process exited" : "the connection closed";
     void client.close().catch(() => undefined);
-    this.failed(this.refusedLine ?? `${what}${this.lastStderr()}`);
+    this.failed(this.refusedWriteHint(this.stderrTail) ?? `${what}${this.lastStderr()}`);
   }
 
   /** A request showed the connection is dead (or wedged): drop it and restart. */

@@ -14,5 +14,6 @@ describe("refusedWrite", () => {
   it("says nothing of output without a refused write", () => {
     expect(refusedWrite("Knowledge Graph MCP Server running on stdio")).toBeUndefined();
     expect(refusedWrite("")).toBeUndefined();
+    expect(refusedWrite("GitHub API error: permission denied for this token")).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import type { ServerConfig } from "./config.js";
 /**
  * What a sandboxed server's own words say the sandbox refused: Node's `EROFS: read-only file
  * system, open '/x'`, Python's `[Errno 30] Read-only file system: '/x'`, and EACCES / permission
- * denied on a path. Undefined when the text shows no refused write.
+ * denied on a named path. Undefined when the text shows no refused write.
  */
 export function refusedWrite(text: string): { code: string; path: string | undefined } | undefined {
   let found: { code: string; path: string | undefined } | undefined;
@@ -16,7 +16,8 @@ export function refusedWrite(text: string): { code: string; path: string | undef
     const path = quoted?.[1] ?? quoted?.[2];
     // npm says `code EROFS` first and the path a few lines on: the line that names one wins.
     if (path !== undefined) return { code, path };
-    found ??= { code, path };
+    // "permission denied" alone is as often an API's 403 as a file: only a read-only one counts without a path.
+    if (code === "EROFS") found ??= { code, path };
   }
   return found;
 }
