@@ -37,6 +37,23 @@ describe("MCP config files", () => {
     expect(problems[0]!.message).toMatch(/unknown key "autoAprove" \(did you mean "autoApprove"\?\)/);
   });
 
+  it("reads writablePaths (~/ expanded) in mcp_settings.json, and refuses it in a project's .mcp.json, which cannot widen the sandbox", async () => {
+    const file = globalConfigFile(home);
+    await writeJson(file, { mcpServers: { notes: { command: "node", writablePaths: ["~/notes", "/srv/data/"] } } });
+    const { servers } = readConfigFile(file, "global", { env: { HOME: "/home/me" }, cwd: ws, home });
+    expect(byName(servers, "notes")).toMatchObject({ writablePaths: ["/home/me/notes", "/srv/data"] });
+    const project = projectConfigFile(ws);
+    await writeJson(project, { mcpServers: { notes: { command: "node", writablePaths: ["/srv/data"] } } });
+    const fromProject = readConfigFile(project, "project", { env: { HOME: "/home/me" }, cwd: ws, home });
+    expect(fromProject.servers).toEqual([]);
+    expect(fromProject.problems[0]!.message).toMatch(/"writablePaths" is honoured only in your own mcp_settings\.json/);
+    // Inside CAIRN_HOME and its parents alike.
+    await writeJson(file, { mcpServers: { notes: { command: "node", writablePaths: [path.join(home, "sessions")] } } });
+    expect(readConfigFile(file, "global", { env: { HOME: "/home/me" }, cwd: ws, home }).problems[0]!.message).toMatch(/overlaps CAIRN_HOME/);
+    await writeJson(file, { mcpServers: { notes: { command: "node", writablePaths: [path.dirname(home)] } } });
+    expect(readConfigFile(file, "global", { env: { HOME: "/home/me" }, cwd: ws, home }).problems[0]!.message).toMatch(/overlaps CAIRN_HOME/);
+  });
+
   it("accepts a byte order mark and names the line and column of a JSON error", async () => {
     const file = globalConfigFile(home);
     await writeFile(file, '\uFEFF{"mcpServers": {"a": {"command": "node"}}}');
