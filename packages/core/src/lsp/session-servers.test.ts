@@ -88,7 +88,7 @@ it("the servers a run started answer the next run's edit, and stop when the sess
     expect(afterFirst).toHaveLength(1);
 
     const events = await drain(session.task.continue("Now write b.ts"));
-    expect(events.find((e) => e.type === "diagnostics")).toMatchObject({ path: "b.ts", server: "typescript", problems: [{ line: 2, code: "2345" }] });
+    expect(events.find((e) => e.type === "diagnostics")).toMatchObject({ path: "b.ts", server: "typescript", problems: [{ line: 2, code: "TS2345" }] });
     // The same processes: nothing was started again for the second run.
     expect(serversIn(cwd)).toEqual(afterFirst);
   } finally {
