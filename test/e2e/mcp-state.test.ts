@@ -124,6 +124,18 @@ describe("MCP servers that keep state, in the sandbox", () => {
       `cairn: MCP server mem was refused a write in ${home.dir} (EROFS) by the sandbox: CAIRN_HOME is hidden from servers; point the server at its state folder ${path.join(home.dir, "mcp-state", "mem")} instead (its entry's "env" in ${path.join(home.dir, "mcp_settings.json")}).\n`,
     );
     expect(existsSync(path.join(home.dir, "m.jsonl"))).toBe(false);
+
+    // Nor can one server write another's state folder: it sees only its own of CAIRN_HOME.
+    const othersFile = path.join(home.dir, "mcp-state", "mem", "memory.jsonl");
+    settings({
+      mem: { command: process.execPath, args: [serverEntry.memory()] },
+      other: { command: process.execPath, args: [serverEntry.memory()], env: { MEMORY_FILE_PATH: othersFile } },
+    });
+    expect((await runCairn(["mcp", "test", "mem", "--cwd", workspace.dir], { env: env() })).code).toBe(0);
+    const other = await runCairn(["mcp", "test", "other", "--cwd", workspace.dir], { env: env() });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(`MCP server other was refused a write in ${path.dirname(othersFile)} (ENOENT) by the sandbox: CAIRN_HOME is hidden from servers`);
+    expect(readFileSync(othersFile, "utf8")).not.toContain("cairn-mcp-test");
   }, 60_000);
 
     it("refuses a writablePaths entry that is relative, the whole home folder or CAIRN_HOME", async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -243,7 +243,7 @@ export class McpConnection {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
         if (sandbox && this.refusedLine === undefined) {
           // Whole lines of the tail, not the chunk: a line may arrive in two.
-          const refused = refusedWrite(this.stderrTail.slice(0, this.stderrTail.lastIndexOf("\n") + 1));
+          const refused = refusedWrite(this.stderrTail.slice(0, this.stderrTail.lastIndexOf("\n") + 1), ...this.hiddenFolders());
           if (refused) this.refusedLine = refusedWriteHint(config, refused, { cairnHome: this.options.cairnHome, stateFolder: this.options.stateFolder });
         }
       });
@@ -339,8 +339,14 @@ export class McpConnection {
    */
   refusedWriteHint(text = ""): string | undefined {
     if (this.config.transport !== "stdio" || !this.config.sandbox || this.options.sandbox === undefined) return undefined;
-    const refused = refusedWrite(text);
+    const refused = refusedWrite(text, ...this.hiddenFolders());
     return refused ? refusedWriteHint(this.config, refused, { cairnHome: this.options.cairnHome, stateFolder: this.options.stateFolder }) : this.refusedLine;
+  }
+
+  /** CAIRN_HOME, hidden but for the server's own state folder: where a missing folder means the sandbox. */
+  private hiddenFolders(): [string[], string[]] {
+    const { cairnHome, stateFolder } = this.options;
+    return [cairnHome === undefined ? [] : [cairnHome], stateFolder === undefined ? [] : [stateFolder]];
   }
 
   /** The state folder, made now (an existing real path), or undefined when it cannot be. */
@@ -349,6 +355,8 @@ export class McpConnection {
     if (folder === undefined) return undefined;
     try {
       mkdirSync(folder, { recursive: true, mode: 0o700 });
+      // A link would make wherever it points writable to the server.
+      if (lstatSync(folder).isSymbolicLink()) return undefined;
       return existingFolders([folder])[0];
     } catch {
       return undefined;

@@ -9,6 +9,11 @@ describe("refusedWrite", () => {
     expect(refusedWrite("OSError: [Errno 30] Read-only file system: '/srv/data/db.sqlite'")).toEqual({ code: "EROFS", path: "/srv/data/db.sqlite" });
     expect(refusedWrite("PermissionError: [Errno 13] Permission denied: \"/etc/app.conf\"")).toEqual({ code: "EACCES", path: "/etc/app.conf" });
     expect(refusedWrite("npm error code EROFS")).toEqual({ code: "EROFS", path: undefined });
+    // A missing folder counts only in a hidden one (CAIRN_HOME: the server sees just its own state folder there).
+    const missing = "ENOENT: no such file or directory, open '/home/me/.cairn/mcp-state/mem/memory.jsonl'";
+    expect(refusedWrite(missing, ["/home/me/.cairn"])).toEqual({ code: "ENOENT", path: "/home/me/.cairn/mcp-state/mem/memory.jsonl" });
+    expect(refusedWrite(missing)).toBeUndefined();
+    expect(refusedWrite(missing, ["/home/me/.cairn"], ["/home/me/.cairn/mcp-state/mem"])).toBeUndefined();
   });
 
   it("says nothing of output without a refused write", () => {

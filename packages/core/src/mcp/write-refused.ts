@@ -4,11 +4,15 @@ import type { ServerConfig } from "./config.js";
 /**
  * What a sandboxed server's own words say the sandbox refused: Node's `EROFS: read-only file
  * system, open '/x'`, Python's `[Errno 30] Read-only file system: '/x'`, and EACCES / permission
- * denied on a named path. Undefined when the text shows no refused write.
+ * denied on a named path, and ENOENT on a path in one of `hidden` (but not in `visible`, the server's own state folder there). Undefined when the text shows no refused write.
  */
-export function refusedWrite(text: string): { code: string; path: string | undefined } | undefined {
+export function refusedWrite(text: string, hidden: readonly string[] = [], visible: readonly string[] = []): { code: string; path: string | undefined } | undefined {
   let found: { code: string; path: string | undefined } | undefined;
   for (const line of text.split("\n")) {
+    const missing = /\bENOENT\b.*?'(\/[^']+)'/.exec(line);
+    // In a hidden folder (CAIRN_HOME: an empty tmpfs but for the server's own state folder) a write finds no folder to write in.
+    const inHidden = (file: string) => hidden.some((folder) => inside(folder, file)) && !visible.some((folder) => inside(folder, file));
+    if (missing && inHidden(missing[1]!)) return { code: "ENOENT", path: missing[1] };
     const match = /\b(EROFS|EACCES|EPERM)\b|read-only file system|permission denied/i.exec(line);
     if (!match) continue;
     const code = match[1]?.toUpperCase() ?? (/read-only/i.test(match[0]) ? "EROFS" : "EACCES");
