@@ -582,14 +582,19 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
   it("lists the slash commands and the workspace's workflows for the editor's menu", async () => {
     const { mkdirSync } = await import("node:fs");
     mkdirSync(path.join(fx.workspace.dir, ".cairnrules", "workflows"), { recursive: true });
-    writeFileSync(path.join(fx.workspace.dir, ".cairnrules", "workflows", "release.md"), "Cut a release.\n");
+    writeFileSync(path.join(fx.workspace.dir, ".cairnrules", "workflows", "release.md"), "---\ndescription: Cut a release and tag it\n---\nCut a release.\n");
+    writeFileSync(path.join(fx.workspace.dir, ".cairnrules", "workflows", "plain.md"), "No front matter.\n");
     fx.server = await startScriptedModelServer({ turns: [done("hi")] });
     const { editor } = await withEditor({}, async (ctx) => {
       const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] });
     });
     const commands = editor.updates.map((n) => n.update).find((u) => u.sessionUpdate === "available_commands_update");
-    expect(commands?.sessionUpdate === "available_commands_update" && commands.availableCommands.map((c) => c.name)).toEqual(expect.arrayContaining(["compact", "newtask", "release"]));
+    expect(commands?.sessionUpdate === "available_commands_update" && commands.availableCommands.map((c) => c.name)).toEqual(expect.arrayContaining(["compact", "newtask", "release", "plain"]));
+    // A workflow's own description names it in the menu, as in the TUI and the web; one without names its file.
+    const listed = commands?.sessionUpdate === "available_commands_update" ? commands.availableCommands : [];
+    expect(listed.find((c) => c.name === "release")?.description).toBe("Cut a release and tag it");
+    expect(listed.find((c) => c.name === "plain")?.description).toBe(`workflow (${path.join(".cairnrules", "workflows", "plain.md")})`);
   });
 });
 

@@ -7,6 +7,6 @@ export function availableCommands(cwd: string, home: string): AvailableCommand[]
   const builtin = Object.entries(builtinSlashCommands).map(([name, description]) => ({ name, description, input: { hint: "optional instructions" } }));
   const workflows = listWorkflows(cwd, home)
     .filter((w) => !(w.name in builtinSlashCommands))
-    .map((w) => ({ name: w.name, description: `workflow (${path.relative(cwd, w.file)})`, input: { hint: "arguments" } }));
+    .map((w) => ({ name: w.name, description: w.description ?? `workflow (${path.relative(cwd, w.file)})`, input: { hint: "arguments" } }));
   return [...builtin, ...workflows];
 }

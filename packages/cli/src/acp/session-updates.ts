@@ -21,6 +21,8 @@ export class SessionUpdates {
   private calls: ReadonlyMap<string, ToolCallRecord> = new Map();
   /** The preview each call carried (on its approval or its running update), shown again with its result. */
   private readonly previews = new Map<string, ApprovalPreview>();
+  /** The new problems a language server found in each call's edits, shown under its result. */
+  private readonly problems = new Map<string, string[]>();
 
   map(event: AgentEvent): SessionUpdate[] {
     this.calls = applyToolCallEvent(this.calls, event);
@@ -58,6 +60,12 @@ export class SessionUpdates {
           },
         ];
       }
+      case "diagnostics": {
+        const lines = this.problems.get(event.tool_use_id) ?? [];
+        for (const p of event.problems) lines.push(`${event.path}:${p.line}:${p.column} ${p.severity}${p.code ? ` ${p.code}` : ""}: ${p.message}`);
+        this.problems.set(event.tool_use_id, lines);
+        return [];
+      }
       case "tool_output": {
         const record = this.calls.get(event.tool_use_id);
         if (!record) return [];
@@ -86,8 +94,12 @@ export class SessionUpdates {
   private endContent(id: string, status: ToolCallStatus, content: string): ToolCallContent[] {
     const preview = this.previews.get(id);
     this.previews.delete(id);
-    if (status === "completed" && preview?.type === "diff") return [diffContent(preview, this.cwd), textContent(content)];
-    return [textContent(content)];
+    const problems = this.problems.get(id);
+    this.problems.delete(id);
+    // The model's copy of the problems (<new_problems>) becomes a list the person reads under the diff.
+    const text = problems ? [content.replace(/\n?<new_problems[^>]*>[\s\S]*?<\/new_problems>/g, ""), "", `${problems.length} new problem${problems.length === 1 ? "" : "s"}:`, ...problems].join("\n") : content;
+    if (status === "completed" && preview?.type === "diff") return [diffContent(preview, this.cwd), textContent(text)];
+    return [textContent(text)];
   }
 }
 
