@@ -34,7 +34,8 @@ Commands:
   add <name> --url <url> [--transport http|sse] [--header "K: V"]...
                                         a remote server (streamable HTTP by default)
   remove <name>                         take a server out of its file
-  test <name>                           start it, list its tools, show the timing
+  test <name>                           start it as a task would (in the sandbox), list its tools,
+                                        show the timing, and try a harmless write where it can
   approve <name>                        allow a project server from .mcp.json to start
 
 Options:
