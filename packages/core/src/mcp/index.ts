@@ -19,5 +19,4 @@ export { DEFAULT_RESTART_DELAYS_MS, McpHubError, type ServerState } from "./conn
 export { stateText } from "./describe.js";
 export { McpHub, type McpHubOptions, type McpResources, type ServerInfo } from "./hub.js";
 export { approvalsFile, approveProjectServer, configHash, isProjectServerApproved, loadApprovals, revokeProjectApprovals, type ProjectApproval } from "./project-approval.js";
-export { mcpTaskSandbox } from "./task-sandbox.js";
 export type { McpToolInfo } from "./tool-cache.js";

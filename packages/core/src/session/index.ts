@@ -16,3 +16,4 @@ export { projectConfig, revokeProjectTrust, trustProjectConfig, type ProjectConf
 export { SessionError } from "./session-error.js";
 export { readOnlySubagentTools, subagentRunner, subagentTools, type SubagentSpec } from "./subagents.js";
 export { loadWorkspaceSettings } from "./workspace-settings.js";
+export { mcpTaskSandbox } from "./task-sandbox.js";

@@ -1,8 +1,8 @@
 import { openSandbox } from "../sandbox/open-sandbox.js";
 import { sandboxRequest } from "../sandbox/sandbox-settings.js";
 import type { CommandSandbox } from "../sandbox/command-sandbox.js";
-import { mergeSettings, settingsFromEnv, type Env } from "../session/overrides.js";
-import { loadWorkspaceSettings } from "../session/workspace-settings.js";
+import { mergeSettings, settingsFromEnv, type Env } from "./overrides.js";
+import { loadWorkspaceSettings } from "./workspace-settings.js";
 import { loadSettings } from "../storage/settings.js";
 
 /**
