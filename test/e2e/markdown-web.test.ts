@@ -186,9 +186,21 @@ describe("a checkpoint's changes in the page", { timeout: 90_000 }, () => {
     await page.setViewport({ width: 1400, height: 900 });
     await ask(page, "Change the greeting");
     await page.locator("::-p-text(Checkpoints ()").click();
-    // Every step's changes open; the edit's step is the one with lines in it.
-    await page.waitForSelector(".step button[aria-expanded]", { timeout: 30_000 });
-    for (const button of await page.$$("::-p-text(Show changes)")) await button.click();
+    // Every step's changes open; the edit's step is the one with lines in it. The list is
+    // fetched again as the task's checkpoint count settles, so wait until it shows them all
+    // and open each step by its place (a held element handle can be replaced meanwhile).
+    const steps = (await page.waitForFunction(
+      () => {
+        const shown = document.querySelectorAll(".steps > li.step").length;
+        const count = Number(/Checkpoints \((\d+)\)/.exec(document.querySelector(".timeline-panel summary")?.textContent ?? "")?.[1] ?? 0);
+        return shown > 0 && shown === count ? shown : false;
+      },
+      { polling: 50, timeout: 30_000 },
+    ).then((handle) => handle.jsonValue())) as number;
+    for (let n = 1; n <= steps; n++) {
+      await page.locator(`.steps > li.step:nth-child(${n}) .step-buttons > button:first-child`).click();
+      await page.waitForSelector(`.steps > li.step:nth-child(${n}) .step-buttons > button[aria-expanded="true"]`, { timeout: 30_000 });
+    }
     await page.waitForSelector(".patch .diff-add", { timeout: 30_000 });
     const diff = await page.$eval(".patch", (el) => ({
       added: [...el.querySelectorAll(".diff-add")].map((d) => (d as HTMLElement).innerText),
