@@ -115,11 +115,39 @@ export type AgentEvent =
       compact_metadata: { trigger: "auto" | "manual"; pre_tokens: number; post_tokens: number; actions: Array<"dedupe" | "shrink_calls" | "truncate" | "compact"> };
     }
   | { type: "turn_start"; turn: number; reason: string }
-  /** Streaming prose of one model response (`message_id` names the attempt); drop it if `stream_discarded` follows. */
+  /**
+   * The host opened the task for a person (the session runner's first event for it): a new task, or
+   * a stored one carried on (`resumed`: how it was left; its recorded events were replayed before).
+   */
+  | { type: "session_opened"; task_id: string; title: string; cwd: string; model: string; provider: string; mode: Mode; resumed?: { status: string; interrupted: boolean } }
+  /**
+   * The person's message to the task, as they wrote it (Cairn's wording around it, for a resume or
+   * after a stop, is not part of it); `images`: how many pictures went with it.
+   */
+  | { type: "user_message"; text: string; images?: number }
+  /**
+   * A model response begins to stream: each attempt (a retry after a dropped stream) and each
+   * continuation (after the output limit) starts again. The text_delta and reasoning_delta events
+   * that follow carry the same `message_id`, which the complete `assistant` event keeps.
+   */
+  | { type: "message_start"; message_id: string }
+  /** Streaming prose of one model response; see message_start and stream_discarded. */
   | { type: "text_delta"; message_id: string; text: string }
   | { type: "reasoning_delta"; message_id: string; text: string }
-  /** A retry threw away what this message had streamed so far. */
+  /** A retry threw away what this message streamed since its last message_start (earlier continuations stay). */
   | { type: "stream_discarded"; message_id: string; reason: string }
+  /**
+   * The task waits for the person: a plan to approve, whether to go on (max turns, a loop), or a
+   * hand-off to a fresh task (`tool_use_id`: the new_task call). Approvals wait as tool_call_update
+   * awaiting_approval, questions as question.
+   */
+  | { type: "awaiting"; kind: "plan" | "continue" | "handoff"; text: string; tool_use_id?: string }
+  /** The person answered what the task waited for (`text`: an answer or feedback; an approval's decision is on its tool_call_update). */
+  | { type: "answered"; kind: "question" | "plan" | "continue" | "handoff"; approved?: boolean; text?: string; tool_use_id?: string }
+  /** The work goes on in a fresh task (new_task agreed to, /newtask): `task_id` is the new task, whose events follow; `context` is its first message. */
+  | { type: "handoff"; from_task_id: string; task_id: string; context: string }
+  /** The person took the task back to a checkpoint: its files, its conversation (to `message_index`), or both. */
+  | { type: "restored"; hash: string; message_index: number; what: "files" | "conversation" | "both" }
   /** A piece of a tool call still streaming: text of one parameter (xml), or of the raw JSON arguments (native, param null). */
   | { type: "tool_call_delta"; id: string; name: string; param: string | null; text: string }
   /** A complete tool call, before anything is decided about it. `locations`: the absolute paths it touches. */

@@ -57,7 +57,7 @@ type Line = { message: Message } | { call_result: PendingResult } | { reset: tru
 const indexEveryMs = 2_000;
 
 /** Events worth keeping: everything but token-by-token deltas, which the complete messages repeat. */
-const skippedEvents = new Set<AgentEvent["type"]>(["text_delta", "reasoning_delta", "tool_call_delta"]);
+const skippedEvents = new Set<AgentEvent["type"]>(["text_delta", "reasoning_delta", "tool_call_delta", "message_start", "stream_discarded"]);
 
 export class TaskNotFoundError extends Error {
   override name = "TaskNotFoundError";
