@@ -23,7 +23,7 @@ export async function writeHandoff(messages: readonly Message[], instructions: s
 
 /** new_task: the person confirms (or edits) the hand-off where a host can ask; otherwise it goes ahead. */
 export async function confirmHandoff(host: Host | undefined, context: string, signal: AbortSignal): Promise<{ approved: true; context: string } | { approved: false; feedback?: string }> {
-  const confirm = host?.confirmNewTask;
-  if (!confirm) return { approved: true, context };
-  return confirm(context, signal);
+  // Called on the host: a class's method (the TUI's) reads its own fields.
+  if (!host?.confirmNewTask) return { approved: true, context };
+  return host.confirmNewTask(context, signal);
 }

@@ -1,0 +1,161 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { TMUX, TuiTerminal } from "../support/tui-terminal.js";
+
+/**
+ * A whole session in the interactive `cairn`, in a real terminal (tmux), against a provider that
+ * numbers its tool calls per response: every call arrives as `call_0`, as Fireworks, Azure OpenAI,
+ * OpenRouter routes and local servers send them. Each call still gets a card of its own, live and
+ * when the task is reopened; the new_task hand-off starts the fresh task and that task resumes.
+ */
+
+let workspace: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let server: ScriptedModelServer | undefined;
+let terminal: TuiTerminal | undefined;
+
+beforeAll(() => {
+  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
+});
+beforeEach(() => {
+  workspace = tempDir("tui-session-ws");
+  home = tempDir("tui-session-home");
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await server?.close();
+  server = undefined;
+  workspace.cleanup();
+  home.cleanup();
+});
+
+/** A turn with one native call, its id `call_0` whatever the turn. */
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", id: "call_0", name, input }] });
+
+async function open(turns: ScriptedTurn[], args: string[] = []): Promise<TuiTerminal> {
+  server = await startScriptedModelServer({ turns });
+  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+  terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, CAIRN_API_KEY: "k" }), home.dir, workspace.dir);
+  terminal.launch([...provider(), ...args]);
+  return terminal;
+}
+
+const provider = () => ["--provider", "openai-compatible", "--model", "scripted-model", "--base-url", `${server!.url}/v1`];
+
+/** Leaves the session (Esc twice) and returns the id of the task it saved. */
+async function leave(t: TuiTerminal): Promise<string> {
+  await t.press("Escape", "Escape");
+  const left = await t.waitFor("[cairn exited 0]");
+  const id = /Task (\S+) is saved/.exec(left)?.[1];
+  expect(id).toBeDefined();
+  return id!;
+}
+
+/** The latest session's part of the screen, from its banner on. */
+const lastSession = (screen: string) => screen.slice(screen.lastIndexOf("cairn · openai-compatible/"));
+
+/** Where each of `texts` is in `screen`, checking that each is there. */
+function positions(screen: string, texts: Array<string | RegExp>): number[] {
+  return texts.map((text) => {
+    const at = typeof text === "string" ? screen.indexOf(text) : screen.search(text);
+    expect(at, `${String(text)} on the screen:\n${screen}`).toBeGreaterThan(-1);
+    return at;
+  });
+}
+
+type Meta = { id: string; title: string; parent?: { id: string; relation: string }; status: string };
+const storedTasks = (): Meta[] =>
+  readdirSync(path.join(home.dir, "tasks"))
+    .filter((name) => name !== "index.json")
+    .map((id) => JSON.parse(readFileSync(path.join(home.dir, "tasks", id, "metadata.json"), "utf8")) as Meta);
+
+const requestText = (index: number) => JSON.stringify(server!.requests[index]?.body.messages ?? null);
+
+describe("a provider that reuses call_0 every turn, in the terminal", () => {
+  it("one card per call with its own content: an edit, a denied write, a command; and again when the task is reopened", { timeout: 120_000 }, async () => {
+    writeFileSync(path.join(workspace.dir, "notes.txt"), "alpha\nbeta\n");
+    const t = await open(
+      [
+        call("replace_in_file", { path: "notes.txt", diff: "------- SEARCH\nbeta\n=======\nBETA-EDITED\n+++++++ REPLACE" }),
+        call("write_to_file", { path: "secret.txt", content: "DENIED-CONTENT\n" }),
+        call("execute_command", { command: "echo COMMAND-RAN-MARK", requires_approval: true }),
+        call("attempt_completion", { result: "All three handled" }),
+      ],
+      ["Tidy the notes"],
+    );
+    await t.waitFor("Apply this edit? notes.txt");
+    await t.press("y");
+    await t.waitFor("Apply this new file? secret.txt");
+    await t.press("n");
+    await t.waitFor("Run this command?");
+    await t.press("y");
+    const live = lastSession(await t.waitFor("✓ All three handled"));
+    expect(readFileSync(path.join(workspace.dir, "notes.txt"), "utf8")).toBe("alpha\nBETA-EDITED\n");
+    expect(existsSync(path.join(workspace.dir, "secret.txt"))).toBe(false);
+    // Each card says its own call: the edit's diff (shown with its approval), the write denied, the command's output.
+    const cards = [/✓ edit notes\.txt \(\+1 −1\)/, /⊘ write secret\.txt \(new file, 1 line\)\n\s+denied by you/, /✓ \$ echo COMMAND-RAN-MARK · exit 0\n\s+COMMAND-RAN-MARK\n/];
+    const order = positions(live, [/2 \+ BETA-EDITED/, ...cards, "✓ All three handled"]);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // No card is titled by another call's name (the last one's, as a reused id would make it).
+    expect(live).not.toMatch(/attempt_completion/);
+
+    const id = await leave(t);
+    t.launch(provider());
+    await t.waitFor("Resume a recent task, or start a new one");
+    await t.press("Down", "Enter");
+    const replay = lastSession(await t.waitFor(`Resumed task ${id}`));
+    const replayed = positions(replay, cards);
+    expect(replayed).toEqual([...replayed].sort((a, b) => a - b));
+    expect(replay).not.toMatch(/attempt_completion/);
+    // Each card once: a reused id would show one call's card under another's.
+    expect(replay.match(/edit notes\.txt/g)).toHaveLength(1);
+    expect(replay.match(/write secret\.txt/g)).toHaveLength(1);
+  });
+});
+
+describe("new_task in the terminal", () => {
+  it("hands over to a fresh task that starts from the context, stored linked, and that task resumes with its conversation", { timeout: 120_000 }, async () => {
+    const t = await open(
+      [
+        call("new_task", { context: "HANDOFF-CONTEXT: write done.txt saying finished" }),
+        call("write_to_file", { path: "done.txt", content: "finished\n" }),
+        call("attempt_completion", { result: "The new task wrote done.txt" }),
+        call("attempt_completion", { result: "Carried on after the resume" }),
+      ],
+      ["--auto-approve", "edit", "ORIGINAL-REQUEST: tidy up"],
+    );
+    await t.waitFor("Hand over to a fresh task with the context above?");
+    await t.press("y");
+    const done = lastSession(await t.waitFor("✓ The new task wrote done.txt"));
+    positions(done, ["HANDOFF-CONTEXT: write done.txt saying finished", "✓ write done.txt", "✓ The new task wrote done.txt"]);
+    expect(readFileSync(path.join(workspace.dir, "done.txt"), "utf8")).toBe("finished\n");
+    // The fresh task starts from the context alone.
+    expect(requestText(1)).toContain("HANDOFF-CONTEXT");
+    expect(requestText(1)).not.toContain("ORIGINAL-REQUEST");
+
+    const id = await leave(t);
+    const stored = storedTasks();
+    expect(stored).toHaveLength(2);
+    const child = stored.find((task) => task.id === id)!;
+    const parent = stored.find((task) => task.id !== id)!;
+    expect(child.parent).toEqual({ id: parent.id, relation: "handoff" });
+
+    t.launch(provider());
+    await t.waitFor("Resume a recent task, or start a new one");
+    // The most recent task, the fresh one, is first after "New task".
+    await t.press("Down", "Enter");
+    const replay = lastSession(await t.waitFor(`Resumed task ${id}`));
+    positions(replay, ["✓ write done.txt", "The new task wrote done.txt"]);
+    await t.type("one more thing");
+    await t.press("Enter");
+    await t.waitFor("✓ Carried on after the resume");
+    const last = requestText(server!.requests.length - 1);
+    expect(last).toContain("HANDOFF-CONTEXT");
+    expect(last).toContain("one more thing");
+    expect(last).not.toContain("ORIGINAL-REQUEST");
+  });
+});
