@@ -261,8 +261,12 @@ export class Task {
     return events;
   }
 
-  /** Where every event goes, in a run or between runs: the journal, the loop's onEvent hook, subscribers. */
-  private publish(event: AgentEvent): void {
+  /**
+   * Where every event goes, in a run or between runs: the journal, the loop's onEvent hook,
+   * subscribers. Public for the host's own events (the session runner's user_message, awaiting,
+   * handoff...), so they are journaled and replayed like the task's; not for a run's generator.
+   */
+  publish(event: AgentEvent): void {
     this.options.journal.store?.event(event);
     this.hooks.hooks.onEvent?.(event);
     for (const listener of this.listeners) listener(event);
