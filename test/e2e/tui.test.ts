@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { endTmuxServer } from "../support/tmux-end.js";
-import { cairnBin, cleanEnv, runCairn, tempDir, xmlCall } from "../support/cairn-cli.js";
+import { cleanEnv, runCairn, tempDir, xmlCall } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { sleep, TMUX, TuiTerminal as Terminal } from "../support/tui-terminal.js";
 
 /**
  * The interactive `cairn` in a real terminal: tmux runs it in a 100x40 window, the test types
@@ -12,13 +11,10 @@ import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn }
  * this process.
  */
 
-const TMUX = "/usr/bin/tmux";
-
 let workspace: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
 let server: ScriptedModelServer | undefined;
 let terminal: Terminal | undefined;
-let count = 0;
 
 beforeAll(() => {
   if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
@@ -36,78 +32,6 @@ afterEach(async () => {
   home.cleanup();
 });
 
-/** One tmux server of our own (its own socket), one window, cairn in it. */
-class Terminal {
-  private readonly socket = `cairn-e2e-${process.pid}-${count++}`;
-  private launches = 0;
-
-  constructor(private readonly env: Record<string, string>) {}
-
-  private tmux(...args: string[]): string {
-    return execFileSync(TMUX, ["-L", this.socket, ...args], { env: this.env, encoding: "utf8" });
-  }
-
-  /** Starts `cairn <args>`; when it exits the window stays, showing its exit code. */
-  launch(args: string[]): void {
-    const script = path.join(home.dir, `launch-${this.launches++}.sh`);
-    const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-    writeFileSync(script, `cd '${workspace.dir}'\n'${process.execPath}' '${cairnBin}' ${quoted}\necho "[cairn exited $?]"\nsleep 600\n`);
-    if (this.launches === 1) {
-      this.tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", `sh '${script}'`);
-      this.tmux("set-option", "-s", "escape-time", "0");
-    } else {
-      this.tmux("respawn-pane", "-k", "-t", "main", `sh '${script}'`);
-    }
-  }
-
-  screen(): string {
-    return this.tmux("capture-pane", "-p", "-t", "main", "-S", "-200");
-  }
-
-  /** Named keys (Enter, Escape, BTab, Down, C-c), one at a time as a person presses them. */
-  async press(...keys: string[]): Promise<void> {
-    for (const key of keys) {
-      this.tmux("send-keys", "-t", "main", key);
-      await sleep(60);
-    }
-  }
-
-  /** Text and keys in one send-keys, so they reach cairn in one burst, as from a paste tool or a fast typist. */
-  async burst(...keys: string[]): Promise<void> {
-    this.tmux("send-keys", "-t", "main", ...keys);
-    await sleep(60);
-  }
-
-  /** Pastes `text` as a terminal does (bracketed, when the program asked for it). */
-  async paste(text: string): Promise<void> {
-    this.tmux("set-buffer", "-b", "e2e", text);
-    this.tmux("paste-buffer", "-p", "-b", "e2e", "-t", "main");
-    await sleep(60);
-  }
-
-  async type(text: string): Promise<void> {
-    this.tmux("send-keys", "-t", "main", "-l", text);
-    await sleep(60);
-  }
-
-  async waitFor(expected: string | RegExp, timeoutMs = 15_000): Promise<string> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const screen = this.screen();
-      if (typeof expected === "string" ? screen.includes(expected) : expected.test(screen)) return screen;
-      if (Date.now() > until) throw new Error(`Timed out waiting for ${String(expected)} on the screen:\n${screen}`);
-      await sleep(100);
-    }
-  }
-
-  /** Ends the tmux server once every process of the session has gone. */
-  close(): Promise<void> {
-    return endTmuxServer((...args) => this.tmux(...args));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
@@ -120,7 +44,7 @@ const call = (name: string, input: Record<string, unknown>, extra: Partial<Scrip
 async function open(turns: ScriptedTurn[], args: string[] = []): Promise<Terminal> {
   server = await startScriptedModelServer({ turns });
   writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
-  terminal = new Terminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" }));
+  terminal = new Terminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" }), home.dir, workspace.dir);
   terminal.launch(["--provider", "anthropic", "--base-url", server.url, ...args]);
   return terminal;
 }
