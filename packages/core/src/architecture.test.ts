@@ -89,3 +89,32 @@ it("the measurement sees the arrows that do exist (runtime uses policy, session 
   expect(graph.get("runtime")?.has("policy")).toBe(true);
   expect(graph.get("session")?.has("runtime")).toBe(true);
 });
+
+/** Every module specifier a file imports or re-exports, with whether the import is of types only. */
+function importsOf(file: string): Array<{ from: string; typeOnly: boolean }> {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gms), ...text.matchAll(/import\s*\(\s*"([^"]+)"/g)].map((m) =>
+    m.length === 2 ? { from: m[1]!, typeOnly: false } : { from: m[3]!, typeOnly: m[2] !== undefined },
+  );
+}
+
+it("the transcript runs in a browser: it imports nothing but its own files and events/ (whose code it runs imports only types)", () => {
+  const transcript = path.join(root, "transcript");
+  const reached = new Set<string>();
+  const wrong: string[] = [];
+  const visit = (file: string) => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    for (const { from, typeOnly } of importsOf(file)) {
+      const target = from.startsWith(".") ? path.resolve(path.dirname(file), from).replace(/\.js$/, ".ts") : undefined;
+      const inside = target !== undefined && (target.startsWith(`${transcript}${path.sep}`) || target.startsWith(path.join(root, "events") + path.sep));
+      if (typeOnly && target !== undefined) continue;
+      if (!inside) wrong.push(`${path.relative(root, file)} imports ${from}`);
+      else visit(target);
+    }
+  };
+  for (const file of sourceFiles(transcript)) visit(file);
+  expect(wrong).toEqual([]);
+  // The rule reads the imports it should: the fold runs events/' card reducer.
+  expect(reached.has(path.join(root, "events", "tool-call-record.ts"))).toBe(true);
+});

@@ -21,4 +21,5 @@ export * from "./session/index.js";
 export * from "./storage/index.js";
 export * from "./terminal/index.js";
 export * from "./tools/index.js";
+export * from "./transcript/index.js";
 export * from "./trust/index.js";

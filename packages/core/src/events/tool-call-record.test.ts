@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "./agent-event.js";
-import { applyToolCallEvent, type ToolCallRecord } from "./tool-call-record.js";
+import { applyToolCallEvent, foldToolCall, MAX_CARD_OUTPUT_CHARS, type ToolCallRecord } from "./tool-call-record.js";
 
 const fold = (events: AgentEvent[]): Map<string, ToolCallRecord> => events.reduce<Map<string, ToolCallRecord>>((records, e) => applyToolCallEvent(records, e), new Map());
 const called = (id: string, name = "execute_command"): AgentEvent => ({ type: "tool_call", tool_use_id: id, name, kind: "command", input: { command: "make" }, summary: "$ make", status: "pending", locations: [] });
@@ -28,9 +28,14 @@ describe("applyToolCallEvent", () => {
       status: "completed",
       approval,
       decision,
+      locations: [],
       output: "compiling\ndone\n",
+      output_chars: 15,
+      output_lines: 2,
       content: "Exit code: 0",
       is_error: false,
+      diagnostics: [],
+      subagents: [],
     });
   });
 
@@ -68,5 +73,29 @@ describe("applyToolCallEvent", () => {
     expect(after.get("c1")!.output).toBe("x");
     const unknown = applyToolCallEvent(before, { type: "tool_call_update", tool_use_id: "zz", name: "x", status: "running" });
     expect([...unknown.keys()]).toEqual(["c1"]);
+  });
+
+  it("keeps the end of a long output and counts all of it", () => {
+    const chunk = `${"x".repeat(1023)}\n`;
+    let record = foldToolCall(undefined, called("c1"));
+    for (let i = 0; i < 100; i++) record = foldToolCall(record, { type: "tool_output", tool_use_id: "c1", text: chunk });
+    expect(record!.output.length).toBe(MAX_CARD_OUTPUT_CHARS);
+    expect(record!.output.endsWith(chunk)).toBe(true);
+    expect(record).toMatchObject({ output_chars: 100 * 1024, output_lines: 100 });
+  });
+
+  it("files an edit's problems and its sub-agents under the call; an event that changes nothing keeps the record", () => {
+    const problem = { line: 3, column: 7, severity: "error" as const, message: "Type 'string' is not assignable", code: "TS2322" };
+    const steps: AgentEvent[] = [
+      called("u1", "use_subagents"),
+      { type: "subagent", parent_tool_use_id: "u1", index: 1, task_id: "t2", status: "running", activity: "check b" },
+      { type: "subagent", parent_tool_use_id: "u1", index: 0, task_id: "t1", status: "running", activity: "check a" },
+      { type: "subagent", parent_tool_use_id: "u1", index: 1, task_id: "t2", status: "completed", activity: "b is fine" },
+      { type: "diagnostics", tool_use_id: "u1", path: "a.ts", server: "typescript", problems: [problem] },
+    ];
+    const record = steps.reduce<ToolCallRecord | undefined>(foldToolCall, undefined)!;
+    expect(record.subagents.map((s) => `${s.index} ${s.status} ${s.activity}`)).toEqual(["0 running check a", "1 completed b is fine"]);
+    expect(record.diagnostics).toEqual([{ path: "a.ts", server: "typescript", problems: [problem] }]);
+    expect(foldToolCall(record, { type: "diagnostics", tool_use_id: "u1", path: "b.ts", server: "typescript", problems: [] })).toBe(record);
   });
 });

@@ -1,0 +1,18 @@
+export { cardOf, endReplay, foldEvent, initialTranscript } from "./fold.js";
+export type {
+  AssistantItem,
+  Awaiting,
+  ChecklistItem,
+  NoticeEvent,
+  ResultEvent,
+  StreamingCall,
+  ToolCard,
+  Transcript,
+  TranscriptCheckpoint,
+  TranscriptItem,
+  TranscriptMode,
+  TranscriptStatus,
+  TranscriptUsage,
+} from "./types.js";
+export type { DiagnosticsRecord, SubagentRecord } from "../events/tool-call-record.js";
+export type { AgentEvent } from "../events/agent-event.js";
