@@ -492,7 +492,7 @@ export class Task {
     run.model = outcome.model;
     this.conversation.addJournaled(outcome.assistant); // runTurn has journaled it
     this.context.noteReply(outcome.usage, this.conversation.length);
-    emit(assistantEvent(this.sessionId, this.turns, outcome));
+    emit(assistantEvent(this.sessionId, outcome));
 
     run.record.denials.push(...this.tools.noteStep(outcome.executed));
     this.spend.addSpent(outcome.executed);

@@ -55,6 +55,8 @@ export type TurnOutcome =
       apiMs: number;
       /** Notes for the model about this turn (a broken stream whose complete calls were kept). */
       notes: string[];
+      /** The id its message_start and deltas carried, which its assistant event keeps. */
+      messageId: string;
     }
   | { kind: "failed"; error: ModelError; model: Model; usage: Usage; cost: number | null; apiMs: number }
   | { kind: "aborted"; usage: Usage; cost: number | null; apiMs: number };
@@ -151,7 +153,6 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   };
   const allDone = () => scheduler.finished().then(() => undefined);
 
-  let pieceId = "";
   // The reply's thinking blocks: a signature closes its block, so each keeps its own (Anthropic checks them one by one).
   let pieceBlocks: ReasoningPart[] = [];
   // Where each block began, so the message keeps interleaved thinking in its place (thinking-order.ts).
@@ -161,7 +162,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     for (const event of events) {
       switch (event.type) {
         case "text":
-          emit({ type: "text_delta", message_id: pieceId, text: event.text });
+          emit({ type: "text_delta", message_id: messageId, text: event.text });
           break;
         case "reasoning": {
           let block = pieceBlocks.at(-1);
@@ -175,7 +176,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
           reasoningEnd = place;
           block.text += event.text;
           if (event.signature) block.signature = event.signature;
-          if (event.text) emit({ type: "reasoning_delta", message_id: pieceId, text: event.text });
+          if (event.text) emit({ type: "reasoning_delta", message_id: messageId, text: event.text });
           break;
         }
         case "call-start":
@@ -205,7 +206,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   let continuations = 0;
   let usedFallback = false;
   for (;;) {
-    pieceId = `${messageId}_${continuations}_${attempt}`;
+    // Each attempt and each continuation streams anew: a discard takes back only what followed this.
+    emit({ type: "message_start", message_id: messageId });
     pieceBlocks = [];
     const callsBefore = calls.length;
     const messages: Message[] = [...input.messages];
@@ -236,7 +238,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         finishReason = "other";
         break;
       }
-      emit({ type: "stream_discarded", message_id: pieceId, reason: error.message });
+      emit({ type: "stream_discarded", message_id: messageId, reason: error.message });
       attempt++;
       let delay = retryDelayMs(error, attempt, input.retry);
       if (delay === undefined && error.retryable && input.fallbackModel && !usedFallback) {
@@ -290,16 +292,19 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   input.journal?.message(assistant);
   await input.hooks.afterModel?.(assistant);
   await allDone();
-  return { kind: "replied", model, assistant, executed, finishReason, usage, cost, apiMs, notes };
+  return { kind: "replied", model, assistant, executed, finishReason, usage, cost, apiMs, notes, messageId };
 }
 
-/** A reply as hosts see it: the assistant event (Claude Code's stream-json shape), its id naming the session's turn. */
-export function assistantEvent(sessionId: string, turn: number, reply: Extract<TurnOutcome, { kind: "replied" }>): AgentEvent {
+/**
+ * A reply as hosts see it: the assistant event (Claude Code's stream-json shape). Its id is the one
+ * its message_start and deltas carried, so a host settles the streamed text into this message.
+ */
+export function assistantEvent(sessionId: string, reply: Extract<TurnOutcome, { kind: "replied" }>): AgentEvent {
   return {
     type: "assistant",
     session_id: sessionId,
     message: {
-      id: `${sessionId}_${turn}`,
+      id: reply.messageId,
       role: "assistant",
       model: reply.model.id,
       content: reply.assistant.content.flatMap((p): AssistantContentJson[] => {
