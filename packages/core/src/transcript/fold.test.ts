@@ -98,4 +98,160 @@ describe("foldEvent", () => {
     expect(endReplay(t, { interrupted: false })).toBe(t);
     expect(endReplay(fold([result()], t), { interrupted: true }).status).toBe("done");
   });
+
+  it("a provider that reuses call_0 still gets one card per call, live and from the stored record", () => {
+    // Cairn minted the ids (tool_…); the provider's call_0 never reaches the events.
+    const denied: AgentEvent = { type: "tool_call_update", tool_use_id: "tool_b", name: "write_to_file", status: "denied", content: "The user denied this.", is_error: true, decision: { approved: false, by: "user", reason: "denied by the user" } };
+    const turn = (n: number, id: string, body: AgentEvent[], text: string): AgentEvent[] => [
+      { type: "turn_start", turn: n, reason: "task" },
+      start(`msg_${n}`),
+      delta(`msg_${n}`, text),
+      ...body,
+      assistant(`msg_${n}`, [{ type: "text", text }, { type: "tool_use", id, name: body[0]!.type === "tool_call" ? body[0].name : "", input: {} }]),
+    ];
+    const live: AgentEvent[] = [
+      { type: "user_message", text: "edit, then build" },
+      ...turn(1, "tool_a", [call("tool_a", "write_to_file", { path: "a.txt" }), ended("tool_a", "write_to_file")], "Writing a."),
+      ...turn(2, "tool_b", [call("tool_b", "write_to_file", { path: "b.txt" }), { type: "tool_call_update", tool_use_id: "tool_b", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write b.txt" } }, denied], "Writing b."),
+      ...turn(3, "tool_c", [call("tool_c"), { type: "tool_output", tool_use_id: "tool_c", text: "built\n" }, ended("tool_c", "execute_command", "Exit code: 0")], "Building."),
+      result(),
+    ];
+    const expected = [
+      "user: edit, then build",
+      "assistant: Writing a.",
+      "card tool_a write_to_file completed",
+      "assistant: Writing b.",
+      "card tool_b write_to_file denied",
+      "assistant: Building.",
+      "card tool_c execute_command completed",
+      "result success",
+    ];
+    expect(seen(fold(live))).toEqual(expected);
+    // The record keeps no deltas nor message starts: a reopened task reads the same.
+    const stored = live.filter((e) => e.type !== "text_delta" && e.type !== "message_start");
+    expect(seen(fold(stored))).toEqual(expected);
+  });
+
+  it("a retried reply drops only what it streamed since its last start; earlier continuations stay", () => {
+    const retry: AgentEvent = { type: "system", subtype: "api_retry", attempt: 1, max_retries: 3, retry_delay_ms: 10, error_status: null, error: "socket hang up" };
+    const t = fold([
+      start("msg_a"),
+      delta("msg_a", "Part one, "),
+      { type: "reasoning_delta", message_id: "msg_a", text: "first thoughts " },
+      start("msg_a"), // continued after the output limit
+      delta("msg_a", "garbled"),
+      { type: "reasoning_delta", message_id: "msg_a", text: "lost thoughts" },
+      { type: "stream_discarded", message_id: "msg_a", reason: "socket hang up" },
+      retry,
+      start("msg_a"),
+      delta("msg_a", "part two."),
+    ]);
+    expect(seen(t)).toEqual(["assistant (streaming): Part one, part two.", "notice api_retry"]);
+    expect(t.items[0]).toMatchObject({ reasoning: "first thoughts ", discarded: ["socket hang up"] });
+    const done = foldEvent(t, assistant("msg_a", [{ type: "thinking", thinking: "first thoughts " }, { type: "text", text: "Part one, part two." }]));
+    expect(done.items[0]).toMatchObject({ text: "Part one, part two.", reasoning: "first thoughts ", done: true });
+    expect(done.items[1]).toBe(t.items[1]);
+  });
+
+  it("a message seen only complete sits before its cards, its XML call blocks cut from its prose", () => {
+    const text = "I'll read it.\n<read_file>\n<path>a.txt</path>\n</read_file>\nThen list.\n<list_files>\n<path>.</path>\n</list_files>";
+    const t = fold([
+      { type: "turn_start", turn: 1, reason: "task" },
+      call("x1", "read_file", { path: "a.txt" }),
+      ended("x1", "read_file"),
+      call("x2", "list_files", { path: "." }),
+      ended("x2", "list_files"),
+      assistant("msg_x", [{ type: "text", text }]),
+    ]);
+    expect(seen(t)).toEqual(["assistant: I'll read it.\n\nThen list.\n", "card x1 read_file completed", "card x2 list_files completed"]);
+  });
+
+  it("a hand-off carries the transcript on into the new task: its ids, checklist and spend are its own", () => {
+    const t = fold([
+      { type: "session_opened", task_id: "t1", title: "big job", cwd: "/w", model: "m", provider: "p", mode: "act" },
+      { type: "user_message", text: "do it all" },
+      { type: "turn_start", turn: 1, reason: "task" },
+      call("tool_a", "new_task", { context: "carry on" }),
+      { type: "task_progress", items: [{ text: "part one", done: true }] },
+      { type: "usage", model: "m", usage, cost_usd: 0.01, total_cost_usd: 0.01 },
+      { type: "awaiting", kind: "handoff", text: "carry on", tool_use_id: "tool_a" },
+      { type: "answered", kind: "handoff", approved: true, tool_use_id: "tool_a" },
+      ended("tool_a", "new_task", "Handed off."),
+      { type: "handoff", from_task_id: "t1", task_id: "t2", context: "carry on" },
+      { type: "session_opened", task_id: "t2", title: "carry on", cwd: "/w", model: "m", provider: "p", mode: "act" },
+      { type: "turn_start", turn: 1, reason: "task" },
+      call("tool_a"), // the new task's own call, under an id the last task used
+    ]);
+    expect(seen(t)).toEqual([
+      "user: do it all",
+      "card tool_a new_task completed",
+      'awaiting handoff: carry on -> {"approved":true}',
+      "handoff t1 -> t2",
+      "card tool_a execute_command pending",
+    ]);
+    expect(new Set(t.items.map((item) => item.key)).size).toBe(t.items.length);
+    expect(t).toMatchObject({ task_id: "t2", title: "carry on", status: "running", checklist: [], usage: { input_tokens: 0, cost_usd: null } });
+  });
+
+  it("a stored task reopened after its process died shows as interrupted until the person goes on", () => {
+    const record: AgentEvent[] = [{ type: "user_message", text: "go" }, { type: "turn_start", turn: 1, reason: "task" }, call("c1")];
+    const reopened = fold([...record, { type: "session_opened", task_id: "t1", title: "go", cwd: "/w", model: "m", provider: "p", mode: "act", resumed: { status: "running", interrupted: true } }]);
+    expect(reopened.status).toBe("interrupted");
+    expect(fold([{ type: "user_message", text: "carry on" }], reopened).status).toBe("running");
+  });
+
+  it("waits: an approval, a question, a plan; each answer puts the task back to work", () => {
+    const approval: AgentEvent = { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", status: "awaiting_approval", approval: { category: "all-commands", summary: "$ make" } };
+    const asked = fold([call("c1"), approval]);
+    expect(asked).toMatchObject({ status: "awaiting", awaiting: { kind: "approval", tool_use_id: "c1", text: "$ make" } });
+    const approved = foldEvent(asked, { type: "tool_call_update", tool_use_id: "c1", name: "execute_command", status: "running", decision: { approved: true, by: "user", reason: "ok" } });
+    expect(approved.status).toBe("running");
+    expect(approved.awaiting).toBeUndefined();
+
+    const question = fold([{ type: "question", tool_use_id: "q1", question: "Which file?", options: ["a", "b"] }], approved);
+    expect(question).toMatchObject({ status: "awaiting", awaiting: { kind: "question", text: "Which file?", options: ["a", "b"] } });
+    const answered = foldEvent(question, { type: "answered", kind: "question", text: "a", tool_use_id: "q1" });
+    expect(seen(answered).at(-1)).toBe("question: Which file? -> a");
+    expect(answered.status).toBe("running");
+
+    const plan = fold([{ type: "awaiting", kind: "plan", text: "1. read\n2. write" }, { type: "answered", kind: "plan", approved: false, text: "smaller" }], answered);
+    expect(seen(plan).at(-1)).toBe('awaiting plan: 1. read\n2. write -> {"approved":false,"text":"smaller"}');
+    expect(plan.status).toBe("running");
+
+    const needsInput = fold([{ type: "question", tool_use_id: "q2", question: "Go on?", options: [] }, result("needs_input")], plan);
+    expect(needsInput).toMatchObject({ status: "needs_input", awaiting: { kind: "question", text: "Go on?" } });
+  });
+
+  it("the rest of the task's state: session, checklist, usage, checkpoints, restores, notices, results", () => {
+    const t = fold([
+      { type: "session_opened", task_id: "t1", title: "fix it", cwd: "/w", model: "m1", provider: "p", mode: "plan" },
+      { type: "system", subtype: "mode", mode: "act", reason: "plan approved" },
+      { type: "system", subtype: "fallback_model", from_model: "m1", to_model: "m2", error: "overloaded" },
+      { type: "task_progress", items: [{ text: "read", done: true }, { text: "fix", done: false }] },
+      { type: "usage", model: "m2", usage: { ...usage, cache_read_input_tokens: 90 }, cost_usd: 0.01, total_cost_usd: 0.01 },
+      { type: "usage", model: "m2", usage, cost_usd: null, total_cost_usd: null },
+      { type: "checkpoint", hash: "abc", message_index: 2, label: "turn 1", changed_files: 1 },
+      { type: "system", subtype: "compact_boundary", compact_metadata: { trigger: "auto", pre_tokens: 900, post_tokens: 300, actions: ["compact"] } },
+      { type: "restored", hash: "abc", message_index: 2, what: "both" },
+      { type: "error", kind: "network", message: "socket hang up" },
+      result("error_during_execution"),
+    ]);
+    expect(seen(t)).toEqual(["notice mode", "notice fallback_model", "notice compact_boundary", "restored both to 2", "notice error", "result error_during_execution"]);
+    expect(t).toMatchObject({ task_id: "t1", title: "fix it", mode: "act", model: "m2", status: "failed", checklist: [{ text: "read", done: true }, { text: "fix", done: false }] });
+    expect(t.usage).toEqual({ input_tokens: 110, output_tokens: 10, context_tokens: 300, estimated: false, cost_usd: 0.01 });
+    expect(t.checkpoints).toEqual([{ hash: "abc", message_index: 2, label: "turn 1", changed_files: 1 }]);
+    expect(fold([result("error_aborted")]).status).toBe("stopped");
+  });
+
+  it("a call's arguments streaming, then its card", () => {
+    const t = fold([
+      { type: "tool_call_delta", id: "tool_e", name: "replace_in_file", param: null, text: '{"path":"a.ts"' },
+      { type: "edit_preview", tool_use_id: "tool_e", path: "a.ts", blocks_applied: 1, changed_range: { start_line: 3, line_count: 2 }, preview: "x" },
+      { type: "tool_call_delta", id: "tool_e", name: "replace_in_file", param: null, text: "}" },
+    ]);
+    expect(t.streaming).toMatchObject({ id: "tool_e", name: "replace_in_file", chars: 15, edit: { path: "a.ts", blocks_applied: 1 } });
+    const carded = foldEvent(t, call("tool_e", "replace_in_file", { path: "a.ts" }));
+    expect(carded.streaming).toBeUndefined();
+    expect(seen(carded)).toEqual(["card tool_e replace_in_file pending"]);
+  });
 });
