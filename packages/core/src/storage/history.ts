@@ -3,12 +3,18 @@ import path from "node:path";
 import { writeFileAtomicSync } from "../disk/atomic-write.js";
 import { z } from "zod";
 import { DamagedMetadataError, historyEntrySchema, readTaskMetadata } from "./task-metadata.js";
+import { processRunning, thisProcess } from "./process-identity.js";
 import type { TaskMetadata } from "./task-store.js";
 
 export type HistoryEntry = Pick<
   TaskMetadata,
   "id" | "title" | "workspace" | "provider" | "model" | "mode" | "status" | "createdAt" | "updatedAt" | "turns" | "totalCostUsd" | "pid" | "parent"
 >;
+
+/** What a person should read as a task's status: a "running" task whose process is gone (or a zombie, see process-identity.ts) was interrupted. */
+export function shownStatus(entry: Pick<HistoryEntry, "status" | "pid">): string {
+  return entry.status === "running" && !processRunning({ pid: entry.pid, start: "", host: thisProcess.host }) ? "interrupted" : entry.status;
+}
 
 const indexFile = (home: string) => path.join(home, "tasks", "index.json");
 
@@ -56,21 +62,25 @@ const newestFirst = (a: HistoryEntry, b: HistoryEntry) => b.updatedAt.localeComp
 
 /**
  * Every task, newest first. A missing or damaged index is rebuilt from the task folders;
- * folders the index does not know (another process wrote at the same time) are added.
+ * folders the index does not know (another process wrote at the same time) are added. A task
+ * stored before its first message (an editor's new session) is not listed until it has one.
  */
 export function listTasks(home: string): { entries: HistoryEntry[]; warnings: string[]; rebuilt: boolean } {
   const index = readIndex(home);
   if (!index) {
     const { entries, warnings } = scanTasks(home);
     if (existsSync(path.join(home, "tasks"))) writeFileAtomicSync(indexFile(home), JSON.stringify(entries.sort(newestFirst)));
-    return { entries, warnings, rebuilt: true };
+    return { entries: entries.filter(started), warnings, rebuilt: true };
   }
   const known = new Set(index.map((e) => e.id));
   const present = existsSync(path.join(home, "tasks")) ? new Set(readdirSync(path.join(home, "tasks"))) : new Set<string>();
   const missing = scanTasks(home, (id) => !known.has(id));
   const entries = [...index.filter((e) => present.has(e.id)), ...missing.entries].sort(newestFirst);
-  return { entries, warnings: missing.warnings, rebuilt: false };
+  return { entries: entries.filter(started), warnings: missing.warnings, rebuilt: false };
 }
+
+/** Not a task opened and never prompted (SessionRunner.create: no title until its first message, no turn yet); `cairn resume <id>` still opens one. */
+const started = (entry: HistoryEntry) => entry.title !== "" || entry.turns > 0;
 
 /** Upserts one task's entry; called on every metadata write. */
 export function updateHistoryIndex(home: string, meta: TaskMetadata): void {
