@@ -379,7 +379,8 @@ export class SessionRunner {
 
   /** The host's callbacks, each announced as awaiting and answered (approvals have their own tool_call_update; questions their question event). */
   private wrapHost(host: Host): Host {
-    const wrapped: Host = { ...host };
+    // approve as the host's own: a class's methods are not own properties, so a spread would drop it.
+    const wrapped: Host = host.approve ? { approve: host.approve.bind(host) } : {};
     const around = async <T>(awaiting: AgentEvent | undefined, ask: () => Promise<T>, answered: (answer: T | undefined) => AgentEvent): Promise<T> => {
       if (awaiting) this.announce(awaiting);
       let answer: T | undefined;
