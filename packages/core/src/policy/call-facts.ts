@@ -1,3 +1,4 @@
+import type { Mode } from "./mode.js";
 import type { ToolKind } from "./tool-kind.js";
 import type { ShellParser } from "./command/index.js";
 import type { ProtectedHit } from "./protected-paths.js";
@@ -40,8 +41,14 @@ export type CallFacts = {
   };
   /** The tool's own configuration approves this call (an MCP server's autoApprove list). */
   autoApproved: boolean;
-  /** A PreToolUse hook's allow or ask. */
-  hook?: "allow" | "ask";
+  /** A PreToolUse hook's allow, ask or deny (`message`: what the model reads instead of "Blocked by a hook: …"). */
+  hook?: "allow" | "ask" | { deny: string; message?: string };
+  /** The task's mode, and whether the tool is offered in it. */
+  mode?: { now: Mode; offered: boolean };
+  /** The tool of the task's previous call. */
+  previous?: string;
+  /** The first path the call names (as the model or a hook wrote it) that the ignore files block, and their names. */
+  ignored?: { path: string; by: string };
 };
 
 /** The first protected file the call would change, or secret it would read, if any. */

@@ -88,6 +88,79 @@ describe("decideCall", () => {
   });
 
   it("a protected file's decision carries the file, so the host shows it and offers no 'always'", () => {
-    expect(decideCall(write(guarded), settings(), { rules: [] }).protected).toEqual(guarded.protected);
+    expect(decideCall(write(guarded), settings(), { rules: [] })).toMatchObject({ action: "ask", protected: guarded.protected });
+  });
+});
+
+const commandRules = (deny: string[], allow: string[] = []): PolicyRules["commands"] => ({ allow, deny, allowRedirects: false });
+const inPlan = (facts: CallFacts, offered = false): CallFacts => ({ ...facts, mode: { now: "plan", offered } });
+const narration = (previous: string): CallFacts => ({ ...question, tool: "act_mode_respond", input: { response: "still going" }, previous });
+const ignored = (facts: CallFacts): CallFacts => ({ ...facts, ignored: { path: "secrets/key.txt", by: ".cairnignore / .clineignore" } });
+const hookDeny = (facts: CallFacts, message?: string): CallFacts => ({ ...facts, hook: { deny: "writes are frozen", ...(message ? { message } : {}) } });
+
+type RefusalRow = [name: string, facts: CallFacts, rules: PolicyRules, allow: ActiveRule[], expected: Record<string, unknown>];
+
+/**
+ * Every "no" a call gets from policy, one row per class with the reason the person and the journal
+ * read and the line the model reads; each class's control is the same call let through when the
+ * setting allows it (the refusal is the fact's doing, not a call that would never run anyway).
+ */
+const refusals: RefusalRow[] = [
+  // A tool this mode does not offer.
+  ["mode gate: an edit in PLAN mode, yolo even", inPlan(write()), settings([], true), [], { action: "deny", by: "policy", reason: "write_to_file is not available in PLAN mode", message: "write_to_file is not available in PLAN mode. Use the tools this mode offers." }],
+  ["mode gate: a rule does not lift it", inPlan(write()), settings(), [rule("write_to_file(*)")], { action: "deny", by: "policy", reason: "write_to_file is not available in PLAN mode" }],
+  ["mode gate: a hook's allow does not lift it", { ...inPlan(write()), hook: "allow" }, settings(), [], { action: "deny", by: "policy", reason: "write_to_file is not available in PLAN mode" }],
+  ["mode gate control: a tool the mode offers runs under yolo", inPlan(write(), true), settings([], true), [], { action: "allow", by: "auto", category: "edit" }],
+  // Narration: act_mode_respond twice in a row.
+  ["narration: act_mode_respond right after act_mode_respond", narration("act_mode_respond"), settings([], true), [], { action: "deny", by: "policy", reason: "act_mode_respond twice in a row is narration, not work", message: expect.stringMatching(/^act_mode_respond was refused: you used it in your previous call\. Do the work with the other tools/) }],
+  ["narration control: act_mode_respond after other work", narration("read_file"), settings(), [], { action: "allow", by: "auto" }],
+  ["narration control: another tool after act_mode_respond", { ...question, previous: "act_mode_respond" }, settings(), [], { action: "allow", by: "auto" }],
+  // A path the ignore files block.
+  ["ignored file: a read, yolo even", ignored(read(inside("secrets/key.txt", "read"))), settings([], true), [], { action: "deny", by: "policy", reason: "secrets/key.txt is blocked by .cairnignore / .clineignore; the person has put it out of reach", message: "secrets/key.txt is blocked by .cairnignore / .clineignore; the person has put it out of reach. Do not try to access it another way; work without it." }],
+  ["ignored file: a rule and a hook's allow do not lift it", { ...ignored(write()), hook: "allow" }, settings(["edit"]), [rule("write_to_file(*)")], { action: "deny", by: "policy" }],
+  ["ignored file control: the same read of a path no ignore file blocks", read(inside("secrets/key.txt", "read")), settings(["read"]), [], { action: "allow", by: "auto", category: "read" }],
+  // A PreToolUse hook's deny.
+  ["hook deny: yolo does not lift it", hookDeny(write()), settings([], true), [], { action: "deny", by: "hook", reason: "writes are frozen", message: "Blocked by a hook: writes are frozen" }],
+  ["hook deny: the hook's own message reaches the model", hookDeny(write(), "Run the formatter first."), settings(), [], { action: "deny", by: "hook", reason: "writes are frozen", message: "Run the formatter first." }],
+  ["hook deny control: without the deny, the same edit runs under edit", write(), settings(["edit"]), [], { action: "allow", by: "auto", category: "edit" }],
+  // The command rules (CAIRN_COMMAND_PERMISSIONS).
+  [
+    "command deny rule: yolo and a rule do not lift it",
+    command("git push origin main"),
+    { ...settings([], true), commands: commandRules(["git push *"]) },
+    [rule("execute_command(git *)")],
+    { action: "deny", by: "policy", reason: '"git push origin main" matches the deny rule "git push *" of the command permissions. Do not retry it in another form; find another way, or ask the user to run it. (failing part: git push origin main)', message: expect.stringMatching(/^Command denied by the command rules: "git push origin main" matches the deny rule "git push \*"/) },
+  ],
+  ["command deny rule: a segment of a chain", command("npm test && git push"), { ...settings(["all-commands"]), commands: commandRules(["git push*"]) }, [], { action: "deny", by: "policy", reason: expect.stringContaining("(failing part: git push)") }],
+  ["command allow list: a command it does not list", command("curl example.com"), { ...settings([], true), commands: commandRules([], ["npm *"]) }, [], { action: "deny", by: "policy", message: expect.stringMatching(/^Command denied by the command rules: /) }],
+  ["command rules control: a command no rule denies runs under all-commands", command("git status"), { ...settings(["all-commands"]), commands: commandRules(["git push *"]) }, [], { action: "allow", by: "auto", category: "all-commands" }],
+  ["command rules control: a listed command runs under yolo", command("npm test"), { ...settings([], true), commands: commandRules([], ["npm *"]) }, [], { action: "allow", by: "auto" }],
+  // A protected file: only the person may say yes (nobody to ask refuses it: approveCall).
+  ["protected file: yolo asks the person", write(guarded), settings([], true), [], { action: "ask", by: "user", reason: ".cairnignore is a protected file (the person's list of files out of your reach); only the person can approve changing it" }],
+  ["protected file control: an ordinary file runs under edit", write(), settings(["edit"]), [], { action: "allow", by: "auto", category: "edit" }],
+  // The workspace boundary: a path outside it needs read-external / edit-external or the person.
+  ["workspace boundary: a read outside asks under read", read(outside("/etc/passwd")), settings(["read"]), [], { action: "ask", by: "user", category: "read-external", reason: "needs approval (read-external)" }],
+  ["workspace boundary: an edit outside asks under edit", write(outside("/etc/x", "edit")), settings(["edit"]), [], { action: "ask", by: "user", category: "edit-external", reason: "needs approval (edit-external)" }],
+  ["workspace boundary control: read-external lets the read run", read(outside("/etc/passwd")), settings(["read-external"]), [], { action: "allow", by: "auto", category: "read-external" }],
+  ["workspace boundary control: edit-external lets the edit run", write(outside("/etc/x", "edit")), settings(["edit-external"]), [], { action: "allow", by: "auto", category: "edit-external" }],
+  // Which refusal speaks when several hold: the order of refusalOf.
+  ["the mode gate speaks before an ignored path and a hook's deny", hookDeny(ignored(inPlan(write()))), settings(), [], { action: "deny", by: "policy", reason: "write_to_file is not available in PLAN mode" }],
+  ["an ignored path speaks before a hook's deny", hookDeny(ignored(write())), settings(), [], { action: "deny", by: "policy", reason: expect.stringContaining("is blocked by") }],
+  ["a hook's deny speaks before the command rules", hookDeny(command("git push")), { ...settings(), commands: commandRules(["git push*"]) }, [], { action: "deny", by: "hook" }],
+];
+
+describe("decideCall: every refusal, in one form", () => {
+  it.each(refusals)("%s", (_name, facts, rules, allow, expected) => {
+    expect(decideCall(facts, rules, { rules: allow })).toEqual(expect.objectContaining(expected));
+  });
+
+  it("a refusal says who refused, one line for the person and one for the model, and nothing that would let it run", () => {
+    const denied = refusals.map(([, facts, rules, allow]) => decideCall(facts, rules, { rules: allow })).filter((d) => d.action === "deny");
+    expect(denied.length).toBeGreaterThan(10);
+    for (const decided of denied) {
+      expect(Object.keys(decided).sort()).toEqual(["action", "by", "message", "reason"]);
+      expect(decided.reason).toMatch(/^[^\n]+$/);
+      expect(decided.message).toMatch(/^[^\n]+$/);
+    }
   });
 });

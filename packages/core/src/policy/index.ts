@@ -3,9 +3,10 @@ export { approvalCategories, type ApprovalCategory } from "./approval-category.j
 export { approvalCategory, autoApproval, hookMayAllow, parseApprovalList, type ApprovalSettings, type AutoDecision } from "./approval.js";
 export { protectedHit, type CallFacts, type PathFact } from "./call-facts.js";
 export { decideCall, type ActiveRule, type CallDecision, type PolicyRules, type PolicyState } from "./decide-call.js";
+export { refusalOf, type Refusal } from "./refusals.js";
 export { matchingRule, parsePermissionRule, ruleMatches, ruleProblem, suggestedRule, type ParsedRule, type PermissionRule, type RuleScope } from "./permission-rules.js";
 export { resolveWorkspacePath } from "./workspace.js";
 export { IgnoreRules, ignoreFileNames } from "./ignore-rules.js";
 export { protectedFileNames, protectedFolderNames, protectedHomeEntries, protectedPath, protectedPaths, type ProtectedHit } from "./protected-paths.js";
-export { callSignature, checkForLoop, defaultLoopSettings, loopWarning, narrationRefusal, type CallRecord, type LoopSettings, type LoopVerdict } from "./loop-detection.js";
+export { callSignature, checkForLoop, defaultLoopSettings, loopWarning, type CallRecord, type LoopSettings, type LoopVerdict } from "./loop-detection.js";
 export * from "./command/index.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callSignature, checkForLoop, narrationRefusal, type CallRecord } from "./loop-detection.js";
+import { callSignature, checkForLoop, type CallRecord } from "./loop-detection.js";
 
 const rec = (name: string, input: Record<string, unknown> = {}, error?: string): CallRecord => ({ name, signature: callSignature(name, input), ...(error ? { error } : {}) });
 const times = (n: number, r: CallRecord) => Array.from({ length: n }, () => r);
@@ -40,13 +40,5 @@ describe("checkForLoop", () => {
     expect(checkForLoop([failing("a"), failing("b"), failing("c")])).toMatchObject({ level: "warn", pattern: "same_error" });
     expect(checkForLoop([failing("a"), failing("b"), failing("c"), failing("d"), failing("e")])).toMatchObject({ level: "stop", pattern: "same_error" });
     expect(checkForLoop([failing("a"), failing("b"), rec("x"), failing("c")]).level).toBe("ok");
-  });
-});
-
-describe("narrationRefusal", () => {
-  it("refuses a second act_mode_respond in a row only", () => {
-    expect(narrationRefusal([rec("act_mode_respond", { response: "a" })], "act_mode_respond")).toMatch(/refused/);
-    expect(narrationRefusal([rec("read_file")], "act_mode_respond")).toBeUndefined();
-    expect(narrationRefusal([rec("act_mode_respond")], "read_file")).toBeUndefined();
   });
 });

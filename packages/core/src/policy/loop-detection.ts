@@ -109,14 +109,6 @@ export function checkForLoop(history: readonly CallRecord[], settings: LoopSetti
   return verdicts.find((v) => v.level === "stop") ?? verdicts[0] ?? { level: "ok" };
 }
 
-/** Calls refused before they run: two act_mode_respond in a row is narration, not work. */
-export function narrationRefusal(history: readonly CallRecord[], name: string): string | undefined {
-  if (name === "act_mode_respond" && history[history.length - 1]?.name === "act_mode_respond") {
-    return "act_mode_respond was refused: you used it in your previous call. Do the work with the other tools, and update the user only when there is news.";
-  }
-  return undefined;
-}
-
 /** The note that gives the model its one chance to change course. */
 export function loopWarning(verdict: Extract<LoopVerdict, { level: "warn" | "stop" }>): string {
   return `[Loop warning] ${verdict.reason} Repeating it will not give a different result. Step back: re-read the last results, change your approach, or ask the user with ask_followup_question. If this goes on, the task will be stopped.`;

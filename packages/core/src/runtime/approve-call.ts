@@ -1,6 +1,6 @@
 import type { Decision } from "../events/index.js";
 import { guardedAccess, type CallFacts } from "../policy/call-facts.js";
-import { commandReasons, decideCall, type ActiveRule, type CallDecision } from "../policy/decide-call.js";
+import { commandReasons, type ActiveRule, type CallDecision } from "../policy/decide-call.js";
 import { parsePermissionRule, suggestedRule, type RuleScope } from "../policy/permission-rules.js";
 import type { ParsedCall } from "../protocol/types.js";
 import { addPermissionRule } from "../storage/permission-store.js";
@@ -14,22 +14,23 @@ import type { CallEnv } from "./execute-call.js";
  */
 export type Approval = { decision?: Decision; asked?: true } | { refused: string; decision: Decision };
 
+/** What policy said of a call it did not refuse (executeCall acts on refusals itself). */
+type NotRefused = Exclude<CallDecision, { action: "deny" }>;
+
 /**
- * Whether one call may run: policy decides (decideCall), or the host asks the person, showing
- * what the call would do (its preview) and the rule "always allow" would add. Without a host
- * that can ask, the call is refused. `notify` tells Notification hooks the person is needed.
+ * Whether one call may run, once policy has decided (decideCall): allowed, or the host asks the
+ * person, showing what the call would do (its preview) and the rule "always allow" would add.
+ * Without a host that can ask, the call is refused. `notify` tells Notification hooks the person is needed.
  */
-export async function approveCall(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, notify: (message: string) => Promise<void>): Promise<Approval> {
-  const decided = decideCall(facts, env.approval, env.policyState);
+export async function approveCall(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, decided: NotRefused, notify: (message: string) => Promise<void>): Promise<Approval> {
   if (decided.action === "allow") {
     if (!decided.category) return {};
     return { decision: { approved: true, by: decided.by, reason: decided.reason, ...(decided.rule ? { rule: decided.rule } : {}) } };
   }
-  if (decided.action === "deny") return { refused: decided.reason, decision: { approved: false, by: decided.by, reason: decided.reason } };
   return askPerson(env, tool, call, summary, facts, decided, notify);
 }
 
-async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, decided: CallDecision, notify: (message: string) => Promise<void>): Promise<Approval> {
+async function askPerson(env: CallEnv, tool: AnyTool, call: ParsedCall, summary: string, facts: CallFacts, decided: NotRefused, notify: (message: string) => Promise<void>): Promise<Approval> {
   const category = decided.category ?? "edit";
   const guarded = decided.protected;
   const shown = guarded ? `${summary} (protected file ${guarded.path}: ${guarded.reason}; only you can allow this)` : `${summary}${commandReasons(facts)}`;

@@ -1,11 +1,12 @@
 import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
-import { checkCommand, classifyCommand, loadShellParser, type CommandPermissions, type CommandRisk, type ScriptBaseline, type ShellParser } from "../policy/command/index.js";
+import { classifyCommand, loadShellParser, type CommandPermissions, type ScriptBaseline } from "../policy/command/index.js";
 import type { LanguageServers } from "../lsp/index.js";
 import type { Terminal } from "../terminal/index.js";
 import { asAfterVerdict } from "../hooks/index.js";
 import type { SharedRules } from "./task-options.js";
 import type { IgnoreRules } from "../policy/ignore-rules.js";
-import { callSignature, narrationRefusal, type CallRecord } from "../policy/loop-detection.js";
+import { decideCall } from "../policy/decide-call.js";
+import { callSignature, type CallRecord } from "../policy/loop-detection.js";
 import { workspaceAbsolute } from "../policy/workspace.js";
 import { argumentShapeProblem } from "../protocol/argument-shape.js";
 import { toolResultText } from "../protocol/result-text.js";
@@ -14,6 +15,8 @@ import type { CallOutcome, ParsedCall } from "../protocol/types.js";
 import { runTool, validateInput } from "../tools/run-tool.js";
 import type { AnyTool, Mode, ToolResult } from "../tools/tool.js";
 import type { AgentEvent, Decision, SandboxJson, ToolCallEnd } from "../events/index.js";
+import type { BeforeToolVerdict } from "../hooks/index.js";
+import type { CallFacts } from "../policy/call-facts.js";
 import type { HostTexts, TextFiles } from "../tools/files/index.js";
 import type { PreviewedFiles } from "../tools/edit/previewed-file.js";
 import type { SubagentCapability, SubagentRunner } from "../tools/subagent-capability.js";
@@ -111,16 +114,17 @@ function subagentsFor(env: CallEnv, toolUseId: string): SubagentCapability | und
 
 const fail = (env: CallEnv, call: ParsedCall, content: string) => finish(env, call, { content, isError: true }, "error");
 
-/** A refusal by policy or a hook: the model reads `content`, the person and the journal read `reason`. */
-function deny(env: CallEnv, call: ParsedCall, content: string, by: Decision["by"], reason: string): ExecutedCall {
-  return finish(env, call, { content, isError: true }, "denied", { approved: false, by, reason });
+/** What policy reads of the PreToolUse hooks' verdict: a deny (with what the model reads), an allow or an ask. */
+function hookFact(pre: BeforeToolVerdict | void | undefined): CallFacts["hook"] {
+  if (pre?.deny !== undefined) return { deny: pre.deny, ...(pre.message !== undefined ? { message: pre.message } : {}) };
+  return pre?.decision;
 }
 
 /**
- * One call's way through the loop: known tool, mode, valid input, hooks, approval, execution,
- * then the answer to a question. Never throws for the tool's sake; every outcome is a result.
- * Its life goes out as events: tool_call (pending), then tool_call_update (awaiting_approval,
- * running, and one end: completed, failed, denied or cancelled).
+ * One call's way through the loop: known tool, valid input, hooks, one decision (decideCall: every
+ * refusal, or allow, or ask the person), execution, then the answer to a question. Never throws for
+ * the tool's sake; every outcome is a result. Its life goes out as events: tool_call (pending), then
+ * tool_call_update (awaiting_approval, running, and one end: completed, failed, denied or cancelled).
  */
 export async function executeCall(call: ParsedCall, env: CallEnv): Promise<ExecutedCall> {
   const tool = env.tools.get(call.name);
@@ -133,60 +137,41 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
     return fail(env, call, `There is no tool named "${call.name}". Use one of: ${names}.`);
   }
   if (call.inputError) return fail(env, call, `${call.inputError} Call ${call.name} again with complete parameters.`);
-  if (!tool.modes.includes(env.mode)) {
-    const reason = `${call.name} is not available in ${env.mode.toUpperCase()} mode.`;
-    return deny(env, call, reason, "policy", reason);
-  }
-  const narration = narrationRefusal(env.history, call.name);
-  if (narration) return deny(env, call, narration, "policy", narration);
+  // Invalid input is still judged (a tool this mode does not offer is refused first), but only valid input reaches the hooks and the person.
   const valid = validateInput(tool, call.input);
-  if (!valid.ok) return fail(env, call, valid.message);
-  let input = valid.input;
+  const asked = valid.ok ? valid.input : call.input;
+  let input = asked;
 
-  const blocked = denyIgnored(env, tool, call, input);
-  if (blocked) return blocked;
-
-  const hookContext: string[] = [];
-  const pre = await env.hooks.beforeTool?.({ ...call, input }, { signal: env.signal });
+  const pre = valid.ok ? await env.hooks.beforeTool?.({ ...call, input }, { signal: env.signal }) : undefined;
   emitNotices(env.emit, pre?.notices);
-  if (pre?.deny !== undefined) {
-    const executed = deny(env, { ...call, input }, pre.message ?? `Blocked by a hook: ${pre.deny}`, "hook", pre.deny);
-    return pre.endRun !== undefined ? { ...executed, endRun: pre.endRun } : executed;
-  }
-  if (pre?.input) {
+  if (pre?.input && pre.deny === undefined) {
     // A hook's JSON is held to the limits of the model's own arguments (see argument-shape.ts).
     const shape = argumentShapeProblem(call.name, pre.input);
     if (shape) return fail(env, call, `A hook rewrote these arguments, and the rewrite was refused: ${shape}`);
     const revalidated = validateInput(tool, pre.input);
     if (!revalidated.ok) return fail(env, call, revalidated.message);
     input = revalidated.input;
-    // A hook's rewrite is checked like the model's own input.
-    const rewritten = denyIgnored(env, tool, call, input);
-    if (rewritten) return rewritten;
   }
-  const hookDecision = pre?.decision;
-  if (pre?.context) hookContext.push(pre.context);
+  const hookContext = pre?.context ? [pre.context] : [];
   let endRun = pre?.endRun;
 
-  let commandRisk: CommandRisk | undefined;
-  let shell: ShellParser | undefined;
-  if (tool.kind === "command" && typeof input.command === "string") {
-    shell = await loadShellParser();
-    if (env.commandPermissions) {
-      const decision = checkCommand(input.command, env.commandPermissions, shell);
-      if (!decision.allowed) {
-        const reason = decision.segment ? `${decision.reason} (failing part: ${decision.segment})` : decision.reason;
-        return deny(env, { ...call, input }, `Command denied by the command rules: ${reason}`, "policy", reason);
-      }
-    }
-    commandRisk = classifyCommand(
-      input.command,
-      { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands], gitTracksIgnored: () => gitTracksIgnored(env.cwd, env.ignore), ...(env.scripts ? { scripts: env.scripts } : {}) },
-      shell,
-    );
+  const shell = tool.kind === "command" && typeof input.command === "string" ? await loadShellParser() : undefined;
+  const commandRisk = shell
+    ? classifyCommand(
+        input.command as string,
+        { cwd: env.cwd, extraPatterns: [...env.approvalRequiredCommands], gitTracksIgnored: () => gitTracksIgnored(env.cwd, env.ignore), ...(env.scripts ? { scripts: env.scripts } : {}) },
+        shell,
+      )
+    : undefined;
+  // A hook's rewrite is judged like the model's own input, and the model's input still is (`asked`).
+  const facts = gatherFacts(env, tool, input, { commandRisk, shell, hook: hookFact(pre), ...(input !== asked ? { asked } : {}) });
+  const decided = decideCall(facts, { ...env.approval, commands: env.commandPermissions }, env.policyState);
+  if (decided.action === "deny") {
+    const refused = finish(env, { ...call, input }, { content: decided.message, isError: true }, "denied", { approved: false, by: decided.by, reason: decided.reason });
+    return endRun !== undefined ? { ...refused, endRun } : refused;
   }
+  if (!valid.ok) return fail(env, call, valid.message);
 
-  const facts = gatherFacts(env, tool, input, { commandRisk, shell, hook: hookDecision });
   // Whether the call reaches outside the workspace as it is approved: tools hold its paths to this
   // when they use them, so a link swapped while the approval is pending cannot carry them out.
   const reach = tool.kind === "command" ? undefined : approvalCategory(facts);
@@ -195,7 +180,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   // person saw the diff is not written (changedSincePreview).
   const previewed: PreviewedFiles = new Map();
   const previewEnv = { ...env, previewTexts: await readPreviewTexts(tool, input, env), previewed };
-  const approval = await approveCall(previewEnv, tool, { ...call, input }, summary, facts, (message) => notify(env, message, "permission_prompt"));
+  const approval = await approveCall(previewEnv, tool, { ...call, input }, summary, facts, decided, (message) => notify(env, message, "permission_prompt"));
   // Stopped while it waited for approval: it never runs, whatever answer came (a host may answer late), and is recorded as cancelled.
   if (env.signal.aborted) {
     return finish(env, { ...call, input }, { content: "Not run: the task was stopped before this call started.", isError: true }, "denied", { approved: false, by: "user", reason: "the task was stopped before it ran" }, "cancelled");
@@ -255,22 +240,6 @@ function notify(env: CallEnv, message: string, notificationType: string): Promis
   const hook = env.hooks.notification;
   if (!hook) return Promise.resolve();
   return Promise.resolve(hook.call(env.hooks, message, notificationType, { signal: env.signal })).then((outcome) => emitNotices(env.emit, outcome?.notices));
-}
-
-/** The denial of a call that touches a path the ignore files block, or undefined. */
-function denyIgnored(env: CallEnv, tool: AnyTool, call: ParsedCall, input: Record<string, unknown>): ExecutedCall | undefined {
-  const blocked = blockedPath(env, tool, input);
-  if (!blocked) return undefined;
-  const reason = `${blocked} is blocked by ${env.ignore.files.join(" / ") || ".cairnignore"}; the person has put it out of reach.`;
-  return deny(env, { ...call, input }, `${reason} Do not try to access it another way; work without it.`, "policy", reason);
-}
-
-/** The first path of the call that the workspace's ignore files block, if any. */
-function blockedPath(env: CallEnv, tool: AnyTool, input: Record<string, unknown>): string | undefined {
-  for (const access of accessesOf(tool, input)) {
-    if (env.ignore.ignores(workspaceAbsolute(env.cwd, access.path))) return access.path;
-  }
-  return undefined;
 }
 
 /** The result recorded for calls after a denial in the same message (Cline skips them too): cancelled, never run. */

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { IgnoreRules } from "../policy/ignore-rules.js";
 import { allTools } from "../tools/registry.js";
 import type { AnyTool } from "../tools/tool.js";
 import { gatherFacts } from "./gather-facts.js";
@@ -127,5 +128,27 @@ describe("gatherFacts: the paths a call names, judged on their real location", (
 
   it("a call that names no path has no path facts", () => {
     expect(gatherFacts({ cwd: ws, scratchDir: scratch }, tool("attempt_completion"), { result: "done" }, {}).paths).toEqual([]);
+  });
+});
+
+describe("gatherFacts: what the refusals read (decideCall words them)", () => {
+  it("the task's mode and whether the tool is offered in it", () => {
+    expect(gatherFacts({ cwd: ws, scratchDir: scratch, mode: "plan" }, tool("write_to_file"), { path: "a", content: "x" }, {}).mode).toEqual({ now: "plan", offered: false });
+    expect(gatherFacts({ cwd: ws, scratchDir: scratch, mode: "plan" }, tool("read_file"), { path: "a" }, {}).mode).toEqual({ now: "plan", offered: true });
+  });
+
+  it("the tool of the task's previous call", () => {
+    const history = [{ name: "read_file", signature: "r" }, { name: "act_mode_respond", signature: "a" }];
+    expect(gatherFacts({ cwd: ws, scratchDir: scratch, history }, tool("act_mode_respond"), { response: "hi" }, {}).previous).toBe("act_mode_respond");
+    expect(gatherFacts({ cwd: ws, scratchDir: scratch, history: [] }, tool("act_mode_respond"), { response: "hi" }, {}).previous).toBeUndefined();
+  });
+
+  it("the first ignored path, of the hook's rewrite or of the model's own input, and the ignore files' names", () => {
+    fs.writeFileSync(path.join(ws, ".cairnignore"), "secrets/\n");
+    const where = { cwd: ws, scratchDir: scratch, ignore: new IgnoreRules(ws) };
+    expect(gatherFacts(where, tool("read_file"), { path: "secrets/key.txt" }, {}).ignored).toEqual({ path: "secrets/key.txt", by: ".cairnignore" });
+    // A hook rewrote an ignored path to an allowed one: the model still asked for the ignored one.
+    expect(gatherFacts(where, tool("read_file"), { path: "src/a.ts" }, { asked: { path: "secrets/key.txt" } }).ignored).toEqual({ path: "secrets/key.txt", by: ".cairnignore" });
+    expect(gatherFacts(where, tool("read_file"), { path: "src/a.ts" }, { asked: { path: "src/b.ts" } }).ignored).toBeUndefined();
   });
 });

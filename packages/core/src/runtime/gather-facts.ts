@@ -1,13 +1,26 @@
 import path from "node:path";
 import type { CallFacts, PathFact } from "../policy/call-facts.js";
 import type { CommandRisk, ShellParser } from "../policy/command/index.js";
+import type { IgnoreRules } from "../policy/ignore-rules.js";
+import type { CallRecord } from "../policy/loop-detection.js";
 import { protectedPath } from "../policy/protected-paths.js";
 import { secretRead } from "../policy/secret-paths.js";
 import { isInside, judgePath, realPath, workspaceAbsolute } from "../policy/workspace.js";
-import type { AnyTool, ToolAccess } from "../tools/tool.js";
+import type { AnyTool, Mode, ToolAccess } from "../tools/tool.js";
 
-/** `readRoots`: real folders outside the workspace whose reads count as plain reads (the listed skills' folders). */
-type Where = { cwd: string; scratchDir: string; home?: string | undefined; readRoots?: readonly string[] | undefined };
+/**
+ * `readRoots`: real folders outside the workspace whose reads count as plain reads (the listed skills' folders).
+ * `mode`, `ignore`, `history`: the task's, for the refusals (a tool this mode does not offer, an ignored path, narration).
+ */
+type Where = {
+  cwd: string;
+  scratchDir: string;
+  home?: string | undefined;
+  readRoots?: readonly string[] | undefined;
+  mode?: Mode | undefined;
+  ignore?: IgnoreRules | undefined;
+  history?: readonly CallRecord[] | undefined;
+};
 
 /** The paths a call names, as the tool declares them; a tool whose access() throws names none. */
 export function accessesOf(tool: AnyTool | undefined, input: Record<string, unknown>): Array<Exclude<ToolAccess, { type: "none" }>> {
@@ -53,12 +66,20 @@ function pathFacts(where: Where, accesses: Array<Exclude<ToolAccess, { type: "no
   return accesses.map((access) => pathFact(where, roots, access));
 }
 
-/** What policy needs to decide on one call, read from the tool and the file system now. */
+/** The first path of the call that the workspace's ignore files block, if any. */
+function ignoredPath(where: Where, ignore: IgnoreRules, tool: AnyTool, input: Record<string, unknown>): string | undefined {
+  return accessesOf(tool, input).find((access) => ignore.ignores(workspaceAbsolute(where.cwd, access.path)))?.path;
+}
+
+/**
+ * What policy needs to decide on one call, read from the tool and the file system now. `asked`:
+ * the model's own input when a hook rewrote it, whose paths are held to the ignore files too.
+ */
 export function gatherFacts(
   where: Where,
   tool: AnyTool,
   input: Record<string, unknown>,
-  extra: { commandRisk?: CommandRisk | undefined; shell?: ShellParser | undefined; hook?: "allow" | "ask" | undefined },
+  extra: { commandRisk?: CommandRisk | undefined; shell?: ShellParser | undefined; hook?: CallFacts["hook"]; asked?: Record<string, unknown> | undefined },
 ): CallFacts {
   let autoApproved = false;
   try {
@@ -84,5 +105,11 @@ export function gatherFacts(
     };
   }
   if (extra.hook) facts.hook = extra.hook;
+  if (where.mode) facts.mode = { now: where.mode, offered: tool.modes.includes(where.mode) };
+  const previous = where.history?.at(-1)?.name;
+  if (previous !== undefined) facts.previous = previous;
+  const { ignore } = where;
+  const ignored = ignore && ((extra.asked && ignoredPath(where, ignore, tool, extra.asked)) || ignoredPath(where, ignore, tool, input));
+  if (ignored) facts.ignored = { path: ignored, by: ignore.files.join(" / ") || ".cairnignore" };
   return facts;
 }
