@@ -6,7 +6,7 @@ import { isUsageError } from "../usage-error.js";
 import { AcpSession, modeState } from "./acp-session.js";
 import { clientFiles } from "./client-files.js";
 import { serverConfigs } from "./mcp-servers.js";
-import { openNewTask, openStoredTask, type AcpTask } from "./open-acp-task.js";
+import { createTask, loadTask, type Opening } from "./open-acp-task.js";
 
 /**
  * Cairn as an ACP agent: the handlers an editor calls. `args` are the run options `cairn acp`
@@ -16,19 +16,11 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
   const sessions = new Map<string, AcpSession>();
   let capabilities: ClientCapabilities | undefined;
 
-  const open = async (
-    client: AgentContext,
-    servers: Parameters<typeof serverConfigs>[0],
-    how: (session: AcpSession) => ReturnType<typeof openNewTask>,
-    sessionId?: string,
-  ): Promise<AcpSession> => {
+  const open = async (client: AgentContext, servers: Parameters<typeof serverConfigs>[0], cwd: string, how: (session: AcpSession, opening: Opening) => Promise<void>): Promise<AcpSession> => {
     const session = new AcpSession(client, capabilities?.session?.notices != null, (line) => io.stderr(`cairn: ${line}\n`));
-    // new_task: the fresh task opens in the same workspace, with the same editor, linked to the one it carries on.
-    const handOver = (context: string, from: AcpTask) =>
-      openNewTask({ args, cwd: from.cwd, title: context, io, host: session.host, editor: editor(client, session, servers, from.cwd), handedOverFrom: from.store, mode: from.task.snapshot().mode });
+    const files = clientFiles(capabilities, client, () => session.id);
     try {
-      const opened = await how(session);
-      session.adopt(opened, handOver, sessionId ?? opened.id);
+      await how(session, { args, io, host: session.host, editor: { mcpServers: serverConfigs(servers, cwd), ...(files ? { files } : {}) } });
     } catch (error) {
       // A setting the person must fix (a missing key, a bad model): the editor shows the line.
       if (isUsageError(error)) throw RequestError.invalidParams(undefined, error.message);
@@ -41,10 +33,6 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
     const session = sessions.get(id);
     if (!session) throw RequestError.invalidParams(undefined, `No session ${id} in this connection: start one with session/new or load it with session/load.`);
     return session;
-  };
-  const editor = (client: AgentContext, session: AcpSession, servers: Parameters<typeof serverConfigs>[0], cwd: string) => {
-    const files = clientFiles(capabilities, client, () => session.id);
-    return { mcpServers: serverConfigs(servers, cwd), ...(files ? { files } : {}) };
   };
   // Sent once the session's id is known to the editor (after the response that names it).
   const later = (session: AcpSession) => setTimeout(() => session.announceCommands(), 0);
@@ -64,9 +52,7 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
       };
     })
     .onRequest("session/new", async ({ params, client }) => {
-      const session = await open(client, params.mcpServers, (s) =>
-        openNewTask({ args, cwd: params.cwd, title: "(editor session)", io, host: s.host, editor: editor(client, s, params.mcpServers, params.cwd) }),
-      );
+      const session = await open(client, params.mcpServers, params.cwd, async (session, o) => session.adopt(await createTask({ ...o, cwd: params.cwd })));
       later(session);
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
@@ -74,12 +60,10 @@ export function cairnAgent(args: RunArgs, io: Io, version: string): { app: Agent
       // Loading a session this connection has open starts it over from its record.
       await sessions.get(params.sessionId)?.close();
       sessions.delete(params.sessionId);
-      const session = await open(
-        client,
-        params.mcpServers,
-        (s) => openStoredTask({ args, id: params.sessionId, cwd: params.cwd, io, host: s.host, editor: editor(client, s, params.mcpServers, params.cwd) }),
-        params.sessionId,
-      );
+      const session = await open(client, params.mcpServers, params.cwd, async (session, o) => {
+        const { runner, earlier } = await loadTask({ ...o, id: params.sessionId, cwd: params.cwd });
+        session.adopt(runner, { sessionId: params.sessionId, earlier });
+      });
       await session.replay();
       later(session);
       return { modes: modeState(session.mode) };

@@ -1,12 +1,10 @@
 import type { AgentContext, ContentBlock, RequestPermissionOutcome, RequestPermissionRequest, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
-import { removeFromHistoryIndex, type AgentEvent, type Mode, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
+import type { AgentEvent, ApprovalRequest, ApprovalResponse, Host, Mode, SessionRunner, TaskResult } from "@cairn/core";
 import { availableCommands } from "./available-commands.js";
 import { handoffAnswer, handoffPermission, type HandoffAnswer } from "./handoff.js";
-import { firstMessageAfterLoad, type AcpTask } from "./open-acp-task.js";
 import { answerFrom, permissionRequest } from "./permission.js";
 import { promptText } from "./prompt-text.js";
 import { replayUpdates } from "./replay.js";
-import { afterStop } from "../stop-note.js";
 import { SessionUpdates } from "./session-updates.js";
 
 export function modeState(current: Mode): SessionModeState {
@@ -19,35 +17,32 @@ export function modeState(current: Mode): SessionModeState {
   };
 }
 
-/** Opens the fresh task a hand-off (new_task) goes on in, linked to the task it carries on. */
-export type HandOver = (context: string, from: AcpTask) => Promise<AcpTask>;
-
 /**
- * One ACP session: one Cairn task at a time, its events sent to the editor as session/update, its
- * approvals asked through session/request_permission. A prompt is a run of the task; a question
- * or a plan ends the turn as a message, and the next prompt answers it. When the model hands over
- * (new_task) and the person agrees, the session goes on in the new task: the editor's thread and
- * the session id stay.
+ * One ACP session: core's SessionRunner (which opens, carries on and hands over the task), its
+ * events sent to the editor as session/update, its approvals and hand-offs asked through
+ * session/request_permission. A question or a plan ends the turn as a message, and the next
+ * prompt answers it. After a hand-off (new_task) the session goes on in the new task: the
+ * editor's thread and the session id (its first task's) stay.
  */
 export class AcpSession {
-  private opened: AcpTask | undefined;
+  private runner: SessionRunner | undefined;
   /** The id the editor knows this session by: its first task's, kept across hand-offs. */
   private sessionId: string | undefined;
-  private handOver: HandOver | undefined;
   /** The card of the last new_task call, on which the editor is asked about the hand-off. */
   private handoffCall: string | undefined;
   private updates = new SessionUpdates("/");
   /** Notifications go out in the order events happened, and all of a turn's before its response. */
   private sending: Promise<void> = Promise.resolve();
-  private running = false;
   private cancelled = false;
-  private started = false;
-  private lastResult: TaskResult | undefined;
   private lastStopReason: string | undefined;
+  /** The title the editor was last told, to tell it again only when the task's changes. */
+  private title = "";
+  /** Recorded events of a loaded session, kept while the runner replays them (see replay). */
+  private recorded: AgentEvent[] | undefined;
   /** Kinds of calls the person refused for the rest of this session ("reject always"). */
   private readonly refused = new Set<string>();
 
-  /** What the task is given as its host: approvals go to the editor; questions end the turn. */
+  /** What the runner is given as its host: approvals and hand-offs go to the editor; questions end the turn. */
   readonly host: Host = {
     approve: (request, signal) => this.approve(request, signal),
     confirmNewTask: (context, signal) => this.confirmNewTask(context, signal),
@@ -66,139 +61,65 @@ export class AcpSession {
   }
 
   get mode(): Mode {
-    return this.task().task.snapshot().mode;
+    return this.open().mode;
   }
 
   /**
-   * Called once the task is opened with `host`. `sessionId`: what the editor calls the session (by
-   * default the task's id; a loaded thread keeps the id it was loaded by).
+   * Called once the runner is opened with `host`. `loaded`: the session is an editor's thread
+   * loaded again (session/load), by the id the editor knows it by (its first task's), with the
+   * recorded events of the tasks before this one (hand-offs); replay() then sends them all.
    */
-  adopt(opened: AcpTask, handOver?: HandOver, sessionId = opened.id): void {
-    this.sessionId ??= sessionId;
-    this.handOver ??= handOver;
-    this.follow(opened);
-  }
-
-  private follow(opened: AcpTask): void {
-    this.opened = opened;
-    this.updates = new SessionUpdates(opened.cwd, this.notices);
-    this.started = opened.resumed !== undefined;
-    opened.task.subscribe((event) => this.onEvent(event));
+  adopt(runner: SessionRunner, loaded?: { sessionId: string; earlier: AgentEvent[] }): void {
+    this.runner = runner;
+    this.sessionId = loaded?.sessionId ?? runner.id!;
+    const session = runner.session!;
+    this.updates = new SessionUpdates(session.settings.cwd, this.notices);
+    this.title = session.store.metadata().title;
+    this.recorded = [];
+    runner.subscribe((event) => (this.recorded ? this.recorded.push(event) : this.onEvent(event)), { replay: true });
+    this.recorded = loaded ? [...loaded.earlier, ...this.recorded] : undefined;
   }
 
   /** The stored conversation, sent again as it happened (session/load). */
   async replay(): Promise<void> {
-    const opened = this.task();
-    for (const messages of [...(opened.earlier ?? []), opened.resumed?.messages ?? []]) for (const update of replayUpdates(messages)) this.send(update);
+    const recorded = this.recorded ?? [];
+    this.recorded = undefined;
+    for (const update of replayUpdates(recorded, this.open().session!.settings.cwd)) this.send(update);
     await this.sending;
   }
 
   /** The slash commands and workflows a prompt may start with. */
   announceCommands(): void {
-    const opened = this.task();
-    this.send({ sessionUpdate: "available_commands_update", availableCommands: availableCommands(opened.cwd, opened.home) });
+    const { settings } = this.open().session!;
+    this.send({ sessionUpdate: "available_commands_update", availableCommands: availableCommands(settings.cwd, settings.home) });
   }
 
   async prompt(blocks: readonly ContentBlock[]): Promise<StopReason> {
-    const opened = this.task();
-    if (this.running) throw new Error("A prompt is already running in this session: cancel it or wait for it to end.");
-    const { text, images } = promptText(blocks, { cwd: opened.cwd });
-    this.running = true;
+    const runner = this.open();
+    if (runner.running) throw new Error("A prompt is already running in this session: cancel it or wait for it to end.");
+    const { text, images } = promptText(blocks, { cwd: runner.session!.settings.cwd });
     this.cancelled = false;
     this.lastStopReason = undefined;
     try {
-      let result = await drain(this.runFor(text, images));
-      // new_task, agreed to: the fresh task starts now and its run ends this turn (the limit on
-      // chained hand-offs is the tool's, from the tasks' links, so this ends).
-      while (result.new_task && !this.cancelled) {
-        const run = await this.handOverTo(result.new_task);
-        if (!run) break;
-        result = await drain(run);
-      }
-      this.lastResult = result;
-      return this.stopReason(result);
+      return this.stopReason(await runner.send(text, images));
     } finally {
-      this.running = false;
+      for (const update of this.updates.release()) this.send(update);
       await this.sending;
     }
   }
 
   cancel(): void {
-    if (!this.running) return;
+    if (!this.runner?.running) return;
     this.cancelled = true;
-    this.task().task.abort();
+    this.runner.stop();
   }
 
   setMode(mode: Mode): void {
-    const opened = this.task();
-    opened.task.setMode(mode);
-    opened.store.update({ mode });
-    this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+    this.open().setMode(mode);
   }
 
   async close(): Promise<void> {
-    const opened = this.opened;
-    if (!opened) return;
-    if (this.running) opened.task.abort();
-    await opened.task.endSession("other").catch(() => undefined);
-    await opened.close();
-    // Editors open a session for every new thread: one never prompted leaves no empty task in the history.
-    if (!this.started) {
-      opened.store.delete();
-      removeFromHistoryIndex(opened.home, opened.id);
-    }
-  }
-
-  private runFor(text: string, images: ImagePart[]): AsyncGenerator<AgentEvent, TaskResult> {
-    const opened = this.task();
-    if (!this.started) {
-      this.started = true;
-      const title = text.split("\n").find((l) => l.trim() !== "")?.trim().slice(0, 120);
-      if (title) {
-        opened.store.update({ title });
-        this.send({ sessionUpdate: "session_info_update", title });
-      }
-      return opened.task.run(text, images);
-    }
-    if (opened.resumed) {
-      const message = firstMessageAfterLoad(opened, text);
-      delete opened.resumed;
-      return opened.task.continue(message, images);
-    }
-    if (this.lastResult?.subtype === "error_aborted") {
-      return opened.task.continue(afterStop(text), images);
-    }
-    return opened.task.continue(text, images);
-  }
-
-  /** Ends the current task and opens the one that carries its work on, from the context alone. */
-  private async handOverTo(context: string): Promise<AsyncGenerator<AgentEvent, TaskResult> | undefined> {
-    const from = this.task();
-    let next: AcpTask;
-    try {
-      if (!this.handOver) throw new Error("this session cannot open tasks");
-      next = await this.handOver(context, from);
-    } catch (error) {
-      this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\nThe new task could not start: ${(error as Error).message.split("\n")[0]}\n` } });
-      return undefined;
-    }
-    // Cancelled while it opened (cancel() could only stop the task that had ended): nothing of a
-    // cancelled turn takes effect, so the new task never runs and is not kept; the work stays here.
-    if (this.cancelled) {
-      await next.task.endSession("other").catch(() => undefined);
-      await next.close();
-      next.store.delete();
-      removeFromHistoryIndex(next.home, next.id);
-      return undefined;
-    }
-    await from.task.endSession("other").catch(() => undefined);
-    await from.close();
-    this.follow(next);
-    this.started = true;
-    this.send({ sessionUpdate: "session_info_update", title: next.store.metadata().title });
-    // The new task's first message, as the thread will show it when loaded again.
-    this.send({ sessionUpdate: "user_message_chunk", content: { type: "text", text: context } });
-    return next.task.run(context);
+    await this.runner?.close().catch(() => undefined);
   }
 
   private async confirmNewTask(context: string, signal: AbortSignal): Promise<HandoffAnswer> {
@@ -230,6 +151,12 @@ export class AcpSession {
     if (event.type === "assistant") this.lastStopReason = event.message.stop_reason;
     if (event.type === "tool_call" && event.name === "new_task") this.handoffCall = event.tool_use_id;
     for (const update of this.updates.map(event)) this.send(update);
+    // The thread is named after the task's first message, and after a hand-off, the new task's.
+    const title = this.runner?.session?.store.metadata().title ?? "";
+    if ((event.type === "user_message" || event.type === "session_opened") && title !== "" && title !== this.title) {
+      this.title = title;
+      this.send({ sessionUpdate: "session_info_update", title });
+    }
   }
 
   private send(update: SessionUpdate): void {
@@ -242,7 +169,7 @@ export class AcpSession {
     if (this.refused.has(kind)) return { approved: false, feedback: "The person refused this kind of call for the rest of this session; do it another way or ask them." };
     // The call's card is on screen before the question about it.
     await this.sending;
-    const asked = permissionRequest(this.id, request, this.task().cwd);
+    const asked = permissionRequest(this.id, request, this.open().session!.settings.cwd);
     let outcome;
     try {
       outcome = await this.ask(asked, signal);
@@ -282,14 +209,8 @@ export class AcpSession {
     }
   }
 
-  private task(): AcpTask {
-    if (!this.opened) throw new Error("The session's task is not open yet.");
-    return this.opened;
+  private open(): SessionRunner {
+    if (!this.runner) throw new Error("The session's task is not open yet.");
+    return this.runner;
   }
-}
-
-async function drain(run: AsyncGenerator<AgentEvent, TaskResult>): Promise<TaskResult> {
-  let next = await run.next();
-  while (!next.done) next = await run.next();
-  return next.value;
 }

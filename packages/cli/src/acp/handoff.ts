@@ -1,7 +1,7 @@
 import type { RequestPermissionOutcome, RequestPermissionRequest } from "@agentclientprotocol/sdk";
-import type { Message } from "@cairn/core";
+import type { AgentEvent } from "@cairn/core";
 import { TaskStore } from "@cairn/core/storage";
-import { textContent } from "./session-updates.js";
+import { textContent } from "./tool-card.js";
 
 /**
  * new_task in an editor. ACP has no way for an agent to open a thread of its own, so the editor's
@@ -50,7 +50,7 @@ export function handoffChain(home: string, id: string): TaskStore[] {
   }
 }
 
-/** The conversations of the chain's earlier tasks, in order, for the editor's replay. */
-export function earlierConversations(chain: readonly TaskStore[]): Message[][] {
-  return chain.slice(0, -1).map((store) => store.loadConversation().messages);
+/** The recorded events of the chain's earlier tasks, in order, for the editor's replay. */
+export function earlierEvents(chain: readonly TaskStore[]): AgentEvent[] {
+  return chain.slice(0, -1).flatMap((store) => store.loadEvents());
 }

@@ -1,6 +1,6 @@
 import type { PermissionOption, RequestPermissionOutcome, RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import type { ApprovalRequest, ApprovalResponse } from "@cairn/core";
-import { previewContent } from "./session-updates.js";
+import { previewContent } from "./tool-card.js";
 import { acpToolKind } from "./tool-call-kind.js";
 
 /** What an approval asks about: the request as core computed it (the diff, the command, the rule "always" would add). */

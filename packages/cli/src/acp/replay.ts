@@ -1,56 +1,48 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { Message, ToolResultPart } from "@cairn/core";
-import { conversationMessage, textContent } from "./session-updates.js";
-import { acpToolKind } from "./tool-call-kind.js";
-import { withoutAddedContext } from "../stop-note.js";
+import type { AgentEvent } from "@cairn/core";
+import { foldEvent, initialTranscript, type TranscriptItem } from "@cairn/core/transcript";
+import { planUpdate } from "./session-updates.js";
+import { acpStatus, conversationMessage, endContent, textContent, toolCallStart } from "./tool-card.js";
 
 /**
- * A stored conversation as the updates an editor would have seen live: the person's words, the
- * agent's text and reasoning, each tool call with how it ended. What Cairn added for the model
- * (environment details, expanded mentions' file bodies stay) is left out of the person's words.
+ * A loaded session's recorded events (its tasks' along their hand-offs, in order) as the updates
+ * an editor would have seen live: core's fold of them, so each call has the card, and the id,
+ * it had live; the person's words as they wrote them; each message's text and thinking before
+ * its calls.
  */
-export function replayUpdates(messages: readonly Message[]): SessionUpdate[] {
-  const results = new Map<string, ToolResultPart>();
-  for (const message of messages) {
-    if (message.role !== "user") continue;
-    for (const part of message.content) if (part.type === "tool-result") results.set(part.toolCallId, part);
+export function replayUpdates(events: readonly AgentEvent[], cwd: string): SessionUpdate[] {
+  // Each hand-off is recorded by both tasks: the one it leaves and the one it opens.
+  const handoffs = new Set<string>();
+  let transcript = initialTranscript();
+  for (const event of events) {
+    if (event.type === "handoff" && handoffs.has(event.task_id)) continue;
+    if (event.type === "handoff") handoffs.add(event.task_id);
+    transcript = foldEvent(transcript, event);
   }
-  const updates: SessionUpdate[] = [];
-  for (const message of messages) {
-    if (message.role === "user") {
-      const text = message.content
-        .map((part) => (part.type === "text" ? withoutAddedContext(part.text) : ""))
-        .filter((t) => t !== "")
-        .join("\n\n");
-      if (text !== "") updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
-      continue;
-    }
-    for (const part of message.content) {
-      if (part.type === "text" && part.text.trim() !== "") updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: part.text } });
-      if (part.type === "reasoning" && part.text.trim() !== "") updates.push({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: part.text } });
-      if (part.type !== "tool-call") continue;
-      const said = conversationMessage(part.name, part.input);
-      if (said !== undefined) {
-        if (said !== "") updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: said } });
-        continue;
-      }
-      const result = results.get(part.id);
-      const output = result?.content.map((c) => (c.type === "text" ? c.text : "[image]")).join("\n") ?? "";
-      updates.push({
-        sessionUpdate: "tool_call",
-        toolCallId: part.id,
-        title: summaryOf(part.name, part.input),
-        kind: acpToolKind(part.name, part.input),
-        status: result === undefined ? "failed" : result.isError ? "failed" : "completed",
-        rawInput: part.input,
-        content: [textContent(result === undefined ? "(no result was recorded)" : output)],
-      });
-    }
-  }
-  return updates;
+  const updates = transcript.items.flatMap((item) => itemUpdates(item, cwd));
+  return transcript.checklist.length > 0 ? [...updates, planUpdate(transcript.checklist)] : updates;
 }
 
-function summaryOf(name: string, input: Record<string, unknown>): string {
-  const target = [input.path, input.command, input.url, input.regex].find((v): v is string => typeof v === "string");
-  return target === undefined ? name : `${name} ${target}`;
+function itemUpdates(item: TranscriptItem, cwd: string): SessionUpdate[] {
+  switch (item.kind) {
+    case "user":
+      return item.text === "" ? [] : [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: item.text } }];
+    case "handoff":
+      return [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: item.context } }];
+    case "assistant":
+      return [
+        ...(item.reasoning.trim() === "" ? [] : [{ sessionUpdate: "agent_thought_chunk" as const, messageId: `${item.message_id}/thinking`, content: { type: "text" as const, text: item.reasoning } }]),
+        ...(item.text.trim() === "" ? [] : [{ sessionUpdate: "agent_message_chunk" as const, messageId: item.message_id, content: { type: "text" as const, text: item.text } }]),
+      ];
+    case "tool": {
+      const { card } = item;
+      const said = conversationMessage(card.name, card.input);
+      if (said !== undefined) return said === "" ? [] : [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: said } }];
+      // A call the record has no end for: its run was cut short (a crash, a kill).
+      const ended = card.content !== undefined;
+      return [{ ...toolCallStart(card), status: ended ? acpStatus(card.status) : "failed", content: ended ? endContent(card, cwd) : [textContent("(no result was recorded)")] }];
+    }
+    default:
+      return [];
+  }
 }

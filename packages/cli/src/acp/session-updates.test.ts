@@ -20,3 +20,34 @@ describe("SessionUpdates: an edit's new problems", () => {
     expect((end as { content: Array<{ content: { text: string } }> }).content.at(-1)!.content.text).toBe("Wrote b.ts.");
   });
 });
+
+describe("SessionUpdates: a reply's text goes out once it can no longer be discarded", () => {
+  const delta = (text: string): Parameters<SessionUpdates["map"]>[0] => ({ type: "text_delta", message_id: "m1", text });
+
+  it("a retried attempt's text never goes out; the retry's does, as one chunk of its message, before the call it carries", () => {
+    const updates = new SessionUpdates("/ws");
+    expect(updates.map({ type: "message_start", message_id: "m1" })).toEqual([]);
+    expect(updates.map(delta("thrown "))).toEqual([]);
+    expect(updates.map(delta("away"))).toEqual([]);
+    expect(updates.map({ type: "stream_discarded", message_id: "m1", reason: "socket hang up" })).toEqual([]);
+    expect(updates.map({ type: "message_start", message_id: "m1" })).toEqual([]);
+    updates.map(delta("Kept "));
+    updates.map(delta("text."));
+    const sent = updates.map({ type: "tool_call", tool_use_id: "t1", name: "read_file", kind: "read", input: { path: "a" }, summary: "read a", status: "pending", locations: [] });
+    expect(sent.map((u) => u.sessionUpdate)).toEqual(["agent_message_chunk", "tool_call"]);
+    expect(sent[0]).toEqual({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "Kept text." } });
+  });
+
+  it("a continuation keeps what came before it; a cancelled turn's held text goes out at its end", () => {
+    const updates = new SessionUpdates("/ws");
+    updates.map(delta("first piece "));
+    expect(updates.map({ type: "message_start", message_id: "m1" })).toMatchObject([{ content: { text: "first piece " } }]);
+    updates.map({ type: "reasoning_delta", message_id: "m1", text: "hmm" });
+    updates.map(delta("cut by the cancel"));
+    expect(updates.release()).toEqual([
+      { sessionUpdate: "agent_thought_chunk", messageId: "m1/thinking", content: { type: "text", text: "hmm" } },
+      { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "cut by the cancel" } },
+    ]);
+    expect(updates.release()).toEqual([]);
+  });
+});
