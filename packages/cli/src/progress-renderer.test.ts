@@ -60,4 +60,52 @@ describe("headless progress", () => {
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(out).toBe("Done and clean.\n→ $ echo hi\n  │ output\n  ✗ exit code 1\n✗ bad term\n? Which?\n  options: a | b\n");
   });
+
+  it("writes a reply once as it streams: a retry takes back only its own attempt, the complete message adds nothing", () => {
+    const out = render([
+      { type: "message_start", message_id: "m_1" },
+      { type: "text_delta", message_id: "m_1", text: "Part one, " },
+      { type: "message_start", message_id: "m_1" },
+      { type: "text_delta", message_id: "m_1", text: "garb" },
+      discarded("m_1"),
+      { type: "message_start", message_id: "m_1" },
+      { type: "text_delta", message_id: "m_1", text: "part two.\n" },
+      {
+        type: "assistant",
+        session_id: "s",
+        message: { id: "m_1", role: "assistant", model: "m", content: [{ type: "text", text: "Part one, part two.\n" }], stop_reason: "stop", usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } },
+      },
+    ]);
+    expect(out).toBe("Part one, garb\n[the response above was discarded: socket hang up]\npart two.\n");
+  });
+
+  it("gives each call its own lines when the provider reused its id (Cairn's ids tell them apart)", () => {
+    const call = (id: string, summary: string): AgentEvent => ({ type: "tool_call", tool_use_id: id, name: "write_to_file", kind: "edit", input: {}, summary, status: "pending", locations: [] });
+    const out = render([
+      call("tool_a", "write a.txt"),
+      { type: "tool_call_update", tool_use_id: "tool_a", name: "write_to_file", status: "completed", content: "Created a.txt", is_error: false },
+      call("tool_b", "write b.txt"),
+      { type: "tool_call_update", tool_use_id: "tool_b", name: "write_to_file", status: "denied", content: "Denied", is_error: true, decision: { approved: false, by: "user", reason: "not that one" } },
+    ]);
+    expect(out).toBe("→ write a.txt\n  ✓ Created a.txt\n→ write b.txt\n  ✗ denied (user): not that one\n");
+  });
+
+  it("shows each sub-agent's steps and end under its call, and the call's tally", () => {
+    const out = render([
+      { type: "tool_call", tool_use_id: "u1", name: "use_subagents", kind: "read", input: {}, summary: "2 sub-agents", status: "pending", locations: [] },
+      { type: "subagent", parent_tool_use_id: "u1", index: 0, task_id: "s1", status: "running", activity: "read notes.txt" },
+      { type: "subagent", parent_tool_use_id: "u1", index: 1, task_id: "s2", status: "running", activity: "list src" },
+      { type: "subagent", parent_tool_use_id: "u1", index: 0, task_id: "s1", status: "completed", activity: "notes say hi\nmore" },
+      { type: "subagent", parent_tool_use_id: "u1", index: 1, task_id: "s2", status: "failed", activity: "stopped" },
+      {
+        type: "tool_call_update",
+        tool_use_id: "u1",
+        name: "use_subagents",
+        status: "completed",
+        content: '<subagent index="1" task="s1" status="completed">\nhi\n</subagent>\n<subagent index="2" task="s2" status="failed">\nstopped\n</subagent>',
+        is_error: false,
+      },
+    ]);
+    expect(out).toBe("→ 2 sub-agents\n  · sub-agent 1: read notes.txt\n  · sub-agent 2: list src\n  ✓ sub-agent 1: notes say hi\n  ✗ sub-agent 2: stopped\n  ✗ 2 sub-agents finished, 1 failed\n");
+  });
 });

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@cairn/core";
+import { foldEvent, initialTranscript, type AgentEvent, type AssistantItem, type NoticeEvent, type ResultEvent, type ToolCard, type Transcript, type TranscriptItem } from "@cairn/core";
 import { CommandOutputFeed, type OutputFeedOptions } from "./command-output-feed.js";
 import { TerminalStream, terminalText } from "./terminal-text.js";
 
@@ -29,14 +29,19 @@ function subagentsNote(content: string): { ok: boolean; text: string } | undefin
   return { ok: failed === 0, text };
 }
 
+const ended = (card: ToolCard | undefined) => card !== undefined && card.status !== "pending" && card.status !== "awaiting_approval" && card.status !== "running";
+
 /**
- * Human-readable progress of a headless run, written to stderr as events arrive. A running
- * command's output is shown as it comes (throttled, see CommandOutputFeed), then its exit code.
+ * Human-readable progress of a headless run, written to stderr as the task's transcript (core's
+ * fold of its events) changes: a reply as it streams, each call as a line and its end, notices,
+ * questions and the result. A running command's output is shown as it comes (throttled, see
+ * CommandOutputFeed), then its exit code.
  */
 export class ProgressRenderer {
+  private transcript: Transcript = initialTranscript();
   private atLineStart = true;
-  /** Replies of which some text was written, so a discarded one is only called out if it was seen. */
-  private readonly shownReplies = new Set<string>();
+  /** Characters of each streaming reply written so far, so a discard is only called out if some of it was seen. */
+  private readonly written = new Map<string, number>();
   /** The last error shown, so the result line does not say it a second time. */
   private shownError: string | undefined;
   private readonly output: CommandOutputFeed;
@@ -70,83 +75,122 @@ export class ProgressRenderer {
   }
 
   render(event: AgentEvent): void {
-    switch (event.type) {
-      case "system":
-        if (event.subtype === "init") this.line(`cairn · ${event.provider}/${event.model} · ${event.protocol} · ${event.mode} · ${event.cwd}`);
-        else if (event.subtype === "api_retry")
-          this.line(`↻ model request failed (${event.error_status ?? "network"}: ${firstLine(event.error, 100)}); retry ${event.attempt}/${event.max_retries} in ${(event.retry_delay_ms / 1000).toFixed(1)}s`);
-        else if (event.subtype === "fallback_model") this.line(`↻ switching to the fallback model ${event.to_model}`);
-        else if (event.subtype === "mode") this.line(`· now in ${event.mode.toUpperCase()} mode: ${event.reason}`);
-        else if (event.subtype === "compact_boundary") {
-          const m = event.compact_metadata;
-          this.line(`· context ${m.actions.join(" + ")}: ${m.pre_tokens} → ${m.post_tokens} tokens`);
-        }
-        else this.line(`${event.level === "warning" ? "!" : "·"} ${event.message}`);
-        return;
-      case "text_delta": {
-        const text = this.reply.push(event.text);
-        if (text === "") return;
-        this.rawWrite(text);
-        this.atLineStart = text.endsWith("\n");
-        this.shownReplies.add(event.message_id);
-        return;
-      }
-      case "stream_discarded":
-        // With nothing written, there is nothing "above" to disown; the retry notice follows anyway.
-        if (this.shownReplies.delete(event.message_id)) this.line(`[the response above was discarded: ${firstLine(event.reason, 100)}]`);
-        return;
-      case "tool_output":
-        this.output.push(event.tool_use_id, event.text);
-        return;
-      case "tool_call":
-        this.line(`→ ${event.summary}`);
-        return;
-      case "diagnostics": {
-        // One line per edited file: how many errors the edit introduced, and the first of them.
-        const first = event.problems[0];
-        if (first === undefined) return;
-        const count = event.problems.length;
-        const where = `${event.path}:${first.line}:${first.column}${first.code === undefined ? "" : ` ${first.code}`}`;
-        this.line(`  ${count} new problem${count === 1 ? "" : "s"}: ${where} ${firstLine(first.message, 100)}${count > 1 ? " …" : ""}`);
-        return;
-      }
-      case "subagent":
-        this.line(`  ${event.status === "running" ? "·" : event.status === "completed" ? "✓" : "✗"} sub-agent ${event.index + 1}: ${firstLine(event.activity, 100)}`);
-        return;
-      case "tool_call_update": {
-        if (event.status === "awaiting_approval" || event.status === "running") return;
-        this.output.end(event.tool_use_id);
-        if (event.status === "denied") {
-          if (event.decision) this.line(`  ✗ denied (${event.decision.by}): ${firstLine(event.decision.reason)}`);
-          return;
-        }
-        if (event.status === "cancelled") return;
-        const exit = event.name === "execute_command" ? exitNote(event.content) : undefined;
-        const agents = event.name === "use_subagents" ? subagentsNote(event.content) : undefined;
-        if (agents) this.line(`  ${agents.ok ? "✓" : "✗"} ${agents.text}`);
-        else if (exit) this.line(`  ${exit.ok ? "✓" : "✗"} ${exit.text}`);
-        else if (event.status === "completed") this.line(`  ✓ ${firstLine(event.content) || "done"}`);
-        else this.line(`  ✗ ${firstLine(event.content)}`);
-        return;
-      }
-      case "error":
-        this.line(`✗ ${event.message}`);
-        this.shownError = event.message;
-        return;
+    const before = this.transcript;
+    const after = foldEvent(before, event);
+    this.transcript = after;
+    if (after.init !== before.init && after.init) {
+      const init = after.init;
+      this.line(`cairn · ${init.provider}/${init.model} · ${init.protocol} · ${init.mode} · ${init.cwd}`);
+    }
+    if (after.items === before.items) return;
+    for (let i = 0; i < after.items.length; i++) {
+      const item = after.items[i]!;
+      const old = before.items[i]?.key === item.key ? before.items[i] : before.items.find((b) => b.key === item.key);
+      if (item !== old) this.changed(old, item);
+    }
+  }
+
+  /** What to say of an item that is new (`old` undefined) or has changed. */
+  private changed(old: TranscriptItem | undefined, item: TranscriptItem): void {
+    switch (item.kind) {
+      case "assistant":
+        return this.replyChanged(old as AssistantItem | undefined, item);
+      case "tool":
+        return this.cardChanged(old?.kind === "tool" ? old.card : undefined, item.card);
       case "question":
-        this.line(`? ${event.question}${event.options.length > 0 ? `\n  options: ${event.options.join(" | ")}` : ""}`);
+        if (!old) this.line(`? ${item.question}${item.options.length > 0 ? `\n  options: ${item.options.join(" | ")}` : ""}`);
         return;
-      case "result": {
-        this.output.close();
-        const summary = `${event.num_turns} turn${event.num_turns === 1 ? "" : "s"}, ${event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens} in / ${event.usage.output_tokens} out tokens, ${dollars(event.total_cost_usd)}`;
-        if (event.subtype === "success") this.line(`✓ completed (${summary})`);
-        else if (event.subtype === "needs_input") this.line(`? waiting for ${event.plan ? "your approval of the plan" : "an answer"} (${summary})`);
-        else if (this.shownError !== undefined && event.result.includes(this.shownError)) this.line(`· stopped (${summary})`);
-        else this.line(`✗ ${event.result} (${summary})`);
+      case "notice":
+        if (!old) this.notice(item.event);
         return;
-      }
+      case "handoff":
+        if (!old) this.line(`· a fresh task carries this work on: ${item.task_id}`);
+        return;
+      case "result":
+        if (!old) this.result(item.event);
+        return;
       default:
         return;
     }
+  }
+
+  /** A streaming reply's new text, written as it comes; a retry that takes back what was written says so. */
+  private replyChanged(old: AssistantItem | undefined, item: AssistantItem): void {
+    // A complete reply streamed already (a settled one says the same without its call blocks).
+    if (item.done) return;
+    let written = this.written.get(item.key) ?? 0;
+    if (item.discarded.length > (old?.discarded.length ?? 0)) {
+      // With nothing written, there is nothing "above" to disown; the retry notice follows anyway.
+      if (written > item.text.length) this.line(`[the response above was discarded: ${firstLine(item.discarded.at(-1)!, 100)}]`);
+      written = Math.min(written, item.text.length);
+    }
+    if (item.text.length > written) {
+      const text = this.reply.push(item.text.slice(written));
+      written = item.text.length;
+      if (text !== "") {
+        this.rawWrite(text);
+        this.atLineStart = text.endsWith("\n");
+      }
+    }
+    this.written.set(item.key, written);
+  }
+
+  private cardChanged(old: ToolCard | undefined, card: ToolCard): void {
+    if (!old) this.line(`→ ${card.summary}`);
+    const grown = card.output_chars - (old?.output_chars ?? 0);
+    if (grown > 0) this.output.push(card.tool_use_id, card.output.slice(-Math.min(grown, card.output.length)));
+    for (const d of card.diagnostics.slice(old?.diagnostics.length ?? 0)) {
+      // One line per edited file: how many errors the edit introduced, and the first of them.
+      const first = d.problems[0]!;
+      const count = d.problems.length;
+      const where = `${d.path}:${first.line}:${first.column}${first.code === undefined ? "" : ` ${first.code}`}`;
+      this.line(`  ${count} new problem${count === 1 ? "" : "s"}: ${where} ${firstLine(first.message, 100)}${count > 1 ? " …" : ""}`);
+    }
+    for (const agent of card.subagents) {
+      if (old?.subagents.includes(agent)) continue;
+      this.line(`  ${agent.status === "running" ? "·" : agent.status === "completed" ? "✓" : "✗"} sub-agent ${agent.index + 1}: ${firstLine(agent.activity, 100)}`);
+    }
+    if (ended(card) && !ended(old)) this.callEnded(card);
+  }
+
+  private callEnded(card: ToolCard): void {
+    this.output.end(card.tool_use_id);
+    if (card.status === "denied") {
+      if (card.decision) this.line(`  ✗ denied (${card.decision.by}): ${firstLine(card.decision.reason)}`);
+      return;
+    }
+    if (card.status === "cancelled") return;
+    const content = card.content ?? "";
+    const exit = card.name === "execute_command" ? exitNote(content) : undefined;
+    const agents = card.name === "use_subagents" ? subagentsNote(content) : undefined;
+    if (agents) this.line(`  ${agents.ok ? "✓" : "✗"} ${agents.text}`);
+    else if (exit) this.line(`  ${exit.ok ? "✓" : "✗"} ${exit.text}`);
+    else if (card.status === "completed") this.line(`  ✓ ${firstLine(content) || "done"}`);
+    else this.line(`  ✗ ${firstLine(content)}`);
+  }
+
+  private notice(event: NoticeEvent): void {
+    if (event.type === "error") {
+      this.line(`✗ ${event.message}`);
+      this.shownError = event.message;
+      return;
+    }
+    if (event.subtype === "api_retry")
+      this.line(`↻ model request failed (${event.error_status ?? "network"}: ${firstLine(event.error, 100)}); retry ${event.attempt}/${event.max_retries} in ${(event.retry_delay_ms / 1000).toFixed(1)}s`);
+    else if (event.subtype === "fallback_model") this.line(`↻ switching to the fallback model ${event.to_model}`);
+    else if (event.subtype === "mode") this.line(`· now in ${event.mode.toUpperCase()} mode: ${event.reason}`);
+    else if (event.subtype === "compact_boundary") {
+      const m = event.compact_metadata;
+      this.line(`· context ${m.actions.join(" + ")}: ${m.pre_tokens} → ${m.post_tokens} tokens`);
+    } else this.line(`${event.level === "warning" ? "!" : "·"} ${event.message}`);
+  }
+
+  private result(event: ResultEvent): void {
+    this.output.close();
+    const summary = `${event.num_turns} turn${event.num_turns === 1 ? "" : "s"}, ${event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens} in / ${event.usage.output_tokens} out tokens, ${dollars(event.total_cost_usd)}`;
+    if (event.subtype === "success") this.line(`✓ completed (${summary})`);
+    else if (event.subtype === "needs_input") this.line(`? waiting for ${event.plan ? "your approval of the plan" : "an answer"} (${summary})`);
+    else if (this.shownError !== undefined && event.result.includes(this.shownError)) this.line(`· stopped (${summary})`);
+    else this.line(`✗ ${event.result} (${summary})`);
   }
 }
