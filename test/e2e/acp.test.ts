@@ -336,6 +336,24 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(editor.text()).toContain("My plan: write plan.txt in act mode.");
   });
 
+  it("a plan the task approves itself (--yolo) switches to Act: the editor's mode follows, and a later load opens in Act", async () => {
+    fx.server = await startScriptedModelServer({
+      turns: [call("plan_mode_respond", { response: "PLAN: write plan.txt" }), call("write_to_file", { path: "plan.txt", content: "acted\n" }), done("acted on the plan")],
+    });
+    const { value: sessionId, editor } = await withEditor({ args: ["--yolo"] }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: fx.workspace.dir, mcpServers: [] });
+      await ctx.request("session/set_mode", { sessionId, modeId: "plan" });
+      const stop = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan, then do it" }] });
+      expect(stop.stopReason).toBe("end_turn");
+      return sessionId;
+    });
+    const modes = editor.updates.map((n) => n.update).flatMap((u) => (u.sessionUpdate === "current_mode_update" ? [u.currentModeId] : []));
+    expect(modes).toEqual(["plan", "act"]);
+    expect(readFileSync(path.join(fx.workspace.dir, "plan.txt"), "utf8")).toBe("acted\n");
+    const { value: loaded } = await withEditor({}, (ctx) => ctx.request("session/load", { sessionId, cwd: fx.workspace.dir, mcpServers: [] }));
+    expect(loaded.modes?.currentModeId).toBe("act");
+  });
+
   it("a control: in act mode the same write goes ahead once allowed", async () => {
     fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "plan.txt", content: "written\n" }), done("ok")] });
     await withEditor({ answers: ["allow_once"] }, async (ctx) => {
