@@ -5,6 +5,7 @@ import { startScriptedModelServer, type RecordedRequest, type ScriptedTurn } fro
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { conversationRouter, firstMessageText } from "../support/conversation-router.js";
+import { callIdOf } from "../support/tool-call-events.js";
 
 /**
  * Sub-agents and hand-offs never have more power than the task that starts them: a parent in PLAN
@@ -58,7 +59,7 @@ describe("sub-agents never exceed the parent's mode", () => {
     expect(existsSync(path.join(fx.workspace.dir, "marker.txt"))).toBe(false);
     // The sub-agent's model was told each call is not available; the parent got its report.
     expect(JSON.stringify(requestsOf("SUB-BUILDER")[1]!.body.messages)).toContain('There is no tool named \\"write_to_file\\"');
-    expect(String(endOf(run, "toolu_builder").content), `${run.stderr}\n${JSON.stringify(run.events.filter((e) => e.type === "subagent"))}`).toContain("BUILDER-REPORT");
+    expect(String(endOf(run, callIdOf(run.events, "use_subagents")).content), `${run.stderr}\n${JSON.stringify(run.events.filter((e) => e.type === "subagent"))}`).toContain("BUILDER-REPORT");
   });
 
   it("a control: the same from an ACT-mode parent (--yolo) writes the file and runs the command", async () => {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedResponder, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { cleanEnv, runCairn, tempDir, type CliRun } from "../support/cairn-cli.js";
 import { conversationRouter, firstMessageText } from "../support/conversation-router.js";
+import { callIdOf } from "../support/tool-call-events.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 
 /**
@@ -248,7 +249,7 @@ describe("agent definitions", () => {
     const run = await cairn(router.responder, "PARENT-TASK: look around", ["--yolo"]);
     expect(run.code, run.stderr).toBe(0);
     expectNoLeak(trusted, run);
-    const endOf = (agent: string) => String(run.events.find((e) => e.type === "tool_call_update" && e.tool_use_id === `toolu_${agent}` && "content" in e)!.content);
+    const endOf = (agent: string) => String(run.events.find((e) => e.type === "tool_call_update" && e.tool_use_id === callIdOf(run.events, "use_subagents", { agent }) && "content" in e)!.content);
     for (const agent of ["spy", "leak", "outsider"]) expect(endOf(agent)).toContain(`No agent definition named "${agent}"`);
     expect(endOf("local")).toContain("LOCAL-REPORT");
     expect(endOf("scout")).toContain("SCOUT-REPORT");

@@ -5,6 +5,7 @@ import { startScriptedModelServer, type RecordedRequest, type ScriptedTurn } fro
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn, startCairn } from "../support/cairn-cli.js";
 import { conversationRouter, firstMessageText } from "../support/conversation-router.js";
+import { callIdOf } from "../support/tool-call-events.js";
 
 const fx = useE2eFixture((fx) => {
   writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
@@ -73,7 +74,7 @@ describe("new_task: handing over to a fresh task, headless", () => {
     const run = await cairn("--max-handoffs", "1", "FIRST-TASK: start");
     expect(run.code, run.stderr).toBe(0);
     expect(requestsOf("HOP-TWO")).toHaveLength(0);
-    const refused = endOf(run, "toolu_second_handoff");
+    const refused = endOf(run, callIdOf(run.events, "new_task", { context: "HOP-TWO: carry on again" }));
     expect(refused).toMatchObject({ status: "failed", is_error: true });
     expect(String(refused.content)).toContain("maxHandoffs");
     expect(run.events.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "finished in hop one" });
@@ -144,14 +145,15 @@ describe("use_subagents", () => {
     expect(toolNames(requestsOf("PARENT-TASK")[0]!)).toEqual(expect.arrayContaining(["write_to_file", "use_mcp_tool"]));
 
     // Their reports are the call's result; the parent's model reads them.
-    const result = String(endOf(run, "toolu_subagents").content);
+    const subagents = callIdOf(run.events, "use_subagents");
+    const result = String(endOf(run, subagents).content);
     expect(result).toContain("ALPHA-REPORT: notes.txt says NOTES-CONTENT-42");
     expect(result).toContain("BETA-REPORT");
     expect(JSON.stringify(requestsOf("PARENT-TASK")[1]!.body.messages)).toContain("ALPHA-REPORT");
 
     // Progress under the parent call, for both sub-agents.
     const progress = run.events.filter((e) => e.type === "subagent");
-    expect(progress.every((e) => e.parent_tool_use_id === "toolu_subagents")).toBe(true);
+    expect(progress.every((e) => e.parent_tool_use_id === subagents)).toBe(true);
     expect(progress.filter((e) => e.status === "completed").map((e) => e.index).sort()).toEqual([0, 1]);
     expect(progress.some((e) => e.status === "running" && e.activity === "read notes.txt")).toBe(true);
 
@@ -193,7 +195,7 @@ describe("use_subagents", () => {
     const sub = requestsOf("SUB-SCOUT")[0]!;
     expect(JSON.stringify(sub.body.system)).toContain("SCOUT-INSTRUCTIONS");
     expect(toolNames(sub)).toEqual(["attempt_completion", "read_file", "search_files"]);
-    expect(String(endOf(run, "toolu_scout").content)).toContain("SCOUT-REPORT");
+    expect(String(endOf(run, callIdOf(run.events, "use_subagents")).content)).toContain("SCOUT-REPORT");
   });
 
   it("ignores an untrusted repository's .cairn/agents (no instructions, no tools from it) and uses them once trusted", async () => {
@@ -213,7 +215,7 @@ describe("use_subagents", () => {
     const untrusted = await cairn("PARENT-TASK: go");
     expect(untrusted.code, untrusted.stderr).toBe(0);
     expect(untrusted.stderr).toContain("ignoring agent definitions in");
-    expect(String(endOf(untrusted, "toolu_helper").content)).toContain('No agent definition named "helper"');
+    expect(String(endOf(untrusted, callIdOf(untrusted.events, "use_subagents")).content)).toContain('No agent definition named "helper"');
     expect(requestsOf("SUB-HELPER")).toHaveLength(0);
     for (const request of fx.server.requests) expect(JSON.stringify(request.body)).not.toContain("REPO-INSTRUCTIONS");
     expect(existsSync(path.join(fx.workspace.dir, "pwned.txt"))).toBe(false);
@@ -228,7 +230,7 @@ describe("use_subagents", () => {
     const run = await cairn("PARENT-TASK: go");
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.stringify(requestsOf("SUB-HELPER")[0]!.body.system)).toContain("REPO-INSTRUCTIONS");
-    expect(String(endOf(run, "toolu_helper").content)).toContain("HELPER-REPORT");
+    expect(String(endOf(run, callIdOf(run.events, "use_subagents")).content)).toContain("HELPER-REPORT");
     expect(existsSync(path.join(fx.workspace.dir, "pwned.txt"))).toBe(true);
   });
 

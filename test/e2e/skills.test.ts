@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { cleanEnv, runCairn, type CliRun } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
-import { approvalsAsked, decisionsMade, endedCalls } from "../support/tool-call-events.js";
+import { approvalsAsked, callIdOf, decisionsMade, endedCalls } from "../support/tool-call-events.js";
 
 /**
  * Agent Skills through the real CLI and a scripted model: the first request carries a catalog
@@ -72,21 +72,24 @@ const systemOf = (request: RecordedRequest): string => JSON.stringify(request.bo
 const messagesOf = (request: RecordedRequest): string => JSON.stringify(request.body.messages);
 const notices = (run: CliRun): string[] => run.events.filter((e) => e.type === "system" && e.subtype === "notice").map((e) => String(e.message));
 const resultOf = (run: CliRun, id: string) => endedCalls(run.events).find((c) => c.tool_use_id === id);
+/** The script's command call (its scripted id "script" is the provider's; Cairn names the call itself). */
+const scriptResult = (run: CliRun) => resultOf(run, callIdOf(run.events, "execute_command"));
 
 describe("Agent Skills", () => {
   it("the first request lists skills without their bodies; the model reads a workspace and a global skill's files unasked; broken and linked-out skills are one notice each", { timeout: 120_000 }, async () => {
     const { global } = arrange();
     const beside = put(path.join(fx.home.dir, "skills", "notes.txt"), "BESIDE-SKILLS-2d7\n");
-    const run = await cairn([
-      read(path.join(global, "SKILL.md"), "g-skill"),
-      read(path.join(global, "references", "forms.md"), "g-ref"),
-      read(".agents/skills/release-notes/SKILL.md", "w-skill"),
-      read(".agents/skills/release-notes/references/style.md", "w-ref"),
+    const reads = {
+      "g-skill": path.join(global, "SKILL.md"),
+      "g-ref": path.join(global, "references", "forms.md"),
+      "w-skill": ".agents/skills/release-notes/SKILL.md",
+      "w-ref": ".agents/skills/release-notes/references/style.md",
       // The allowance is the listed skill folders, not CAIRN_HOME/skills: a file beside them is asked about (and, headless, denied).
-      read(beside, "beside"),
-      done,
-    ]);
+      beside,
+    };
+    const run = await cairn([...Object.entries(reads).map(([id, p]) => read(p, id)), done]);
     expect(run.code, run.stderr).toBe(0);
+    const idOf = (tag: keyof typeof reads) => callIdOf(run.events, "read_file", { path: reads[tag] });
 
     const first = fx.server.requests[0]!;
     const system = systemOf(first);
@@ -96,18 +99,18 @@ describe("Agent Skills", () => {
     for (const body of ["WS-BODY-7a1", "GLOBAL-BODY-9d4", "WS-REF-3c2", "GLOBAL-REF-5e6", "BAD-NAME-DESC", "BROKEN-DESC"]) expect(everythingFirst).not.toContain(body);
 
     // Each body and reference reaches the model only after it read them, and nothing asked the person.
-    expect(approvalsAsked(run.events).filter((a) => a.tool_use_id !== "beside")).toEqual([]);
+    expect(approvalsAsked(run.events).filter((a) => a.tool_use_id !== idOf("beside"))).toEqual([]);
     for (const [id, text] of [["g-skill", "GLOBAL-BODY-9d4"], ["g-ref", "GLOBAL-REF-5e6"], ["w-skill", "WS-BODY-7a1"], ["w-ref", "WS-REF-3c2"]] as const) {
-      expect(resultOf(run, id), id).toMatchObject({ status: "completed", is_error: false });
-      expect(resultOf(run, id)!.content).toContain(text);
-      expect(decisionsMade(run.events).find((d) => d.tool_use_id === id)).toMatchObject({ approved: true, by: "auto" });
+      expect(resultOf(run, idOf(id)), id).toMatchObject({ status: "completed", is_error: false });
+      expect(resultOf(run, idOf(id))!.content).toContain(text);
+      expect(decisionsMade(run.events).find((d) => d.tool_use_id === idOf(id))).toMatchObject({ approved: true, by: "auto" });
     }
     expect(messagesOf(fx.server.requests[1]!)).toContain("GLOBAL-BODY-9d4");
     expect(messagesOf(fx.server.requests[1]!)).not.toContain("WS-BODY-7a1");
     expect(messagesOf(fx.server.requests[3]!)).toContain("WS-BODY-7a1");
     // The control: outside the listed folders the boundary holds as before.
-    expect(approvalsAsked(run.events).map((a) => [a.tool_use_id, a.category])).toEqual([["beside", "read-external"]]);
-    expect(resultOf(run, "beside")!.status).toBe("denied");
+    expect(approvalsAsked(run.events).map((a) => [a.tool_use_id, a.category])).toEqual([[idOf("beside"), "read-external"]]);
+    expect(resultOf(run, idOf("beside"))!.status).toBe("denied");
     expect(JSON.stringify(fx.server.requests.map((r) => r.body))).not.toContain("BESIDE-SKILLS-2d7");
 
     // One notice per broken skill, each naming what to fix; the linked secret reached nothing.
@@ -139,15 +142,15 @@ describe("Agent Skills", () => {
 
     const refused = await cairn([sh(command, "script"), done]);
     expect(refused.code, refused.stderr).toBe(0);
-    expect(resultOf(refused, "script")!.status).toBe("denied");
+    expect(scriptResult(refused)!.status).toBe("denied");
     expect(existsSync(path.join(ws, "stamped.txt"))).toBe(false);
 
     const ran = await cairn([sh(command, "script"), done], ["--auto-approve", "read,all-commands"]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.events.find((e) => e.type === "system" && e.subtype === "init")!.sandbox).toMatchObject({ engine: "bubblewrap" });
-    expect(resultOf(ran, "script")).toMatchObject({ status: "completed" });
+    expect(scriptResult(ran)).toMatchObject({ status: "completed" });
     expect(readFileSync(path.join(ws, "stamped.txt"), "utf8")).toBe("STAMPED\n");
-    expect(resultOf(ran, "script")!.content).toContain("OUTSIDE-BLOCKED");
+    expect(scriptResult(ran)!.content).toContain("OUTSIDE-BLOCKED");
     expect(existsSync(outsideMarker)).toBe(false);
   });
 

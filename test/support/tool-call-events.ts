@@ -23,3 +23,15 @@ export function decisionsMade(events: readonly Event[]): DecisionMade[] {
     .filter((e) => e.type === "tool_call_update" && (e.status === "running" || e.status === "denied") && e.decision !== undefined)
     .map((e) => ({ tool_use_id: String(e.tool_use_id), tool: String(e.name), ...(e.decision as Omit<DecisionMade, "tool_use_id" | "tool">) }));
 }
+
+/**
+ * The id Cairn gave the first `name` call whose input has these values. Cairn names every call
+ * itself; an id a scripted turn gives a call is only the provider's, never seen in the events.
+ */
+export function callIdOf(events: readonly Event[], name: string, input: Record<string, unknown> = {}): string {
+  const call = events.find(
+    (e) => e.type === "tool_call" && e.name === name && Object.entries(input).every(([key, value]) => JSON.stringify((e.input as Record<string, unknown>)[key]) === JSON.stringify(value)),
+  );
+  if (!call) throw new Error(`No ${name} call with ${JSON.stringify(input)} in the events.`);
+  return String(call.tool_use_id);
+}

@@ -76,7 +76,7 @@ export class AiSdkModel implements Model {
     // An error chunk after the provider already said "length" only restates the output limit.
     const facts = new RawStreamFacts();
     let limitError = false;
-    const ids = new CallIds(request.messages);
+    const ids = new CallIds();
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
     try {
       const result = await watchStreamEnd(end, () => this.model.doStream({
@@ -135,7 +135,7 @@ export class AiSdkModel implements Model {
             started = true;
             sawToolCall = true;
             outputChars += part.toolName.length + part.input.length;
-            const call: ModelEvent = { type: "tool-call", id: ids.complete(part.toolCallId), name: part.toolName, argsText: part.input };
+            const call: ModelEvent = { type: "tool-call", id: ids.complete(part.toolCallId), providerId: part.toolCallId, name: part.toolName, argsText: part.input };
             if (isCompleteJsonObject(part.input)) yield call;
             else held.push(call);
             break;

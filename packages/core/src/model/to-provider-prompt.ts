@@ -1,4 +1,5 @@
 import type { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import { wireCallIds } from "./call-ids.js";
 import { fitImage, type ImageLimits } from "./image-limits.js";
 import { reasoningDetailsMark, redactedThinkingMark, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserMessage } from "./types.js";
 
@@ -46,6 +47,9 @@ export function toProviderPrompt(system: string, messages: Message[], wire: Prom
   if (options.images && options.imageLimits) messages = messages.map((m) => withFittedImages(m, options.imageLimits!));
   const userIndexes = messages.flatMap((m, i) => (m.role === "user" ? [i] : []));
   const cached = new Set(cacheBreakpoints ? userIndexes.slice(-2) : []);
+  // Calls go to the provider under its own ids; Cairn's stay on this side of the wire.
+  const wireIds = wireCallIds(messages, options.anthropic);
+  const wireId = (id: string) => wireIds.get(id) ?? id;
 
   messages.forEach((message, index) => {
     const mark = cached.has(index);
@@ -71,7 +75,7 @@ export function toProviderPrompt(system: string, messages: Message[], wire: Prom
             ...(part.signature ? { providerOptions: { anthropic: { signature: part.signature } } } : {}),
           });
         } else {
-          content.push({ type: "tool-call", toolCallId: part.id, toolName: part.name, input: part.input });
+          content.push({ type: "tool-call", toolCallId: wireId(part.id), toolName: part.name, input: part.input });
         }
       }
       if (content.length === 0) content.push({ type: "text", text: "(no content)" });
@@ -90,11 +94,11 @@ export function toProviderPrompt(system: string, messages: Message[], wire: Prom
         content: results.map((r) => {
           const texts = r.content.filter((c): c is TextPart => c.type === "text").map((c) => c.text);
           const images = r.content.filter((c): c is ImagePart => c.type === "image");
-          const base = { type: "tool-result" as const, toolCallId: r.toolCallId, toolName: r.toolName };
+          const base = { type: "tool-result" as const, toolCallId: wireId(r.toolCallId), toolName: r.toolName };
           if (images.length === 0) return { ...base, output: { type: r.isError ? ("error-text" as const) : ("text" as const), value: texts.join("\n") } };
           if (!options.anthropic) {
             const count = images.length === 1 ? "The image" : `The ${images.length} images`;
-            moved.push({ type: "text", text: `${count} from the ${r.toolName} result (${r.toolCallId}):` });
+            moved.push({ type: "text", text: `${count} from the ${r.toolName} result (${base.toolCallId}):` });
             for (const image of images) moved.push({ type: "file", data: image.data, mediaType: image.mediaType });
             const note = images.length === 1 ? "[The image of this result is in the next user message.]" : `[The ${images.length} images of this result are in the next user message.]`;
             return { ...base, output: { type: r.isError ? ("error-text" as const) : ("text" as const), value: [...texts, note].join("\n") } };

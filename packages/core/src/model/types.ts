@@ -21,7 +21,11 @@ export const redactedThinkingMark = "redacted_thinking:";
  * to continue the model's reasoning (a signed Claude block, an encrypted OpenAI one).
  */
 export const reasoningDetailsMark = "reasoning_details:";
-export type ToolCallPart = { type: "tool-call"; id: string; name: string; input: Record<string, unknown> };
+/**
+ * `id` is Cairn's (model/call-ids.ts): events, the journal and hosts key the call by it.
+ * `providerId` is the provider's own, kept only to send the call back to the provider.
+ */
+export type ToolCallPart = { type: "tool-call"; id: string; providerId?: string; name: string; input: Record<string, unknown> };
 export type ToolResultPart = {
   type: "tool-result";
   toolCallId: string;
@@ -78,9 +82,10 @@ export function addUsage(a: Usage, b: Usage): Usage {
 export type ModelEvent =
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string; signature?: string }
+  /** `id`: Cairn's id of the call (model/call-ids.ts); `providerId`: the provider's, for the wire only. */
   | { type: "tool-call-start"; id: string; name: string }
   | { type: "tool-call-delta"; id: string; argsText: string }
-  | { type: "tool-call"; id: string; name: string; argsText: string }
+  | { type: "tool-call"; id: string; providerId?: string; name: string; argsText: string }
   | { type: "finish"; reason: FinishReason; usage: Usage };
 
 /** Price in US dollars per million tokens. */

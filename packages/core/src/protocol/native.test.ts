@@ -45,6 +45,12 @@ describe("native protocol: tool blocks written as XML text", () => {
     expect(calls(events)).toEqual([{ id: "t1", name: "attempt_completion", input: { result: "ok" } }]);
   });
 
+  it("keeps the provider's id beside Cairn's, into the stored message, to send the call back under it", () => {
+    const [call] = calls(run("", 1, [{ type: "tool-call", id: "tool_1", providerId: "call_0", name: "attempt_completion", argsText: '{"result":"ok"}' }]));
+    expect(call).toEqual({ id: "tool_1", providerId: "call_0", name: "attempt_completion", input: { result: "ok" } });
+    expect(nativeProtocol.assistantMessage("", [], [call!]).content).toEqual([{ type: "tool-call", id: "tool_1", providerId: "call_0", name: "attempt_completion", input: { result: "ok" } }]);
+  });
+
   it.each([
     ["in a fenced code block", "Example:\n```xml\n<read_file>\n<path>a</path>\n</read_file>\n```\n"],
     ["in inline code", "Call `<read_file><path>a</path></read_file>` to read."],

@@ -54,7 +54,7 @@ class NativeParser implements TurnParser {
         const tooLong = argumentSizeProblem(event.name, event.argsText.length);
         const parsed = tooLong ? { input: {}, error: tooLong } : parseArgs(event.argsText);
         const { input, taskProgress } = takeTaskProgress(parsed.input);
-        const call: ParsedCall = { id: event.id, name: event.name, input, ...(parsed.error ? { inputError: parsed.error } : {}), ...(taskProgress ? { taskProgress } : {}) };
+        const call: ParsedCall = { id: event.id, ...(event.providerId ? { providerId: event.providerId } : {}), name: event.name, input, ...(parsed.error ? { inputError: parsed.error } : {}), ...(taskProgress ? { taskProgress } : {}) };
         return [{ type: "call", call: boundedCall(call, event.argsText.length) }];
       }
       case "finish":
@@ -89,7 +89,7 @@ export function nativeProtocolWith(taskProgress: boolean): ToolProtocol {
           ...reasoning,
           ...(text ? [{ type: "text" as const, text }] : []),
           // The checklist stays in the conversation as the model wrote it: its own calls, unaltered.
-          ...calls.map((c) => ({ type: "tool-call" as const, id: c.id, name: c.name, input: c.taskProgress ? { ...c.input, [taskProgressParam]: c.taskProgress } : c.input })),
+          ...calls.map((c) => ({ type: "tool-call" as const, id: c.id, ...(c.providerId ? { providerId: c.providerId } : {}), name: c.name, input: c.taskProgress ? { ...c.input, [taskProgressParam]: c.taskProgress } : c.input })),
         ],
       };
     },

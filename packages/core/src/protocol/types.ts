@@ -7,7 +7,10 @@ export { protocolNames, type ProtocolName } from "../model/protocol-name.js";
 
 /** A complete tool call as the protocol understood it; `input` is not validated yet. */
 export type ParsedCall = {
+  /** Cairn's id of the call, unique in its task (model/call-ids.ts). */
   id: string;
+  /** The provider's id of a native call, kept only to send the call back to the provider. */
+  providerId?: string;
   name: string;
   input: Record<string, unknown>;
   /** Why the call's input could not be read (malformed JSON, a block cut off by the output limit). */
