@@ -254,4 +254,15 @@ describe("foldEvent", () => {
     expect(carded.streaming).toBeUndefined();
     expect(seen(carded)).toEqual(["card tool_e replace_in_file pending"]);
   });
+
+  it("a task stored before Cairn minted ids, with the provider's call_0 on every call, still shows each call", () => {
+    const t = fold([
+      call("call_0", "write_to_file", { path: "a.txt" }),
+      ended("call_0", "write_to_file"),
+      call("call_0"),
+      { type: "tool_call_update", tool_use_id: "call_0", name: "execute_command", status: "failed", content: "Exit code: 1", is_error: true },
+    ]);
+    expect(seen(t)).toEqual(["card call_0 write_to_file completed", "card call_0 execute_command failed"]);
+    expect(new Set(t.items.map((item) => item.key)).size).toBe(2);
+  });
 });

@@ -25,9 +25,23 @@ function replaced(items: readonly TranscriptItem[], index: number, item: Transcr
   return next;
 }
 
+/**
+ * Where the card of a call of the current task is (the last one under its id), or -1. Ids are
+ * unique in a task since Cairn mints them; a task stored before that may reuse a provider's
+ * `call_0`, and each of its calls still gets a card of its own (see foldCard).
+ */
+function cardIndex(t: Transcript, id: string): number {
+  const prefix = cardKey(t, "");
+  for (let i = t.items.length - 1; i >= 0; i--) {
+    const item = t.items[i]!;
+    if (item.kind === "tool" && item.card.tool_use_id === id && item.key.startsWith(prefix)) return i;
+  }
+  return -1;
+}
+
 /** The card of a call of the current task (after a hand-off, the new task's), or undefined. */
 export function cardOf(t: Transcript, tool_use_id: string): ToolCard | undefined {
-  const item = t.items[indexOf(t.items, cardKey(t, tool_use_id))];
+  const item = t.items[cardIndex(t, tool_use_id)];
   return item?.kind === "tool" ? item.card : undefined;
 }
 
@@ -83,13 +97,14 @@ function textCalls(t: Transcript, message: Extract<AgentEvent, { type: "assistan
 }
 
 function foldCard(t: Transcript, event: AgentEvent, id: string): Transcript {
-  const key = cardKey(t, id);
-  const index = indexOf(t.items, key);
+  const found = cardIndex(t, id);
+  // A new call is a new card, even under an id a call before it had (a stored task's reused provider id).
+  const index = event.type === "tool_call" ? -1 : found;
   const before = index === -1 ? undefined : (t.items[index] as Extract<TranscriptItem, { kind: "tool" }>);
-  const card = foldToolCall(event.type === "tool_call" ? undefined : before?.card, event);
+  const card = foldToolCall(before?.card, event);
   if (!card || card === before?.card) return t;
-  const item: TranscriptItem = { kind: "tool", key, card };
-  let next: Transcript = { ...t, items: index === -1 ? [...t.items, item] : replaced(t.items, index, item) };
+  const item: TranscriptItem = before ? { ...before, card } : { kind: "tool", key: found === -1 ? cardKey(t, id) : `${cardKey(t, id)}#${t.seq}`, card };
+  let next: Transcript = { ...t, items: index === -1 ? [...t.items, item] : replaced(t.items, index, item), ...(found !== -1 && index === -1 ? { seq: t.seq + 1 } : {}) };
   if (event.type === "tool_call") {
     if (next.streaming) {
       const { streaming: _streaming, ...rest } = next;

@@ -1,3 +1,4 @@
+export { conversationCalls } from "./conversation-calls.js";
 export { cardOf, endReplay, foldEvent, initialTranscript } from "./fold.js";
 export type {
   AssistantItem,
