@@ -13,4 +13,4 @@ export type {
   ToolKind,
   UsageJson,
 } from "./agent-event.js";
-export { applyToolCallEvent, foldToolCall, MAX_CARD_OUTPUT_CHARS, type DiagnosticsRecord, type SubagentRecord, type ToolCallRecord } from "./tool-call-record.js";
+export { foldToolCall, MAX_CARD_OUTPUT_CHARS, type DiagnosticsRecord, type SubagentRecord, type ToolCallRecord } from "./tool-call-record.js";

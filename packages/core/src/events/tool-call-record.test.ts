@@ -1,11 +1,20 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "./agent-event.js";
-import { applyToolCallEvent, foldToolCall, MAX_CARD_OUTPUT_CHARS, type ToolCallRecord } from "./tool-call-record.js";
+import { foldToolCall, MAX_CARD_OUTPUT_CHARS, toolCallIdOf, type ToolCallRecord } from "./tool-call-record.js";
 
-const fold = (events: AgentEvent[]): Map<string, ToolCallRecord> => events.reduce<Map<string, ToolCallRecord>>((records, e) => applyToolCallEvent(records, e), new Map());
+/** The records of the calls the events are about, keyed by tool_use_id, as the transcript keeps its cards. */
+function fold(events: AgentEvent[]): Map<string, ToolCallRecord> {
+  const records = new Map<string, ToolCallRecord>();
+  for (const event of events) {
+    const id = toolCallIdOf(event);
+    const record = id === undefined ? undefined : foldToolCall(records.get(id), event);
+    if (record) records.set(id!, record);
+  }
+  return records;
+}
 const called = (id: string, name = "execute_command"): AgentEvent => ({ type: "tool_call", tool_use_id: id, name, kind: "command", input: { command: "make" }, summary: "$ make", status: "pending", locations: [] });
 
-describe("applyToolCallEvent", () => {
+describe("foldToolCall", () => {
   it("follows one call from pending through approval and output to its end", () => {
     const approval = { category: "all-commands" as const, summary: "$ make", suggested_rule: "execute_command(make)" };
     const decision = { approved: true, by: "user" as const, reason: "approved by the user" };
@@ -66,13 +75,13 @@ describe("applyToolCallEvent", () => {
     expect(records.get("e2")!.preview).toEqual(ran);
   });
 
-  it("leaves the given map as it was and ignores updates of calls it never saw", () => {
-    const before = fold([called("c1")]);
-    const after = applyToolCallEvent(before, { type: "tool_output", tool_use_id: "c1", text: "x" });
-    expect(before.get("c1")!.output).toBe("");
-    expect(after.get("c1")!.output).toBe("x");
-    const unknown = applyToolCallEvent(before, { type: "tool_call_update", tool_use_id: "zz", name: "x", status: "running" });
-    expect([...unknown.keys()]).toEqual(["c1"]);
+  it("leaves the given record as it was and ignores updates of calls it never saw", () => {
+    const before = foldToolCall(undefined, called("c1"))!;
+    const after = foldToolCall(before, { type: "tool_output", tool_use_id: "c1", text: "x" });
+    expect(before.output).toBe("");
+    expect(after!.output).toBe("x");
+    expect(foldToolCall(undefined, { type: "tool_call_update", tool_use_id: "zz", name: "x", status: "running" })).toBeUndefined();
+    expect(foldToolCall(before, { type: "usage", model: "m", usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, cost_usd: null, total_cost_usd: null })).toBe(before);
   });
 
   it("keeps the end of a long output and counts all of it", () => {

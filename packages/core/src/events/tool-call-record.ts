@@ -117,16 +117,3 @@ export function foldToolCall(record: ToolCallRecord | undefined, event: AgentEve
       return record;
   }
 }
-
-/**
- * Folds one event into the records of tool calls, keyed by tool_use_id. Pure: always returns a
- * new map and leaves the given one as it was. Updates for a call never announced are ignored.
- */
-export function applyToolCallEvent(records: ReadonlyMap<string, ToolCallRecord>, event: AgentEvent): Map<string, ToolCallRecord> {
-  const next = new Map(records);
-  const id = toolCallIdOf(event);
-  if (id === undefined) return next;
-  const record = foldToolCall(records.get(id), event);
-  if (record) next.set(id, record);
-  return next;
-}

@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../test/support/scripted-model-server.js";
-import { applyToolCallEvent, type AgentEvent, type ToolCallRecord } from "../events/index.js";
+import type { AgentEvent } from "../events/index.js";
+import { cardOf, foldEvent, initialTranscript } from "../transcript/index.js";
 import { createModel } from "../model/providers.js";
 import type { ApprovalCategory } from "../policy/approval-category.js";
 import type { ActiveRule } from "../policy/decide-call.js";
@@ -132,10 +133,8 @@ describe("the life of one tool call", () => {
       undefined, // attempt_completion
     ]);
     expect(readFileSync(path.join(ws, "src", "old.txt"), "utf8")).toBe("after\n");
-    // Core's record of the call holds it, so every host reads it from one place.
-    let records: ReadonlyMap<string, ToolCallRecord> = new Map();
-    for (const event of events) records = applyToolCallEvent(records, event);
-    expect(records.get(running[1]!.tool_use_id)).toMatchObject({ status: "completed", preview: running[1]!.preview });
+    // The transcript's card of the call holds it, so every host reads it from one place.
+    expect(cardOf(events.reduce(foldEvent, initialTranscript()), running[1]!.tool_use_id)).toMatchObject({ status: "completed", preview: running[1]!.preview });
   });
 
   it("yolo edits carry their diff on running too", async () => {
