@@ -270,4 +270,32 @@ describe("SessionRunner", () => {
     ]);
     expect(kinds(runner.session!.store.loadEvents())).toEqual(expect.arrayContaining(["awaiting", "answered"]));
   });
+  it("a question answered by the host and a hand-off it agrees to are framed with their calls' ids", async () => {
+    server = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "text", text: "Let me ask." }, { type: "tool_use", name: "ask_followup_question", input: { question: "Which colour?", options: ["red", "blue"] } }] },
+        call("new_task", { context: "Paint it blue" }),
+        done("Painted"),
+      ],
+    });
+    const host = { ask: async () => "blue", confirmNewTask: async (context: string) => ({ approved: true as const, context: `${context}, twice` }) };
+    const runner = SessionRunner.fresh({ cwd, ...common({ host }) });
+    const events = record(runner);
+    const result = await runner.send("Paint it");
+    await runner.close();
+    expect(result.result).toBe("Painted");
+    const question = events.find((e) => e.type === "question")!;
+    const newTask = events.find((e) => e.type === "tool_call" && e.name === "new_task") as { tool_use_id: string };
+    expect(events.filter((e) => e.type === "awaiting" || e.type === "answered" || e.type === "handoff")).toEqual([
+      { type: "answered", kind: "question", text: "blue", tool_use_id: (question as { tool_use_id: string }).tool_use_id },
+      { type: "awaiting", kind: "handoff", text: "Paint it blue", tool_use_id: newTask.tool_use_id },
+      { type: "answered", kind: "handoff", approved: true, text: "Paint it blue, twice", tool_use_id: newTask.tool_use_id },
+      { type: "handoff", from_task_id: expect.any(String), task_id: runner.id, context: "Paint it blue, twice" },
+    ]);
+    // A late subscriber gets what happened, without the streamed pieces of complete replies.
+    const replayed = record(runner, { replay: true });
+    expect(kinds(events)).toContain("text_delta");
+    expect(kinds(replayed).filter((k) => k === "text_delta" || k === "message_start")).toEqual([]);
+    expect(kinds(replayed)).toEqual(kinds(events).filter((k) => k !== "text_delta" && k !== "message_start" && k !== "tool_output"));
+  });
 });

@@ -315,7 +315,11 @@ export class SessionRunner {
   /** The one drain loop: the events reach subscribers through the task; this pulls the run to its result. */
   private async drain(run: AsyncGenerator<AgentEvent, TaskResult>): Promise<TaskResult> {
     let next = await run.next();
-    while (!next.done) next = await run.next();
+    while (!next.done) {
+      // Stopped before the run began (while its task opened): it stops at its first event.
+      if (this.stopped) this.current?.task.abort();
+      next = await run.next();
+    }
     return next.value;
   }
 
@@ -354,15 +358,19 @@ export class SessionRunner {
     for (const listener of this.listeners) listener(event);
   }
 
-  /** Kept for replay; a message's deltas go once its complete `assistant` event has come. */
+  /**
+   * Kept for replay. What only streams goes once its whole is there: a message's deltas once its
+   * complete `assistant` event has come, a call's live output once the call has ended (its result has it).
+   */
   private remember(event: AgentEvent): void {
+    const drop = (gone: (e: AgentEvent) => boolean) => {
+      for (let i = this.history.length - 1; i >= 0; i--) if (gone(this.history[i]!)) this.history.splice(i, 1);
+    };
     if (event.type === "assistant") {
       const id = event.message.id;
-      for (let i = this.history.length - 1; i >= 0; i--) {
-        const e = this.history[i]!;
-        if ((e.type === "text_delta" || e.type === "reasoning_delta" || e.type === "message_start" || e.type === "stream_discarded") && e.message_id === id) this.history.splice(i, 1);
-      }
+      drop((e) => (e.type === "text_delta" || e.type === "reasoning_delta" || e.type === "message_start" || e.type === "stream_discarded") && e.message_id === id);
     }
+    if (event.type === "tool_call_update" && "content" in event) drop((e) => e.type === "tool_output" && e.tool_use_id === event.tool_use_id);
     this.history.push(event);
   }
 
@@ -381,20 +389,22 @@ export class SessionRunner {
   private wrapHost(host: Host): Host {
     // approve as the host's own: a class's methods are not own properties, so a spread would drop it.
     const wrapped: Host = host.approve ? { approve: host.approve.bind(host) } : {};
-    const around = async <T>(awaiting: AgentEvent | undefined, ask: () => Promise<T>, answered: (answer: T | undefined) => AgentEvent): Promise<T> => {
+    // A callback that fails is answered "no" (the task takes it so); one with no answer (ask: nobody can answer now) is not answered.
+    const around = async <T>(awaiting: AgentEvent | undefined, ask: () => Promise<T>, answered: (answer: T | undefined) => AgentEvent | undefined): Promise<T> => {
       if (awaiting) this.announce(awaiting);
       let answer: T | undefined;
       try {
         answer = await ask();
         return answer;
       } finally {
-        this.announce(answered(answer));
+        const event = answered(answer);
+        if (event) this.announce(event);
       }
     };
     if (host.ask) {
       const ask = host.ask.bind(host);
       wrapped.ask = (question, options, signal) =>
-        around(undefined, () => ask(question, options, signal), (text) => ({ type: "answered", kind: "question", ...(text !== undefined ? { text } : {}), ...this.callId("question") }));
+        around(undefined, () => ask(question, options, signal), (text) => (text === undefined ? undefined : { type: "answered", kind: "question", text, ...this.callId("question") }));
     }
     if (host.reviewPlan) {
       const review = host.reviewPlan.bind(host);
