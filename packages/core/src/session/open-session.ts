@@ -85,7 +85,7 @@ export type ResumeSessionOptions = Common & {
   cwd?: string;
 };
 
-/** A new task in `cwd`, stored as it runs. Its first message goes to `task.run`. */
+/** A new task in `cwd`, stored as it runs. Its first message goes to `task.run` (a host uses SessionRunner, which does that and the rest of a session). */
 export async function openSession(options: OpenSessionOptions): Promise<Session> {
   const notices: string[] = [];
   const settings = resolveSettings({ ...options, overrides: handoffOverrides(options) }, notices);
@@ -116,6 +116,7 @@ function handoffOverrides(options: OpenSessionOptions): SessionOverrides | undef
  * A stored task, ready to carry on (word its first message with `resumeMessage`). The store is not
  * claimed yet: call `store.claim()` just before the first run, so a task opened and left at once
  * keeps its status. The task's provider, model, protocol and mode hold unless overridden.
+ * SessionRunner.resume does all this for a host.
  */
 export async function resumeSession(options: ResumeSessionOptions): Promise<Session> {
   const env = options.env ?? process.env;
