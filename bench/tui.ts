@@ -99,8 +99,8 @@ async function loadUi() {
     const { EventPresenter } = await import("../packages/cli/src/tui/present-events.js");
     const { themeFor } = await import("../packages/cli/src/tui/theme.js");
     const { resolveSettings } = await import("@cairn/core");
-    const { overridesOf, parseRunArgs } = await import("../packages/cli/src/run-args.js");
-    const resolveRunConfig = (args: import("../packages/cli/src/run-args.js").RunArgs, env: Record<string, string | undefined>) => resolveSettings({ cwd: args.cwd, env, overrides: overridesOf(args) });
+    const { overridesOf, parseRunArgs } = await import("@cairn/host/run-args");
+    const resolveRunConfig = (args: import("@cairn/host/run-args").RunArgs, env: Record<string, string | undefined>) => resolveSettings({ cwd: args.cwd, env, overrides: overridesOf(args) });
     return { ink, react, App, SessionController, SessionView, EventPresenter, themeFor, resolveRunConfig, parseRunArgs };
   } finally {
     if (saved === undefined) delete process.env.NODE_ENV;

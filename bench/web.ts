@@ -56,7 +56,7 @@ function scripted(): { responder: () => ScriptedTurn; turns: () => number } {
 
 async function loadWeb() {
   const { startWebServer } = await import("../packages/web/src/web-server.js");
-  const { parseRunArgs } = await import("../packages/cli/src/run-args.js");
+  const { parseRunArgs } = await import("@cairn/host/run-args");
   return { startWebServer, parseRunArgs };
 }
 type Web = Awaited<ReturnType<typeof loadWeb>>;

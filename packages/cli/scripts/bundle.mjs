@@ -1,5 +1,5 @@
 /**
- * Bundles the compiled command (dist/main.js and what it imports, @cairn/core included) into
+ * Bundles the compiled command (dist/main.js and what it imports, @cairn/core and @cairn/host included) into
  * dist/bundle: a one-turn task then loads ~15 files instead of ~370 modules (107 of them zod's,
  * most of those its locales), and Node's module resolution and loading drop from ~0.2 s of CPU to a
  * few ms (issue 13). Each command and lazily loaded feature stays its own chunk, loaded on first use.
@@ -19,10 +19,12 @@ import { fileURLToPath } from "node:url";
 
 const cliRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const coreRoot = path.resolve(cliRoot, "../core");
+const hostRoot = path.resolve(cliRoot, "../host");
 const outdir = path.join(cliRoot, "dist/bundle");
 
 const inlined = new Set([
   "@cairn/core",
+  "@cairn/host",
   "zod",
   "@ai-sdk/anthropic",
   "@ai-sdk/openai",
@@ -47,7 +49,7 @@ function packageFolder(dir, name) {
 
 // An external package (or a file in one that core finds with createRequire, such as a wasm
 // grammar) is now looked up from dist/bundle, not from core's own folder: both must find the same.
-for (const root of [coreRoot, cliRoot]) {
+for (const root of [coreRoot, hostRoot, cliRoot]) {
   const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   for (const name of Object.keys(manifest.dependencies ?? {})) {
     if (inlined.has(name)) continue;
@@ -74,7 +76,7 @@ const bundledPaths = {
       if (args.path.startsWith("node:") || !inlined.has(packageName(args.path))) return { path: args.path, external: true };
       return undefined;
     });
-    b.onLoad({ filter: /[\\/]packages[\\/](core|cli)[\\/]dist[\\/].*\.js$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]packages[\\/](core|host|cli)[\\/]dist[\\/].*\.js$/ }, (args) => {
       const here = path.dirname(args.path);
       const text = readFileSync(args.path, "utf8")
         .replace(/createRequire\(import\.meta\.url\)\((["'])(\.{1,2}\/[^"']*package\.json)\1\)/g, (_match, _quote, relative) => {

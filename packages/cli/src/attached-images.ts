@@ -1,7 +1,7 @@
 import path from "node:path";
 import { ImageAttachmentError, imagesRefused, loadImageAttachment, type ImagePart, type Model } from "@cairn/core";
-import type { RunArgs } from "./run-args.js";
-import { UsageError } from "./usage-error.js";
+import type { RunArgs } from "@cairn/host/run-args";
+import { UsageError } from "@cairn/host/usage-error";
 
 /**
  * The pictures of `--image` (relative to where cairn was started), checked before the task runs:

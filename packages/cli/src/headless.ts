@@ -1,12 +1,7 @@
 import type { AgentEvent, Task, TaskResult } from "@cairn/core";
+import type { Io } from "@cairn/host/io";
 import { ProgressRenderer } from "./progress-renderer.js";
 import { terminalText } from "./terminal-text.js";
-
-export type Io = {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Record<string, string | undefined>;
-};
 
 export const exitCodes = { completed: 0, failed: 1, usage: 2, needsInput: 3 } as const;
 

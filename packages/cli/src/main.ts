@@ -1,14 +1,13 @@
 import { createRequire } from "node:module";
+import type { Io } from "@cairn/host/io";
+import type { RunArgs } from "@cairn/host/run-args";
+import { isUsageError, UsageError } from "@cairn/host/usage-error";
 import { failureLine, writeFailureLog } from "./failure-log.js";
-import { exitCodes, type Io } from "./headless.js";
-import type { RunArgs } from "./run-args.js";
-import { isUsageError, UsageError } from "./usage-error.js";
+import { exitCodes } from "./headless.js";
 
 // Each command is loaded when it runs, so `cairn --version` does not pay for the agent, the
 // terminal UI or the MCP SDK (issue 13: start only what a command needs).
-const runArgs = () => import("./run-args.js");
-// @cairn/web builds after the CLI (it opens tasks through it), so it is loaded by name at run time.
-const webPackage = "@cairn/web";
+const runArgs = () => import("@cairn/host/run-args");
 const commands = {
   acp: () => import("./acp/acp-command.js"),
   checkpoints: () => import("./commands/checkpoints.js"),
@@ -22,7 +21,7 @@ const commands = {
   run: () => import("./commands/run.js"),
   permissions: () => import("./commands/permissions.js"),
   trust: () => import("./commands/trust.js"),
-  web: () => import(webPackage) as Promise<{ webCommand(argv: string[], io: Io): Promise<number> }>,
+  web: () => import("@cairn/web"),
 };
 
 const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;

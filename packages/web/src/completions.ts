@@ -1,5 +1,5 @@
 import { builtinSlashCommands, listWorkflows } from "@cairn/core";
-import { completionsAt, FileIndex, type Completion } from "cairn/dist/tui/completion.js";
+import { completionsAt, FileIndex, type Completion } from "@cairn/host/completion";
 
 type Command = { name: string; args: string; description: string };
 

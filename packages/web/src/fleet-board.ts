@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { cancelJob, retryJob } from "cairn/dist/fleet/control-commands.js";
-import { readEvents, type StreamedEvent } from "cairn/dist/fleet/event-stream.js";
-import { findJob, listedStates, viewOf, type JobView } from "cairn/dist/fleet/job-view.js";
-import { openQueue } from "cairn/dist/fleet/open-queue.js";
-import { givenRedisUrl, shownRedisUrl, withoutPassword } from "cairn/dist/fleet/redis-connection.js";
-import { renderEvent } from "cairn/dist/fleet/watch-command.js";
-import { UsageError } from "cairn/dist/usage-error.js";
+import { readEvents, type StreamedEvent } from "@cairn/host/fleet/event-stream";
+import { fleetNotice } from "@cairn/host/fleet/fleet-notice";
+import { cancelJob, retryJob } from "@cairn/host/fleet/job-control";
+import { findJob, listedStates, viewOf, type JobView } from "@cairn/host/fleet/job-view";
+import { openQueue } from "@cairn/host/fleet/open-queue";
+import { givenRedisUrl, shownRedisUrl, withoutPassword } from "@cairn/host/fleet/redis-connection";
+import { UsageError } from "@cairn/host/usage-error";
 import { branchDiff, type FleetDiff } from "./fleet-diff.js";
 
 type Opened = Awaited<ReturnType<typeof openQueue>>;
@@ -174,7 +174,7 @@ export class FleetBoard {
 
 function forPage(event: StreamedEvent): StreamedEvent | undefined {
   if (event.type !== "fleet") return event;
-  const line = renderEvent(event);
+  const line = fleetNotice(event);
   if (line === undefined) return undefined;
   const trouble = event.subtype === "lock_lost" || (event.subtype === "end" && event.state !== "completed");
   return { type: "web_notice", level: trouble ? "warning" : "info", message: line.replace(/^[─\s]+/, "") };

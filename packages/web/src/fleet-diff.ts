@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { branchProblem, fleetGitConfig, fleetGitEnv, repoProblem } from "cairn/dist/fleet/git-target.js";
+import { branchProblem, fleetGitConfig, fleetGitEnv, repoProblem } from "@cairn/host/fleet/git-target";
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { imagesRefused, type AgentEvent, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
-import { afterStop } from "cairn/dist/stop-note.js";
+import { afterStop } from "@cairn/core";
 import type { WebSession } from "./task-opener.js";
 import type { WebEvent } from "./web-event.js";
 import type { Mode } from "@cairn/core";

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { RunArgs } from "cairn/dist/run-args.js";
+import type { RunArgs } from "@cairn/host/run-args";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkModel, choiceOverrides, modelCatalog } from "./model-choices.js";
 

@@ -13,7 +13,7 @@ import {
   type SessionOverrides,
 } from "@cairn/core";
 import { cairnHome, loadSettings, SettingsError, type Settings } from "@cairn/core/storage";
-import { overridesOf, type RunArgs } from "cairn/dist/run-args.js";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 
 /** A model the person picked for a new task in the page. */
 export type ModelChoice = { provider: ProviderId; model: string };

@@ -1,5 +1,5 @@
 import type { AgentEvent, Message } from "@cairn/core";
-import { withoutAddedContext } from "cairn/dist/stop-note.js";
+import { withoutAddedContext } from "@cairn/core";
 import type { WebEvent } from "./web-event.js";
 
 type PersonMessage = Extract<WebEvent, { type: "web_user_message" }>;

@@ -1,5 +1,5 @@
 import { cairnHome, listTasks, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
-import type { RunArgs } from "cairn/dist/run-args.js";
+import type { RunArgs } from "@cairn/host/run-args";
 import { EventLog } from "./event-log.js";
 import { restoreCheckpoint, type RestoreDone, type RestoreWhat } from "./checkpoint-timeline.js";
 import { LiveTask } from "./live-task.js";

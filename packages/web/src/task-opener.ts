@@ -14,7 +14,7 @@ import {
   type TaskResult,
   type TaskStore,
 } from "@cairn/core";
-import { overridesOf, type RunArgs } from "cairn/dist/run-args.js";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { withPersonMessages } from "./stored-messages.js";
 import type { WebEvent } from "./web-event.js";
 

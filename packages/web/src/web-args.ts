@@ -1,5 +1,5 @@
-import { parseRunArgs, runHelp, type RunArgs } from "cairn/dist/run-args.js";
-import { UsageError } from "cairn/dist/usage-error.js";
+import { parseRunArgs, runHelp, type RunArgs } from "@cairn/host/run-args";
+import { UsageError } from "@cairn/host/usage-error";
 
 export type WebArgs = { host: string; hostGiven: boolean; port: number; open: boolean; run: RunArgs };
 

@@ -1,5 +1,5 @@
-import type { Io } from "cairn/dist/headless.js";
-import { refuseBrokenSettings } from "cairn/dist/settings-check.js";
+import type { Io } from "@cairn/host/io";
+import { refuseBrokenSettings } from "@cairn/host/settings-check";
 import { isLoopback } from "./access-guard.js";
 import { openBrowser } from "./open-browser.js";
 import { parseWebArgs, webHelp } from "./web-args.js";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { providerIds, type ProviderId } from "@cairn/core";
 import { cairnHome } from "@cairn/core/storage";
-import type { RunArgs } from "cairn/dist/run-args.js";
+import type { RunArgs } from "@cairn/host/run-args";
 import { z } from "zod";
 import { checkAccess, hostPort, type AccessRules } from "./access-guard.js";
 import { stepDiff, timeline } from "./checkpoint-timeline.js";

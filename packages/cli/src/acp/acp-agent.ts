@@ -1,8 +1,8 @@
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type ClientCapabilities } from "@agentclientprotocol/sdk";
 import { modes, type Mode } from "@cairn/core";
-import type { Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
-import { isUsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import type { RunArgs } from "@cairn/host/run-args";
+import { isUsageError } from "@cairn/host/usage-error";
 import { AcpSession, modeState } from "./acp-session.js";
 import { clientFiles } from "./client-files.js";
 import { serverConfigs } from "./mcp-servers.js";

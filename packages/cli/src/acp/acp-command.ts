@@ -1,9 +1,9 @@
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
-import type { Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
-import { refuseBrokenSettings } from "../settings-check.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import type { RunArgs } from "@cairn/host/run-args";
+import { refuseBrokenSettings } from "@cairn/host/settings-check";
+import { UsageError } from "@cairn/host/usage-error";
 import { cairnAgent } from "./acp-agent.js";
 
 export const acpHelp = `Usage: cairn acp [run options]

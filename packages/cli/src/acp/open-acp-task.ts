@@ -1,7 +1,7 @@
 import { SessionRunner, type AgentEvent, type Host, type ServerConfig, type TextFiles } from "@cairn/core";
 import { cairnHome } from "@cairn/core/storage";
-import type { Io } from "../headless.js";
-import { overridesOf, type RunArgs } from "../run-args.js";
+import type { Io } from "@cairn/host/io";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { earlierEvents, handoffChain } from "./handoff.js";
 
 /**

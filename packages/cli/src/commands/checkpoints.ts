@@ -13,8 +13,8 @@ import {
   type TaskRestoreOutcome,
   type UntouchedFile,
 } from "@cairn/core";
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 
 export const checkpointsHelp = `Usage:
   cairn checkpoints <task-id>                          list the task's checkpoints

@@ -1,9 +1,9 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { cairnHome, listTasks } from "@cairn/core";
-import type { Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import type { RunArgs } from "@cairn/host/run-args";
+import { UsageError } from "@cairn/host/usage-error";
 import { resumeCommand } from "./resume.js";
 
 /** The folder as the task store records it, and as it really is (a link, /tmp on macOS). */

@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 // The store alone, not the agent: history, show and delete start in a fraction of the time.
 import { cairnHome, listTasks, DamagedTaskError, processRunning, removeFromHistoryIndex, TaskInUseError, TaskNotFoundError, TaskStore, thisProcess, type HistoryEntry } from "@cairn/core/storage";
-import type { Io } from "../headless.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 import { terminalText } from "../terminal-text.js";
-import { UsageError } from "../usage-error.js";
 
 function parse(argv: string[], options: Record<string, { type: "boolean" | "string" }>) {
   try {

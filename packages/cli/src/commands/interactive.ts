@@ -1,7 +1,7 @@
 import { resolveSettings } from "@cairn/core";
-import type { Io } from "../headless.js";
-import { overridesOf, type RunArgs } from "../run-args.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
+import { UsageError } from "@cairn/host/usage-error";
 
 /**
  * Loads the terminal UI (ink, React) only when it is used, so headless commands start without it.

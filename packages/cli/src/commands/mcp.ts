@@ -16,8 +16,8 @@ import {
   type ServerConfig,
   type ServerInfo,
 } from "@cairn/core";
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 
 export const mcpHelp = `Usage: cairn mcp <command> [options]
 

@@ -1,8 +1,8 @@
 import { realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { addPermissionRule, allTools, cairnHome, ConfigFileError, listPermissionRules, nearestName, parsePermissionRule, permissionsFile, removePermissionRule, ruleProblem, type SavedRule } from "@cairn/core";
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 
 export const permissionsHelp = `Usage:
   cairn permissions [--cwd dir]                  the "always allow" rules in force here, numbered, with their scope

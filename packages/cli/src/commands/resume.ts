@@ -1,8 +1,9 @@
 import { resumeMessage, resumeSession } from "@cairn/core";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { attachedImages } from "../attached-images.js";
-import { driveHeadless, type Io } from "../headless.js";
-import { overridesOf, type RunArgs } from "../run-args.js";
-import { UsageError } from "../usage-error.js";
+import { driveHeadless } from "../headless.js";
 import { printNotices, runNewTask } from "./run-task.js";
 
 /**

@@ -1,8 +1,8 @@
 import { realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { cairnHome, findRepositoryRoot, formatKiB, loadRules, RULES_MAX_BYTES, type RuleSection } from "@cairn/core";
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 
 export const rulesHelp = `Usage: cairn rules [--cwd dir] [--path file]... [--json]
 

@@ -1,7 +1,8 @@
 import { openSession, resolveSettings, type Session } from "@cairn/core";
+import type { Io } from "@cairn/host/io";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { attachedImages } from "../attached-images.js";
-import { driveHeadless, type Io } from "../headless.js";
-import { overridesOf, type RunArgs } from "../run-args.js";
+import { driveHeadless } from "../headless.js";
 
 /**
  * A new task, no person: `cairn run "<task>"`, and the fresh task a resumed one hands over to

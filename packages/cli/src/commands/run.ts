@@ -1,5 +1,5 @@
-import type { Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
+import type { Io } from "@cairn/host/io";
+import type { RunArgs } from "@cairn/host/run-args";
 import { continueCommand } from "./continue.js";
 import { runNewTask } from "./run-task.js";
 

@@ -1,8 +1,8 @@
 import { realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { cairnHome, estimateTextTokens, findRepositoryRoot, loadSkills, SKILLS_CATALOG_MAX_TOKENS, type Skill } from "@cairn/core";
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 
 export const skillsHelp = `Usage: cairn skills [--cwd dir] [--json]
 

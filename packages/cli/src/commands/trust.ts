@@ -2,8 +2,8 @@ import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { cairnHome, loadTrust, projectConfig, revokeProjectTrust, trustProjectConfig, type ProjectConfig } from "@cairn/core";
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 
 export const trustHelp = `Usage:
   cairn trust [--cwd dir]           show this workspace's config that runs code, and trust it

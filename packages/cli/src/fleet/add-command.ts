@@ -4,16 +4,16 @@ import path from "node:path";
 import { cairnHome } from "@cairn/core";
 import { Queue } from "bullmq";
 import { z } from "zod";
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
-import { fleetKeys, queueName, retentionSeconds } from "./fleet-keys.js";
-import type { FleetJob } from "./fleet-job.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
+import { fleetKeys, queueName, retentionSeconds } from "@cairn/host/fleet/fleet-keys";
+import type { FleetJob } from "@cairn/host/fleet/fleet-job";
+import { connectOnce, redisUrl, shownRedisUrl } from "@cairn/host/fleet/redis-connection";
+import { refProblem, repoProblem } from "@cairn/host/fleet/git-target";
 import { fleetSecret } from "./fleet-secret.js";
-import { refProblem, repoProblem } from "./git-target.js";
 import { newJobId } from "./job-id.js";
 import { signJob } from "./job-signature.js";
 import { takeFlags } from "./take-flags.js";
-import { connectOnce, redisUrl, shownRedisUrl } from "./redis-connection.js";
 import { flagsFromOptions, validateRunFlags } from "./run-flags.js";
 
 export const addHelp = `Usage: cairn fleet add --repo <git url or path> [--ref <rev>] [run options] -- "task"

@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
-import type { RunArgs } from "../run-args.js";
-import { fleetJobSchema, type FleetJob } from "./fleet-job.js";
+import type { RunArgs } from "@cairn/host/run-args";
+import { fleetJobSchema, type FleetJob } from "@cairn/host/fleet/fleet-job";
 import type { FleetSecret } from "./fleet-secret.js";
 import { policyRefusal, type WorkerPolicy } from "./job-policy.js";
 import { isJobId } from "./job-id.js";

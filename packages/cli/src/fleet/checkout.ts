@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { openHostGit } from "@cairn/core";
-import { fleetGitConfig, fleetGitEnv, refProblem, repoProblem } from "./git-target.js";
+import { fleetGitConfig, fleetGitEnv, refProblem, repoProblem } from "@cairn/host/fleet/git-target";
 
 const run = promisify(execFile);
 

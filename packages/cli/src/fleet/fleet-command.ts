@@ -1,5 +1,5 @@
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 
 export const fleetHelp = `Usage: cairn fleet <command>
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { UsageError } from "../usage-error.js";
+import { UsageError } from "@cairn/host/usage-error";
 
 /**
  * The fleet's secret: `fleet add` signs each job with it and a worker runs only jobs whose signature

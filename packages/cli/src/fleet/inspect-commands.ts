@@ -1,6 +1,6 @@
-import type { Io } from "../headless.js";
-import { findJob, listedStates, viewOf, type JobView } from "./job-view.js";
-import { openQueue } from "./open-queue.js";
+import type { Io } from "@cairn/host/io";
+import { findJob, listedStates, viewOf, type JobView } from "@cairn/host/fleet/job-view";
+import { openQueue } from "@cairn/host/fleet/open-queue";
 import { printable, printableJson, printableLine } from "./printable.js";
 
 /** A table cell: one printable line (what a job holds came through the queue), cut to `max`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRunArgs, type RunArgs } from "../run-args.js";
+import { parseRunArgs, type RunArgs } from "@cairn/host/run-args";
 import { policyRefusal, workerPolicy } from "./job-policy.js";
 
 const args = (...flags: string[]) => parseRunArgs([...flags, "--", "t"], "/w") as RunArgs;

@@ -1,6 +1,6 @@
 import { approvalCategories, providerIds, settingOptions } from "@cairn/core";
-import type { RunArgs } from "../run-args.js";
-import { UsageError } from "../usage-error.js";
+import type { RunArgs } from "@cairn/host/run-args";
+import { UsageError } from "@cairn/host/usage-error";
 
 /**
  * A worker's own policy: what a job may ask of it. A job is a request (even a signed one comes

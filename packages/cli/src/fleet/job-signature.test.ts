@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { FleetJob } from "./fleet-job.js";
+import type { FleetJob } from "@cairn/host/fleet/fleet-job";
 import { signatureProblem, signJob } from "./job-signature.js";
 
 const secret = "s".repeat(64);

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { FleetJob } from "./fleet-job.js";
+import type { FleetJob } from "@cairn/host/fleet/fleet-job";
 
 /** Changes whenever what is signed changes shape, so an old signature never verifies by accident. */
 const version = "cairn-fleet-job/1";

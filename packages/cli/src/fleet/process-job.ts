@@ -1,15 +1,15 @@
 import { rmSync } from "node:fs";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
+import { eventWriter } from "@cairn/host/fleet/event-stream";
+import { fleetKeys, retentionSeconds } from "@cairn/host/fleet/fleet-keys";
+import { transientErrorKinds, type FleetResult } from "@cairn/host/fleet/fleet-job";
 import { admitJob } from "./admit-job.js";
 import { checkout, commitAndPush } from "./checkout.js";
 import { runCairnChild, type RunEvent } from "./child-run.js";
-import { eventWriter } from "./event-stream.js";
 import { mirrorDir, scratchDir } from "./fleet-folders.js";
-import { transientErrorKinds, type FleetResult } from "./fleet-job.js";
 import type { FleetSecret } from "./fleet-secret.js";
 import type { WorkerPolicy } from "./job-policy.js";
-import { fleetKeys, retentionSeconds } from "./fleet-keys.js";
 import { branchFor } from "./job-id.js";
 import { printableLine } from "./printable.js";
 import { pauseProvider, takeProviderPlace, waitForProvider } from "./provider-gate.js";

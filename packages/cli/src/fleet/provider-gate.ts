@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
-import { fleetKeys } from "./fleet-keys.js";
+import { fleetKeys } from "@cairn/host/fleet/fleet-keys";
 
 /**
  * What every worker shares about a provider, in Redis: a pause after a 429 (so one worker's rate

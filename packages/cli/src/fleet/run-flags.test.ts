@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRunArgs } from "../run-args.js";
+import { parseRunArgs } from "@cairn/host/run-args";
 import { flagsFromOptions, validateRunFlags } from "./run-flags.js";
 import { takeFlags } from "./take-flags.js";
 

@@ -1,6 +1,6 @@
-import type { RunArgs } from "../run-args.js";
-import { parseRunArgs } from "../run-args.js";
-import { UsageError } from "../usage-error.js";
+import type { RunArgs } from "@cairn/host/run-args";
+import { parseRunArgs } from "@cairn/host/run-args";
+import { UsageError } from "@cairn/host/usage-error";
 
 /** A cwd no one types: tells whether --cwd was given to a fleet job, where the worker decides it. */
 const noCwd = "\u0000fleet-cwd";

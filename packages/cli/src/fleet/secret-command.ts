@@ -1,6 +1,6 @@
 import { cairnHome } from "@cairn/core/cairn-home";
-import type { Io } from "../headless.js";
-import { UsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
 import { fleetSecret, fleetSecretHelp, fleetSecretVariable, newFleetSecret } from "./fleet-secret.js";
 
 /** `cairn fleet secret [--new]`: the secret on stdout (to copy to other machines), what to do with it on stderr. */

@@ -1,4 +1,4 @@
-import { UsageError } from "../usage-error.js";
+import { UsageError } from "@cairn/host/usage-error";
 
 /**
  * Takes the fleet's own `--name value` (or `--name=value`) flags out of an argument list and leaves

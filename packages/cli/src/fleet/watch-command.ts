@@ -1,7 +1,8 @@
-import type { Io } from "../headless.js";
-import { readEvents, type StreamedEvent } from "./event-stream.js";
-import { findJob } from "./job-view.js";
-import { openQueue } from "./open-queue.js";
+import type { Io } from "@cairn/host/io";
+import { readEvents, type StreamedEvent } from "@cairn/host/fleet/event-stream";
+import { findJob } from "@cairn/host/fleet/job-view";
+import { fleetNotice } from "@cairn/host/fleet/fleet-notice";
+import { openQueue } from "@cairn/host/fleet/open-queue";
 import { printable, printableJson } from "./printable.js";
 
 /**
@@ -15,16 +16,7 @@ export function renderEvent(e: StreamedEvent): string | undefined {
 }
 
 function describeEvent(e: StreamedEvent): string | undefined {
-  if (e.type === "fleet") {
-    if (e.subtype === "started") return `── attempt ${e.attempt} on ${e.worker}`;
-    if (e.subtype === "lock_lost") return `── ${e.worker} lost the job (it stopped answering); another worker takes it up`;
-    if (e.subtype === "provider_paused") return `   waited ${Math.round(Number(e.waited_ms) / 1000)}s: ${e.provider} is rate limited for every worker`;
-    if (e.subtype === "end") {
-      const detail = e.state === "completed" ? `${e.outcome}${e.branch ? `, ${e.branch}` : ""}` : e.reason ? String(e.reason) : "";
-      return `── ${e.state}${detail ? `: ${detail}` : ""}`;
-    }
-    return undefined;
-  }
+  if (e.type === "fleet") return fleetNotice(e);
   if (e.type === "assistant") {
     const content = ((e.message as { content?: Array<{ type: string; text?: string }> })?.content ?? []).filter((c) => c.type === "text" && c.text?.trim());
     return content.length > 0 ? content.map((c) => c.text!.trim()).join("\n") : undefined;

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 import { Box, Static, Text, useApp, useStdout, type Key } from "ink";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import type { FileIndex } from "./completion.js";
+import type { FileIndex } from "@cairn/host/completion";
 import { HistoryItemView } from "./history-item.js";
 import { InputBox } from "./input-box.js";
 import { KeyRouter } from "./key-router.js";

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 import { Box, Text } from "ink";
 import { useEffect, useRef, useState } from "react";
-import { completionsAt, type Completion, type FileIndex } from "./completion.js";
+import { completionsAt, type Completion, type FileIndex } from "@cairn/host/completion";
 import { editorKey, setText } from "./input-editor.js";
 import { inputRows } from "./layout.js";
 import { useKeys } from "./key-router.js";

@@ -1,11 +1,11 @@
 /** @jsxRuntime automatic */
 import { render } from "ink";
 import type { ResolvedSettings } from "@cairn/core";
-import type { Io } from "../headless.js";
-import type { RunArgs } from "../run-args.js";
+import type { Io } from "@cairn/host/io";
+import type { RunArgs } from "@cairn/host/run-args";
+import { FileIndex } from "@cairn/host/completion";
 import { App } from "./app.js";
 import { bracketedPaste } from "./bracketed-paste.js";
-import { FileIndex } from "./completion.js";
 import { SessionController } from "./session-controller.js";
 import { SessionView } from "./session-view.js";
 import { themeFor } from "./theme.js";

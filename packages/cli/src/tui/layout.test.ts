@@ -5,7 +5,7 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { createElement } from "react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { overridesOf, parseRunArgs, type RunArgs } from "../run-args.js";
+import { overridesOf, parseRunArgs, type RunArgs } from "@cairn/host/run-args";
 import { emptyEditor, setText } from "./input-editor.js";
 import { inputRows, liveBudget, promptRows } from "./layout.js";
 import { EventPresenter } from "./present-events.js";

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { LanguageFn } from "highlight.js";
-import { codeLines, decodeEntities, lexMarkdown, openFenceAfter, setGrammarLoader, type Token, type Tokens } from "./markdown-core.js";
+import { codeLines, decodeEntities, lexMarkdown, openFenceAfter, setGrammarLoader, type Token, type Tokens } from "@cairn/host/markdown/markdown-core";
 import { terminalText } from "../terminal-text.js";
 import { charWidth } from "./text-rows.js";
 

@@ -1,4 +1,4 @@
-import { safeCuts } from "./markdown-core.js";
+import { safeCuts } from "@cairn/host/markdown/markdown-core";
 import { overflowLines } from "./text-rows.js";
 
 export type ReplyCut = {

@@ -20,9 +20,9 @@ import {
   type Session,
   type TaskResult,
 } from "@cairn/core";
-import type { Io } from "../headless.js";
-import { overridesOf, type RunArgs } from "../run-args.js";
-import { isUsageError } from "../usage-error.js";
+import type { Io } from "@cairn/host/io";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
+import { isUsageError } from "@cairn/host/usage-error";
 import { afterStop } from "../stop-note.js";
 import { InteractiveHost } from "./interactive-host.js";
 import { imageChip, pastedImagePath } from "./pasted-image.js";

@@ -1,8 +1,9 @@
 import path from "node:path";
 import { builtinSlashCommands, listTasks, listWorkflows, previewTaskRestore, restoreTaskFiles, type CheckpointRecord, type Mode, type Session } from "@cairn/core";
+import type { SlashCommand } from "@cairn/host/completion";
 import type { SessionView } from "./session-view.js";
 
-export type SlashCommand = { name: string; args: string; description: string };
+export type { SlashCommand };
 
 /**
  * What the commands need of the interactive session. SessionController has all of it; it is

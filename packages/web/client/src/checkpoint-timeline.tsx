@@ -1,8 +1,8 @@
 import { useEffect, useState } from "react";
+import { codeLines } from "@cairn/host/markdown/markdown-core";
 import { api, type CheckpointEntry } from "./api.ts";
 import { ErrorAlert } from "./error-alert.tsx";
-import { codeLines } from "../../../cli/src/tui/markdown-core.ts";
-import "../../../cli/src/tui/markdown-grammars.ts";
+import "@cairn/host/markdown/markdown-grammars";
 import type { TaskState } from "./task-state.ts";
 
 /** The file a unified diff's `+++ b/path` (or `--- a/path` for a deletion) line names, if it is one. */

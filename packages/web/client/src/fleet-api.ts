@@ -1,6 +1,6 @@
 /** The fleet's part of the server's API, as the page reads it: cairn fleet's JobView, and the branch diff. */
+import type { JobView } from "@cairn/host/fleet/job-view";
 import { apiFetch } from "./access-token.ts";
-import type { JobView } from "../../../cli/src/fleet/job-view.ts";
 import type { FleetDiff } from "../../src/fleet-diff.ts";
 
 export type FleetJob = JobView;

@@ -1,6 +1,6 @@
 import { memo, type ReactNode } from "react";
-import { codeLines, decodeEntities, lexMarkdown, safeHref, type Token, type Tokens } from "../../../cli/src/tui/markdown-core.ts";
-import "../../../cli/src/tui/markdown-grammars.ts";
+import { codeLines, decodeEntities, lexMarkdown, safeHref, type Token, type Tokens } from "@cairn/host/markdown/markdown-core";
+import "@cairn/host/markdown/markdown-grammars";
 
 /**
  * A reply as markdown, built as React elements from the tokens of the parser the terminal uses

@@ -1,7 +1,9 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { IgnoreRules } from "@cairn/core";
-import type { SlashCommand } from "./slash-commands.js";
+
+/** A command the / menu offers: its name, what it takes, and a line saying what it does. */
+export type SlashCommand = { name: string; args: string; description: string };
 
 export type CompletionItem = { label: string; replacement: string; detail?: string };
 

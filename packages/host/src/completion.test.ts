@@ -2,8 +2,15 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { completionsAt, FileIndex } from "./completion.js";
-import { slashCommands } from "./slash-commands.js";
+import { completionsAt, FileIndex, type SlashCommand } from "./completion.js";
+
+const slashCommands: readonly SlashCommand[] = [
+  { name: "help", args: "", description: "keys and commands" },
+  { name: "mode", args: "[act|plan]", description: "switch between Act and Plan" },
+  { name: "model", args: "[id]", description: "show the model, or switch to another" },
+  { name: "checkpoints", args: "[diff|restore] [n]", description: "list, compare or restore checkpoints" },
+  { name: "clear", args: "", description: "start over with a new, empty task" },
+];
 
 let dir: string;
 
