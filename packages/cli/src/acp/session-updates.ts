@@ -1,8 +1,8 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "@cairn/core";
-import { cardOf, foldEvent, initialTranscript } from "@cairn/core/transcript";
+import { cardOf, conversationCalls, foldEvent, initialTranscript } from "@cairn/core/transcript";
 import { HeldProse } from "./held-prose.js";
-import { acpStatus, conversationMessage, diffContent, endContent, isConversation, previewContent, textContent, toolCallStart } from "./tool-card.js";
+import { acpStatus, conversationMessage, diffContent, endContent, previewContent, textContent, toolCallStart } from "./tool-card.js";
 
 /**
  * Turns the AgentEvent stream of one session into ACP `session/update`s as it happens. Each
@@ -67,7 +67,7 @@ export class SessionUpdates {
       }
       case "tool_call_update": {
         const card = cardOf(this.transcript, event.tool_use_id);
-        if (!card || isConversation(event.name)) return [];
+        if (!card || conversationCalls.has(event.name)) return [];
         if (event.status === "awaiting_approval") {
           return [{ sessionUpdate: "tool_call_update", toolCallId: card.tool_use_id, status: "pending", content: previewContent(event.approval.preview, event.approval.summary, this.cwd) }];
         }

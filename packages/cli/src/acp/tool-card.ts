@@ -1,22 +1,16 @@
 import path from "node:path";
 import type { SessionUpdate, ToolCallContent, ToolCallStatus as AcpStatus } from "@agentclientprotocol/sdk";
 import type { ApprovalPreview, ToolCallStatus } from "@cairn/core";
-import type { ToolCard } from "@cairn/core/transcript";
+import { conversationCalls, type ToolCard } from "@cairn/core/transcript";
 import { acpToolKind } from "./tool-call-kind.js";
 
 /**
- * Calls that are the conversation itself, not work to show as a card: a question (with its
- * options), a plan, a completion, a remark while working reach the editor as the agent's message.
+ * The message a call that is the conversation itself says (a question with its options, a plan,
+ * a completion, a remark while working: core's conversationCalls), "" when it says nothing, or
+ * undefined for a call that is work, shown as a card.
  */
-const conversationTools = new Set(["ask_followup_question", "attempt_completion", "plan_mode_respond", "act_mode_respond"]);
-
-export function isConversation(name: string): boolean {
-  return conversationTools.has(name);
-}
-
-/** The message such a call says ("" when it says nothing), or undefined for a call that is work. */
 export function conversationMessage(name: string, input: Record<string, unknown>): string | undefined {
-  if (!isConversation(name)) return undefined;
+  if (!conversationCalls.has(name)) return undefined;
   const text = [input.result, input.question, input.response, input.message].find((v): v is string => typeof v === "string") ?? "";
   const options = Array.isArray(input.options) ? input.options.filter((o): o is string => typeof o === "string") : [];
   const body = options.length > 0 ? `${text}\n\n${options.map((o) => `- ${o}`).join("\n")}` : text;
