@@ -4,7 +4,8 @@ import type { ApprovalAnswer, HandoffAnswer } from "./view-types.js";
 
 /**
  * The Host of an interactive session: every callback becomes a prompt in the view and waits for
- * the person. "Always allow" answers with remember: "task" or "workspace", so the task's policy
+ * the person (what was asked and answered reaches the history as the runner's awaiting/answered
+ * events). "Always allow" answers with remember: "task" or "workspace", so the task's policy
  * adds the request's suggested rule (and saves it for the workspace) and records later calls as
  * allowed by that rule; the host keeps no list of its own.
  */
@@ -20,26 +21,18 @@ export class InteractiveHost implements Host {
     };
   }
 
-  async ask(question: string, options: string[], signal: AbortSignal): Promise<string | undefined> {
-    const answer = await this.view.ask<string | undefined>((resolve) => ({ kind: "question", question, options, resolve }), undefined, signal);
-    if (answer !== undefined) this.view.add({ kind: "user", text: answer });
-    return answer;
+  ask(question: string, options: string[], signal: AbortSignal): Promise<string | undefined> {
+    return this.view.ask<string | undefined>((resolve) => ({ kind: "question", question, options, resolve }), undefined, signal);
   }
 
-  async reviewPlan(plan: string, signal: AbortSignal): Promise<{ approved: boolean; feedback?: string }> {
-    const review = await this.view.ask<{ approved: boolean; feedback?: string }>((resolve) => ({ kind: "plan", plan, resolve }), { approved: false }, signal);
-    if (review.feedback) this.view.add({ kind: "user", text: review.feedback });
-    return review;
+  reviewPlan(plan: string, signal: AbortSignal): Promise<{ approved: boolean; feedback?: string }> {
+    return this.view.ask<{ approved: boolean; feedback?: string }>((resolve) => ({ kind: "plan", plan, resolve }), { approved: false }, signal);
   }
 
-  /** new_task: the context is shown in full above the prompt; the person starts the new task (adding to it) or keeps the work here. */
+  /** new_task: the context is shown in full above the prompt (its awaiting event); the person starts the new task (adding to it) or keeps the work here. */
   async confirmNewTask(context: string, signal: AbortSignal): Promise<{ approved: true; context: string } | { approved: false; feedback?: string }> {
-    this.view.add({ kind: "info", title: "The model wants to hand over to a fresh task, which would start from:", lines: context.split("\n") });
     const answer = await this.view.ask<HandoffAnswer>((resolve) => ({ kind: "handoff", context, resolve }), { start: false }, signal);
-    if (!answer.start) {
-      if (answer.feedback) this.view.add({ kind: "user", text: answer.feedback });
-      return { approved: false, ...(answer.feedback ? { feedback: answer.feedback } : {}) };
-    }
+    if (!answer.start) return { approved: false, ...(answer.feedback ? { feedback: answer.feedback } : {}) };
     return { approved: true, context: answer.addition ? `${context}\n\nThe user adds: ${answer.addition}` : context };
   }
 

@@ -5,48 +5,39 @@ import {
   imagesRefused,
   listTasks,
   loadImageAttachment,
-  openSession,
   parseSlashCommand,
   projectConfig,
-  resumeMessage,
   resolveSettings,
-  resumeSession,
+  SessionRunner,
   trustProjectConfig,
   type AgentEvent,
-  type ImagePart,
   type Mode,
   type ResolvedSettings,
-  type ResumedState,
   type Session,
-  type TaskResult,
 } from "@cairn/core";
 import type { Io } from "@cairn/host/io";
 import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { isUsageError } from "@cairn/host/usage-error";
-import { afterStop } from "../stop-note.js";
 import { InteractiveHost } from "./interactive-host.js";
-import { imageChip, pastedImagePath } from "./pasted-image.js";
+import { pastedImagePath } from "./pasted-image.js";
 import { EventPresenter } from "./present-events.js";
-import { replayOrder } from "./replay-order.js";
 import type { SessionView } from "./session-view.js";
 import { availableCommands, runSlashCommand, type SlashCommand } from "./slash-commands.js";
 
 /**
- * The interactive session: opens tasks, runs them as the person types, answers the host callbacks
- * through the view, and handles stop/exit, modes and slash commands. It adds no agent logic: the
- * Task decides everything; this only starts runs and shows their events.
+ * The interactive session: what is the terminal's around core's SessionRunner. The runner decides
+ * how each message goes to the task (run, continue, resume, after a stop), follows hand-offs and
+ * ends the session; this shows its events, answers its host callbacks through the view, and keeps
+ * the keys, the trust prompt, the pick list, queued messages and attached pictures.
  */
 export class SessionController {
   readonly host: InteractiveHost;
-  opened: Session | undefined;
-  private presenter: EventPresenter | undefined;
-  private unsubscribe: (() => void) | undefined;
-  /** A reopened task not yet carried on: the first message is worded for how it was left. */
-  private resumed: ResumedState | undefined;
-  /** The task the next one opened takes over from (new_task, /newtask): both are stored linked. */
-  private handedOverFrom: Session["store"] | undefined;
-  private lastResult: TaskResult | undefined;
+  runner: SessionRunner;
+  private presenter: EventPresenter;
+  private unsubscribe: () => void;
   private run: Promise<void> | undefined;
+  /** A reopened task not carried on yet: Enter alone carries it on. */
+  private carryOn = false;
   private exitArmedUntil = 0;
   private exitRequested = false;
   private readonly exitListeners = new Set<() => void>();
@@ -72,14 +63,54 @@ export class SessionController {
       kind: "banner",
       lines: [`cairn · ${config.model.provider}/${config.model.id} · ${config.cwd}`, "Enter: send · Alt+Enter or \\ at the end: new line · Shift+Tab: Plan/Act · /help"],
     });
+    this.runner = SessionRunner.fresh({ ...this.runnerOptions(), cwd: this.args.cwd });
+    this.presenter = new EventPresenter(view);
+    this.unsubscribe = this.follow(this.runner);
   }
 
   get running(): boolean {
     return this.run !== undefined;
   }
 
+  /** The task's session, once there is a task. */
+  get opened(): Session | undefined {
+    return this.runner.session;
+  }
+
   get home(): string {
     return cairnHome(this.io.env);
+  }
+
+  private runnerOptions() {
+    return { env: this.io.env, overrides: { ...overridesOf(this.args), mode: this.view.status.mode }, host: this.host };
+  }
+
+  /** Shows `runner`'s events from now on; a stored task's record first, as a replay of where it stopped. */
+  private follow(runner: SessionRunner, replay = false): () => void {
+    const stored: AgentEvent[] = [];
+    let replaying = replay;
+    const unsubscribe = runner.subscribe(
+      (event) => {
+        if (replaying) return void stored.push(event);
+        if (event.type === "session_opened") this.opening();
+        this.presenter.apply(event);
+      },
+      { replay },
+    );
+    replaying = false;
+    if (replay) this.replay(stored);
+    return unsubscribe;
+  }
+
+  /** A task opened (the first message's, a hand-off's, a resumed one): the status line follows it. */
+  private opening(): void {
+    const { status, live } = this.view;
+    const settings = this.runner.session?.settings;
+    if (settings) status.contextWindow = settings.model.info.contextWindow;
+    status.checkpoints = this.runner.session?.store.metadata().checkpoints.length ?? 0;
+    status.contextTokens = 0;
+    status.costUsd = null;
+    if (live.busy?.label === "starting") live.busy = { ...live.busy, label: "working" };
   }
 
   /** What happens first: the task from the command line, or a pick list of tasks to resume. */
@@ -127,12 +158,13 @@ export class SessionController {
     if (this.exitRequested) return;
     this.exitRequested = true;
     if (this.run) {
-      this.opened?.task.abort();
+      this.runner.stop();
       await Promise.race([this.run, new Promise((r) => setTimeout(r, 5000).unref())]);
     }
-    await this.endSession("prompt_input_exit");
-    this.unsubscribe?.();
-    this.presenter?.flushReply();
+    // A tool that ignores the stop keeps the run going: the process leaves without waiting for it.
+    if (!this.run) await this.closeRunner("prompt_input_exit");
+    this.unsubscribe();
+    this.presenter.flushReply();
     this.view.closing = true;
     this.view.changed();
     this.view.flush();
@@ -147,7 +179,7 @@ export class SessionController {
     const now = Date.now();
     if (this.run && !view.live.stopping) {
       view.live.stopping = true;
-      this.opened?.task.abort();
+      this.runner.stop();
       view.setHint("Stopping… press Esc or Ctrl-C again to leave.", 0);
       this.exitArmedUntil = now + 60_000;
       return;
@@ -166,8 +198,10 @@ export class SessionController {
     this.setMode((status.pendingMode ?? status.mode) === "act" ? "plan" : "act");
   }
 
+  /** Plan or Act: the runner switches now, or after the run (the status line shows it pending until then). */
   setMode(mode: Mode): void {
     const { status } = this.view;
+    this.runner.setMode(mode);
     if (this.run) {
       status.pendingMode = mode === status.mode ? undefined : mode;
       this.view.setHint(status.pendingMode ? `Switching to ${mode.toUpperCase()} when this turn ends.` : `Staying in ${mode.toUpperCase()}.`);
@@ -175,14 +209,13 @@ export class SessionController {
     }
     status.mode = mode;
     status.pendingMode = undefined;
-    this.opened?.task.setMode(mode);
     this.view.changed();
   }
 
   /** A line the person sent: a slash command, or a message for the task. */
   async submit(raw: string): Promise<void> {
     const text = raw.trim();
-    if (text === "" && !this.resumed) return;
+    if (text === "" && !this.carryOn) return;
     if (text.startsWith("/") && !text.startsWith("//")) {
       if (await runSlashCommand(this, text)) return;
       // Not ours: the task's own commands (/compact …, /smol, /newtask, /newrule, workflows) go to it.
@@ -199,7 +232,6 @@ export class SessionController {
       this.view.setHint("Queued: it is sent when this turn ends.");
       return;
     }
-    if (message !== "") this.view.add({ kind: "user", text: this.withAttached(message) });
     await this.send(message);
   }
 
@@ -228,11 +260,6 @@ export class SessionController {
     return true;
   }
 
-  /** A message as the history shows it: with the pictures that go with it. */
-  private withAttached(message: string): string {
-    return [message, ...this.view.attached.map((a) => imageChip(a.name))].join("\n");
-  }
-
   /** Backspace in an empty input takes the last attached picture off; true when there was one. */
   detachLast(): boolean {
     if (this.view.attached.length === 0) return false;
@@ -251,107 +278,41 @@ export class SessionController {
     }
   }
 
+  /** Sends a message (with the pictures attached since the last one) and shows the run to its end; then the next queued message. */
   private async send(message: string): Promise<void> {
-    // The pictures attached since the last message go with this one (the run refuses them in one
-    // line if the model does not take images).
-    const images: ImagePart[] = this.view.attached.splice(0).map((a) => a.image);
-    if (images.length > 0) this.view.changed();
-    try {
-      if (!this.opened) {
-        const mode = this.view.status.mode;
-        this.view.live.busy = { since: Date.now(), label: "starting" };
-        this.view.changed();
-        try {
-          // Notices from opening it (untrusted config, checkpoints off, ...) arrive as events of the first run.
-          const parent = this.handedOverFrom ? { parent: { store: this.handedOverFrom, relation: "handoff" as const } } : {};
-          this.handedOverFrom = undefined;
-          await this.adopt(await openSession({ cwd: this.args.cwd, env: this.io.env, overrides: { ...overridesOf(this.args), mode }, host: this.host, title: message, ...parent }));
-        } finally {
-          this.view.live.busy = undefined;
-        }
-        return this.drive(this.opened!.task.run(message, images));
-      }
-      const task = this.opened.task;
-      if (this.resumed) {
-        const resumed = this.resumed;
-        this.resumed = undefined;
-        this.opened.store.claim();
-        return this.drive(task.continue(resumeMessage(resumed, this.view.status.mode, message || undefined), images));
-      }
-      if (this.lastResult?.subtype === "error_aborted") {
-        return this.drive(task.continue(afterStop(message), images));
-      }
-      return this.drive(task.continue(message, images));
-    } catch (error) {
-      this.view.add({ kind: "error", text: isUsageError(error) ? error.message : String((error as Error).message ?? error) });
-    }
-  }
-
-  /** Shows `opened` from now on; `sameTask` (another model for it) keeps what was decided for the task. */
-  private async adopt(opened: Session, sameTask = false): Promise<void> {
-    this.unsubscribe?.();
-    if (this.opened && !sameTask && this.opened.mcp !== opened.mcp) await this.opened.close();
-    this.opened = opened;
-    if (!sameTask) {
-      this.lastResult = undefined;
-    }
-    this.presenter = new EventPresenter(this.view);
-    const presenter = this.presenter;
-    this.unsubscribe = opened.task.subscribe((event: AgentEvent) => presenter.apply(event));
-    const { status } = this.view;
-    status.taskId = opened.store.id;
-    status.model = opened.settings.model.id;
-    status.provider = opened.settings.model.provider;
-    status.contextWindow = opened.settings.model.info.contextWindow;
-    status.checkpoints = opened.store.metadata().checkpoints.length;
-    status.mode = opened.task.snapshot().mode;
-    this.view.changed();
-  }
-
-  /** Runs one turn of the task to its result; events reach the view through the subscription. */
-  private async drive(run: AsyncGenerator<AgentEvent, TaskResult>): Promise<void> {
     const { view } = this;
+    this.carryOn = false;
+    const attached = view.attached.splice(0);
+    this.presenter.attachedNames = attached.map((a) => a.name);
     this.exitArmedUntil = 0;
-    view.live.busy = { since: Date.now(), label: "working" };
+    const opening = !this.opened;
+    view.live.busy = { since: Date.now(), label: opening ? "starting" : "working" };
     view.live.stopping = false;
     view.changed();
     let finished!: () => void;
     this.run = new Promise((resolve) => (finished = resolve));
     try {
-      let next = await run.next();
-      while (!next.done) next = await run.next();
-      this.lastResult = next.value;
+      await this.runner.send(message, attached.map((a) => a.image));
     } catch (error) {
-      view.add({ kind: "error", text: `The run failed: ${(error as Error).message}` });
+      const text = String((error as Error).message ?? error);
+      view.add({ kind: "error", text: opening && !this.opened ? text : isUsageError(error) ? text : `The run failed: ${text}` });
     } finally {
-      this.presenter?.flushReply();
+      this.presenter.flushReply();
       view.live.busy = undefined;
       view.live.stopping = false;
       view.live.tools = [];
       view.live.streamingCall = undefined;
+      view.status.pendingMode = undefined;
+      view.status.mode = this.runner.mode;
+      if (this.opened) view.status.checkpoints = this.opened.store.metadata().checkpoints.length;
       this.run = undefined;
       finished();
       if (!this.exitRequested) view.setHint(undefined);
-      const pending = view.status.pendingMode;
-      if (pending) this.setMode(pending);
       view.changed();
     }
     if (this.exitRequested) return;
-    const handoff = this.lastResult?.new_task;
-    if (handoff) {
-      // /newtask: the essentials go to a fresh task in the same workspace, which starts now.
-      const from = this.opened?.store;
-      await this.clear();
-      this.handedOverFrom = from;
-      view.add({ kind: "info", title: "A fresh task carries this work on, starting from:", lines: handoff.split("\n") });
-      await this.send(handoff);
-      return;
-    }
     const queued = view.queued.shift();
-    if (queued !== undefined) {
-      view.add({ kind: "user", text: this.withAttached(queued) });
-      await this.send(queued);
-    }
+    if (queued !== undefined) await this.send(queued);
   }
 
   /** Shows recent tasks; the one picked is reopened. */
@@ -375,20 +336,20 @@ export class SessionController {
   /** Reopens a stored task in this session, showing where it stopped. */
   async resume(id: string): Promise<void> {
     if (this.run) return this.view.setHint("Wait for the turn to end (or press Esc) before switching tasks.");
-    let opened: Session;
+    let runner: SessionRunner;
     try {
-      opened = await resumeSession({ id, env: this.io.env, overrides: overridesOf(this.args), host: this.host });
+      runner = await SessionRunner.resume({ ...this.runnerOptions(), id });
     } catch (error) {
       this.view.add({ kind: "error", text: (error as Error).message });
       return;
     }
-    await this.adopt(opened);
-    const resumed = opened.resumed!;
-    this.resumed = resumed;
-    this.replay(resumed.events);
+    await this.switchTo(runner, true);
+    this.carryOn = true;
+    const resumed = runner.session!.resumed!;
     const meta = resumed.meta;
     const how = resumed.interrupted ? "interrupted" : meta.status;
     this.view.add({ kind: "notice", level: "info", text: `Resumed task ${meta.id} (${how}): ${meta.title}. Type a message, or press Enter to carry on.` });
+    // Left waiting for the person: asked again now, the answer carrying the task on.
     if (resumed.plan) {
       const review = await this.host.reviewPlan(resumed.plan, new AbortController().signal);
       if (review.approved) {
@@ -405,58 +366,46 @@ export class SessionController {
 
   /** The end of a stored task's record, so the person sees where it stopped. */
   private replay(events: AgentEvent[]): void {
-    const presenter = new EventPresenter(this.view, { replay: true });
-    const shown = replayOrder(events).filter((e) => e.type !== "usage" && e.type !== "checkpoint" && !(e.type === "system" && e.subtype === "init"));
-    const replayed = shown.slice(-40);
-    if (replayed.length < shown.length) this.view.add({ kind: "notice", level: "info", text: "… earlier events of this task are not shown (cairn show <id> lists them)." });
-    for (const event of replayed) presenter.apply(event);
-    presenter.flushReply();
-    this.view.live.tools = [];
+    this.opening();
+    this.presenter.replay(events, this.opened?.resumed?.interrupted === true);
   }
 
-  /** Switches the task to another model between runs. */
+  /** Switches the task to another model between runs (before the first, the task opens with it). */
   switchModel(model: string): void {
-    if (!this.opened) {
-      this.args.model = model;
-      this.view.status.model = model;
-      this.view.add({ kind: "notice", level: "info", text: `The task will use ${model}.` });
-      return;
-    }
-    const opened = this.opened.withModel(model);
+    this.runner.switchModel(model);
     this.args.model = model;
-    void this.adopt(opened, true);
-    this.view.add({ kind: "notice", level: "info", text: `Now using ${opened.settings.model.provider}/${opened.settings.model.id}.` });
+    const settings = this.opened?.settings.model;
+    this.view.status.model = settings?.id ?? model;
+    if (settings) this.view.status.contextWindow = settings.info.contextWindow;
+    this.view.add({ kind: "notice", level: "info", text: settings ? `Now using ${settings.provider}/${settings.id}.` : `The task will use ${model}.` });
   }
 
-  /** Ends the current task's session (SessionEnd hooks) and starts over with no task. */
+  /** Ends the current task's session (SessionEnd hooks) and starts over with no task (it stays stored). */
   async clear(): Promise<void> {
-    await this.endSession("clear");
-    this.newTask();
-  }
-
-  private async endSession(reason: string): Promise<void> {
-    try {
-      await this.opened?.task.endSession(reason);
-    } catch (error) {
-      this.view.add({ kind: "notice", level: "warning", text: `SessionEnd hooks failed: ${(error as Error).message.split("\n")[0]}` });
-    }
-    if (this.opened) await this.opened.close();
-  }
-
-  /** Forgets the current task (it stays stored); the next message starts a new one. */
-  newTask(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-    this.opened = undefined;
-    this.presenter = undefined;
-    this.resumed = undefined;
-    this.lastResult = undefined;
+    await this.switchTo(SessionRunner.fresh({ ...this.runnerOptions(), cwd: this.args.cwd }));
     const { status } = this.view;
     status.taskId = undefined;
     status.checkpoints = 0;
     status.contextTokens = 0;
     status.costUsd = null;
     this.view.changed();
+  }
+
+  /** Follows `runner` from now on; the one before ends (its SessionEnd hooks run). */
+  private async switchTo(runner: SessionRunner, replay = false): Promise<void> {
+    this.unsubscribe();
+    await this.closeRunner(replay ? "other" : "clear");
+    this.runner = runner;
+    this.presenter = new EventPresenter(this.view);
+    this.unsubscribe = this.follow(runner, replay);
+  }
+
+  private async closeRunner(reason: string): Promise<void> {
+    try {
+      await this.runner.close(reason);
+    } catch (error) {
+      this.view.add({ kind: "notice", level: "warning", text: `SessionEnd hooks failed: ${(error as Error).message.split("\n")[0]}` });
+    }
   }
 
   /** Runs a slash-command job that takes a while, with the busy marker on. */

@@ -197,11 +197,15 @@ describe("tool calls", () => {
 
   it("a replayed approval shows its stored diff on the card, not as a new proposal", () => {
     const { view, snapshot } = setup();
-    const replay = new EventPresenter(view, { replay: true });
-    replay.apply({ type: "tool_call", tool_use_id: "t1", name: "write_to_file", kind: "edit", input: { path: "n.txt", content: "x\n" }, summary: "write n.txt", status: "pending", locations: [] });
     const preview = { type: "diff" as const, path: "n.txt", old_text: null, new_text: "x\n" };
-    replay.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write n.txt", preview } });
-    replay.apply({ type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "completed", content: "Created n.txt (1 line).", is_error: false });
+    new EventPresenter(view).replay(
+      [
+        { type: "tool_call", tool_use_id: "t1", name: "write_to_file", kind: "edit", input: { path: "n.txt", content: "x\n" }, summary: "write n.txt", status: "pending", locations: [] },
+        { type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "awaiting_approval", approval: { category: "edit", summary: "write n.txt", preview } },
+        { type: "tool_call_update", tool_use_id: "t1", name: "write_to_file", status: "completed", content: "Created n.txt (1 line).", is_error: false },
+      ],
+      false,
+    );
     expect(kinds(snapshot().history)).toEqual(["tool"]);
     expect(snapshot().history[0]).toMatchObject({ card: { edit: { created: true, added: 1 }, status: "completed" } });
   });

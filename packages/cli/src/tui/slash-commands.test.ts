@@ -108,17 +108,18 @@ describe("slash commands", () => {
     expect(ui.frame()).toContain("AGENTS.md  would be removed");
     await ui.saw("Keep them as they are");
     ui.key("1");
-    await ui.saw("Conversation cut back to checkpoint 1");
+    await ui.saw("Files and conversation restored to checkpoint");
+    expect(ui.frame()).toContain("(1 message kept)");
     expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("original");
     expect(readFileSync(path.join(workspace, "AGENTS.md"), "utf8")).toBe("the person's rules");
     expect(session!.opened!.task.snapshot().messages).toHaveLength(1);
     // Nothing dropped from the list: the three, "before restore" (the way back) and the restored state.
-    expect(ui.frame()).toContain("Undo: /checkpoints restore 4 (files only)");
+    expect(ui.frame().replace(/\s+/g, " ")).toContain("Undo: /checkpoints restore 4 (files only)");
     expect(ui.frame()).toContain("5 checkpoints");
     await ui.send("/checkpoints restore 4");
     await ui.saw("Files only");
     ui.key("2");
-    await ui.saw("Files restored to checkpoint 4");
+    await ui.saw("Checkpoint 4's files:");
     expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("changed");
     expect(readFileSync(path.join(workspace, "AGENTS.md"), "utf8")).toBe("the person's rules");
   });

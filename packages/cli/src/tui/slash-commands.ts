@@ -1,5 +1,5 @@
 import path from "node:path";
-import { builtinSlashCommands, listTasks, listWorkflows, previewTaskRestore, restoreTaskFiles, type CheckpointRecord, type Mode, type Session } from "@cairn/core";
+import { builtinSlashCommands, listTasks, listWorkflows, previewTaskRestore, type CheckpointRecord, type Mode, type Session, type SessionRunner } from "@cairn/core";
 import type { SlashCommand } from "@cairn/host/completion";
 import type { SessionView } from "./session-view.js";
 
@@ -16,6 +16,7 @@ export type SlashCommandSession = {
   readonly home: string;
   readonly commands: readonly SlashCommand[];
   readonly opened: Session | undefined;
+  readonly runner: SessionRunner;
   busy<T>(label: string, job: () => Promise<T>): Promise<T | undefined>;
   clear(): Promise<void>;
   exit(): Promise<void>;
@@ -178,35 +179,33 @@ async function checkpoints(session: SlashCommandSession, args: string[]): Promis
     const target = pick(a);
     if (!target) return;
     const number = records.indexOf(target) + 1;
-    const what = await view.ask<string | undefined>(
+    const answer = await view.ask<string | undefined>(
       (resolve) => ({
         kind: "choice",
         title: `Restore checkpoint ${number} (${target.label})`,
         options: [
           { label: "Files and conversation", value: "both" },
           { label: "Files only", value: "files", hint: "new files removed, deleted files back" },
-          { label: "Conversation only", value: "task", hint: `cut back to ${target.messageIndex} message${target.messageIndex === 1 ? "" : "s"}` },
+          { label: "Conversation only", value: "conversation", hint: `cut back to ${target.messageIndex} message${target.messageIndex === 1 ? "" : "s"}` },
           { label: "Cancel", value: "" },
         ],
         resolve,
       }),
       undefined,
     );
-    if (!what) return;
-    const messages = opened.task.snapshot().messages;
-    if (what !== "files" && target.messageIndex > messages.length) {
-      return info([`The conversation is already shorter than at checkpoint ${number}; restore only its files ("Files only").`]);
-    }
-    if (what === "both" || what === "files") {
+    if (answer !== "both" && answer !== "files" && answer !== "conversation") return;
+    const what = answer;
+    let untouched: "keep" | "restore" = "keep";
+    if (what !== "conversation") {
+      // Files the person changed and the agent never touched: listed, and kept unless they say otherwise.
       const preview = await session.busy("restore", () => previewTaskRestore(repo, records, target));
       if (!preview) return;
-      let untouched: "keep" | "restore" = "keep";
       if (preview.untouched.length > 0) {
         const verbs = { remove: "would be removed", overwrite: "would be overwritten", recreate: "would come back" } as const;
         const lines = preview.untouched.slice(0, 20).map((f) => `${f.path}  ${verbs[f.change]}`);
         if (preview.untouched.length > 20) lines.push(`… and ${preview.untouched.length - 20} more`);
         view.add({ kind: "info", title: `${preview.untouched.length} file${preview.untouched.length === 1 ? "" : "s"} the agent never touched since checkpoint ${number}`, lines });
-        const answer = await view.ask<string | undefined>(
+        const keep = await view.ask<string | undefined>(
           (resolve) => ({
             kind: "choice",
             title: "Files the agent never touched (listed above)",
@@ -219,36 +218,22 @@ async function checkpoints(session: SlashCommandSession, args: string[]): Promis
           }),
           undefined,
         );
-        if (answer !== "keep" && answer !== "restore") return;
-        untouched = answer;
+        if (keep !== "keep" && keep !== "restore") return;
+        untouched = keep;
       }
-      const outcome = await session.busy("restore", () =>
-        restoreTaskFiles({
-          checkpoints: repo,
-          records,
-          target,
-          untouched,
-          messageIndex: messages.length,
-          messageIndexAfter: what === "both" ? target.messageIndex : messages.length,
-          record: (record) => opened.store.checkpoint(record),
-        }),
-      );
-      if (!outcome) return;
-      view.status.checkpoints = opened.store.metadata().checkpoints.length;
-      const kept = outcome.untouched.length > 0 && !outcome.untouchedRestored ? `; kept ${outcome.untouched.length} file${outcome.untouched.length === 1 ? "" : "s"} the agent never touched` : "";
-      const leftAlone = outcome.leftAlone.length > 0 ? `; left ${outcome.leftAlone.length} ignored path${outcome.leftAlone.length === 1 ? "" : "s"} alone` : "";
-      view.add({
-        kind: "notice",
-        level: "info",
-        text: `Files restored to checkpoint ${number}: ${outcome.restored} written back, ${outcome.removed} removed${kept}${leftAlone}. Undo: /checkpoints restore ${outcome.beforeNumber} (files only)`,
-      });
     }
-    if (what === "both" || what === "task") {
-      const kept = messages.slice(0, target.messageIndex);
-      opened.task.restore(kept);
-      // Every checkpoint stays listed: the later ones are still the way forward for the files.
-      view.add({ kind: "notice", level: "info", text: `Conversation cut back to checkpoint ${number} (${kept.length} messages kept).` });
-    }
+    // The runner restores (and says so with its restored event); what the files went through is told here.
+    const done = await session.busy("restore", () => session.runner.restore(number, what, { untouched }));
+    view.status.checkpoints = opened.store.metadata().checkpoints.length;
+    const outcome = done?.files;
+    if (!outcome) return;
+    const kept = outcome.untouched.length > 0 && !outcome.untouchedRestored ? `; kept ${outcome.untouched.length} file${outcome.untouched.length === 1 ? "" : "s"} the agent never touched` : "";
+    const leftAlone = outcome.leftAlone.length > 0 ? `; left ${outcome.leftAlone.length} ignored path${outcome.leftAlone.length === 1 ? "" : "s"} alone` : "";
+    view.add({
+      kind: "notice",
+      level: "info",
+      text: `Checkpoint ${number}'s files: ${outcome.restored} written back, ${outcome.removed} removed${kept}${leftAlone}. Undo: /checkpoints restore ${outcome.beforeNumber} (files only)`,
+    });
     return;
   }
   info([`Unknown: /checkpoints ${sub}. Use /checkpoints, /checkpoints diff <n> [m] or /checkpoints restore <n>.`]);

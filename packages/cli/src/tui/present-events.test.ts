@@ -1,7 +1,6 @@
 import type { AgentEvent, AssistantContentJson } from "@cairn/core";
 import { describe, expect, it } from "vitest";
 import { EventPresenter } from "./present-events.js";
-import { replayOrder } from "./replay-order.js";
 import { SessionView } from "./session-view.js";
 import type { HistoryItem } from "./view-types.js";
 
@@ -18,11 +17,12 @@ const call = (id: string, name: string, input: Record<string, unknown>, summary:
 ];
 const result: AgentEvent = { type: "result", subtype: "success", is_error: false, result: "Wrote both", num_turns: 2, duration_ms: 1, duration_api_ms: 1, total_cost_usd: null, usage } as AgentEvent;
 
-/** What a person sees when the events are shown, one line per history item. */
-function shown(events: AgentEvent[]): string[] {
+/** What a person sees when the events are shown (live, or replayed as a reopened task's record), one line per history item. */
+function shown(events: AgentEvent[], how: "live" | "replay" = "live"): string[] {
   const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
-  const presenter = new EventPresenter(view, { replay: true });
-  for (const event of events) presenter.apply(event);
+  const presenter = new EventPresenter(view);
+  if (how === "replay") presenter.replay(events, false);
+  else for (const event of events) presenter.apply(event);
   presenter.flushReply();
   view.flush();
   return view.getSnapshot().history.map((item: HistoryItem) => {
@@ -51,18 +51,13 @@ const xmlTask: AgentEvent[] = [
 ];
 
 describe("replaying a stored task", () => {
-  it("shows each card after the prose that introduced it, and no tool-call XML (xml protocol)", () => {
-    const lines = shown(replayOrder(xmlTask));
-    expect(lines).toEqual(["text: First a.", "card: write a.txt", "text: Then b.", "card: write b.txt", "result: Wrote both"]);
+  it("shows each message before the cards it introduced, and no tool-call XML (xml protocol)", () => {
+    const lines = shown(xmlTask, "replay");
+    expect(lines).toEqual(["text: First a.\n\nThen b.", "card: write a.txt", "card: write b.txt", "result: Wrote both"]);
     expect(lines.join("\n")).not.toContain("<");
   });
 
-  it("as stored, the cards would come first and the XML would show: the order is what fixes it", () => {
-    const lines = shown(xmlTask);
-    expect(lines.indexOf("card: write a.txt")).toBeLessThan(lines.findIndex((l) => l.startsWith("text: First a.")));
-  });
-
-  it("interleaves native tool_use parts by their ids", () => {
+  it("native calls: the message's prose and thinking first, then its cards, a notice where it came", () => {
     const events: AgentEvent[] = [
       { type: "turn_start", turn: 1, reason: "start" } as AgentEvent,
       ...call("t1", "read_file", { path: "a.txt" }, "read a.txt"),
@@ -70,18 +65,47 @@ describe("replaying a stored task", () => {
       ...call("t2", "read_file", { path: "b.txt" }, "read b.txt"),
       assistant(1, [
         { type: "thinking", thinking: "hmm" },
-        { type: "text", text: "Reading a." },
+        { type: "text", text: "Reading a and b." },
         { type: "tool_use", id: "t1", name: "read_file", input: { path: "a.txt" } },
-        { type: "text", text: "Now b." },
         { type: "tool_use", id: "t2", name: "read_file", input: { path: "b.txt" } },
       ]),
     ];
-    expect(shown(replayOrder(events))).toEqual(["text: Reading a.", "card: read a.txt", "notice", "text: Now b.", "card: read b.txt"]);
+    expect(shown(events, "replay")).toEqual(["reasoning", "text: Reading a and b.", "card: read a.txt", "notice", "card: read b.txt"]);
   });
 
-  it("keeps a turn that never got its message (stopped mid-turn) as it was", () => {
+  it("a turn that never got its message (stopped mid-turn) shows its cards", () => {
     const events: AgentEvent[] = [{ type: "turn_start", turn: 1, reason: "start" } as AgentEvent, ...call("t1", "read_file", { path: "a.txt" }, "read a.txt")];
-    expect(replayOrder(events)).toEqual(events);
+    expect(shown(events, "replay")).toEqual(["card: read a.txt"]);
+  });
+
+  it("the person's messages and answers, a hand-off and a restore read as they did live", () => {
+    const events: AgentEvent[] = [
+      { type: "user_message", text: "Tidy up", images: 1 },
+      { type: "question", tool_use_id: "q1", question: "Which folder?", options: [] },
+      { type: "answered", kind: "question", text: "src", tool_use_id: "q1" },
+      { type: "restored", hash: "0123456789abcdef", message_index: 2, what: "both" },
+      { type: "handoff", from_task_id: "a", task_id: "b", context: "Goal: go on" },
+    ];
+    const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
+    new EventPresenter(view).replay(events, false);
+    view.flush();
+    expect(view.getSnapshot().history).toMatchObject([
+      { kind: "user", text: "Tidy up\n[image: picture]" },
+      { kind: "question", question: "Which folder?" },
+      { kind: "user", text: "src" },
+      { kind: "notice", text: "Files and conversation restored to checkpoint 0123456789 (2 messages kept)." },
+      { kind: "info", title: "A fresh task carries this work on, starting from:", lines: ["Goal: go on"] },
+    ]);
+  });
+
+  it("shows the last items of a long record, saying the rest is not shown", () => {
+    const events = Array.from({ length: 30 }, (_, i) => call(`t${i}`, "read_file", { path: `${i}.txt` }, `read ${i}.txt`)).flat();
+    const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
+    new EventPresenter(view).replay([...events, ...events.map((e) => ("tool_use_id" in e ? { ...e, tool_use_id: `u${e.tool_use_id}` } : e))], false);
+    view.flush();
+    const history = view.getSnapshot().history;
+    expect(history[0]).toMatchObject({ kind: "notice", text: expect.stringContaining("earlier events of this task are not shown") });
+    expect(history.at(-1)).toMatchObject({ kind: "tool", card: { summary: "read 29.txt" } });
   });
 });
 
