@@ -84,6 +84,8 @@ describe("acpx drives cairn acp through its persistent-session flow", () => {
       const second = await acpx(["now write two.txt"], home);
       expect(second.code, second.stderr).toBe(0);
       expect(second.stdout).toContain("wrote two");
+      // Nothing of acpx or Cairn outlives the test (their folders go next).
+      await ownerGone(home);
 
       expect(readFileSync(path.join(fx.workspace.dir, "one.txt"), "utf8")).toBe("one\n");
       expect(readFileSync(path.join(fx.workspace.dir, "two.txt"), "utf8")).toBe("two\n");
