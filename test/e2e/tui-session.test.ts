@@ -108,7 +108,8 @@ describe("a provider that reuses call_0 every turn, in the terminal", () => {
     await t.waitFor("Resume a recent task, or start a new one");
     await t.press("Down", "Enter");
     const replay = lastSession(await t.waitFor(`Resumed task ${id}`));
-    const replayed = positions(replay, cards);
+    // The person's message first, as it was sent, then each call's card.
+    const replayed = positions(replay, ["❯ Tidy the notes", ...cards]);
     expect(replayed).toEqual([...replayed].sort((a, b) => a - b));
     expect(replay).not.toMatch(/attempt_completion/);
     // Each card once: a reused id would show one call's card under another's.
