@@ -106,7 +106,7 @@ async function runInWeb(answer: { approved: true; remember?: "task" }) {
   expect(asked.event.approval?.suggested_rule).toBe("web_fetch(127.0.0.1)");
   const answered = await post(web, `/api/tasks/${id}/approvals`, { tool_use_id: asked.event.tool_use_id, ...answer });
   expect(answered.status, answered.body).toBe(200);
-  const all = await until(web, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+  const all = await until(web, (f) => f.at(-1)!.event.type === "result");
   return { all, approvals: all.filter((f) => f.event.status === "awaiting_approval") };
 }
 

@@ -68,14 +68,14 @@ describe("cairn web's task API and event stream", () => {
     const before = await until(w, (all) => all.some((f) => f.event.status === "awaiting_approval"));
     const waiting = before.find((f) => f.event.status === "awaiting_approval")!;
     expect(before.every((f) => f.task_id === id)).toBe(true);
-    expect(before.map((f) => f.event.type)).toContain("web_user_message");
+    expect(before.map((f) => f.event.type)).toContain("user_message");
     const lastSeen = before.at(-1)!.id;
 
     expect((await post(w, `/api/tasks/${id}/approvals`, { tool_use_id: waiting.event.tool_use_id, approved: true })).status).toBe(200);
     const again = await post(w, `/api/tasks/${id}/approvals`, { tool_use_id: waiting.event.tool_use_id, approved: false });
     expect(again.status).toBe(409); // answered in another tab already: the first answer stands
-    // The run is over once its result and the idle mark that follows it are in: nothing more comes.
-    const all = await until(w, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+    // The run is over once its result is in: nothing more comes.
+    const all = await until(w, (f) => f.at(-1)!.event.type === "result");
     expect(readFileSync(path.join(ws.dir, "notes.txt"), "utf8")).toBe("two\n");
 
     const rest = await frames(w, 300, lastSeen);
@@ -106,7 +106,7 @@ describe("cairn web's task API and event stream", () => {
     const id = (JSON.parse(started.body) as { id: string }).id;
     const waiting = (await until(w, (all) => all.some((f) => f.event.status === "awaiting_approval"))).find((f) => f.event.status === "awaiting_approval")!;
     await post(w, `/api/tasks/${id}/approvals`, { tool_use_id: waiting.event.tool_use_id, approved: true });
-    await until(w, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+    await until(w, (f) => f.at(-1)!.event.type === "result");
     expect(readFileSync(path.join(ws.dir, "notes.txt"), "utf8")).toBe("two\n");
 
     const list = await rawRequest(w, { path: `/api/tasks/${id}/checkpoints`, headers: goodHeaders(w) });
@@ -134,7 +134,7 @@ describe("cairn web's task API and event stream", () => {
     expect(refused.body).toMatch(/stop it before deleting/);
     expect(existsSync(path.join(home.dir, "tasks", id))).toBe(true);
     await post(w, `/api/tasks/${id}/approvals`, { tool_use_id: waiting.event.tool_use_id, approved: true });
-    await until(w, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+    await until(w, (f) => f.at(-1)!.event.type === "result");
     expect((await del()).status).toBe(200);
     expect(existsSync(path.join(home.dir, "tasks", id))).toBe(false);
     const listed = JSON.parse((await rawRequest(w, { path: "/api/history", headers: goodHeaders(w) })).body) as { tasks: Array<{ id: string }> };
@@ -159,13 +159,13 @@ describe("cairn web's task API and event stream", () => {
   it("a shortened task id reaches the same task here, never a second copy of it", async () => {
     const w = await serve([call("attempt_completion", { result: "first" }), call("attempt_completion", { result: "second" })]);
     const id = (JSON.parse((await post(w, "/api/tasks", { text: "remember kestrel" })).body) as { id: string }).id;
-    await until(w, (f) => f.some((x) => x.event.type === "result") && f.at(-1)!.event.type === "web_run");
+    await until(w, (f) => f.at(-1)!.event.type === "result");
     const sent = await post(w, `/api/tasks/${id.slice(0, 8)}/messages`, { text: "and again" });
     expect(sent.status, sent.body).toBe(202);
     expect((JSON.parse(sent.body) as { id: string }).id).toBe(id);
-    const all = await until(w, (f) => f.filter((x) => x.event.type === "result").length === 2 && f.at(-1)!.event.type === "web_run");
+    const all = await until(w, (f) => f.filter((x) => x.event.type === "result").length === 2 && f.at(-1)!.event.type === "result");
     expect(new Set(all.map((f) => f.task_id))).toEqual(new Set([id]));
-    expect(all.filter((f) => f.event.type === "web_task")).toHaveLength(1); // not reopened
+    expect(all.filter((f) => f.event.type === "session_opened")).toHaveLength(1); // not reopened
     expect(JSON.stringify(model.requests[1]!.body)).toContain("remember kestrel");
   });
 });

@@ -177,5 +177,5 @@ function forPage(event: StreamedEvent): StreamedEvent | undefined {
   const line = fleetNotice(event);
   if (line === undefined) return undefined;
   const trouble = event.subtype === "lock_lost" || (event.subtype === "end" && event.state !== "completed");
-  return { type: "web_notice", level: trouble ? "warning" : "info", message: line.replace(/^[─\s]+/, "") };
+  return { type: "system", subtype: "notice", level: trouble ? "warning" : "info", message: line.replace(/^[─\s]+/, "") };
 }

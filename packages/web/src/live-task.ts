@@ -1,88 +1,123 @@
-import { imagesRefused, type AgentEvent, type ApprovalRequest, type ApprovalResponse, type Host, type ImagePart, type TaskResult } from "@cairn/core";
-import { afterStop } from "@cairn/core";
-import type { WebSession } from "./task-opener.js";
+import { imagesRefused, SessionError, type AgentEvent, type ApprovalResponse, type Host, type ImagePart, type Mode, type SessionRunner } from "@cairn/core";
+import type { RestoreDone, RestoreWhat } from "./checkpoint-timeline.js";
 import type { WebEvent } from "./web-event.js";
-import type { Mode } from "@cairn/core";
 
-type Publish = (event: AgentEvent | WebEvent) => void;
+/** An event of task `task_id` for the server's log. */
+type Publish = (task_id: string, event: AgentEvent | WebEvent) => void;
 
 export type Answer = { ok: true } | { ok: false; status: 400 | 404 | 409; message: string };
 
+type PromptAnswer = { approved: boolean; feedback?: string };
+
+const working: Answer = { ok: false, status: 409, message: "The task is working; wait for it to finish or stop it first." };
+
 /**
- * One task this server runs: the session it was opened with, the run in progress, and the
- * questions it is waiting on (approvals, a question). Runs belong to the server, not to a page:
- * closing the browser never stops them, and any tab may answer what the task waits for.
+ * One task this server runs, through core's SessionRunner: its events go to the server's log under
+ * the task's id (after a hand-off, the new task's), and the person's answers to what it waits for
+ * (approvals, a question, a plan, whether to go on, a hand-off) come from any tab. Runs belong to
+ * the server, not to a page: closing the browser never stops them.
  */
 export class LiveTask {
-  private session: WebSession | undefined;
-  private run: Promise<TaskResult | undefined> | undefined;
+  private runner: SessionRunner | undefined;
+  private taskId: string | undefined;
+  private run: Promise<void> | undefined;
+  /** The run's result is out: what is left of it is winding down, and a message may follow at once. */
+  private settled = false;
   private approvals = new Map<string, (response: ApprovalResponse) => void>();
-  private question: { resolve: (answer: string | undefined) => void } | undefined;
-  private lastQuestionId: string | undefined;
-  private prompt: ((answer: { approved: boolean; feedback?: string }) => void) | undefined;
-  private firstRunDone = false;
-  private lastResult: TaskResult["subtype"] | undefined;
+  private question: ((answer: string | undefined) => void) | undefined;
+  private prompt: ((answer: PromptAnswer) => void) | undefined;
   readonly host: Host;
 
-  constructor(private readonly publish: Publish) {
+  /** `handedOver`: the work went on from task `from` in task `to` (new_task agreed to). */
+  constructor(
+    private readonly publish: Publish,
+    private readonly handedOver: (from: string, to: string) => void,
+  ) {
     this.host = {
-      approve: (request, signal) => this.waitForApproval(request, signal),
-      ask: (_question, _options, signal) => this.waitForAnswer(signal),
-      reviewPlan: (plan, signal) => this.waitForPrompt("plan", plan, signal),
-      confirmContinue: async (reason, signal) => (await this.waitForPrompt("continue", reason, signal)).approved,
+      approve: (request, signal) => this.wait<ApprovalResponse>(signal, { approved: false, feedback: "The task was stopped." }, (resolve) => this.approvals.set(request.tool_use_id, resolve), () => this.approvals.delete(request.tool_use_id)),
+      ask: (_question, _options, signal) => this.wait<string | undefined>(signal, undefined, (resolve) => (this.question = resolve), () => (this.question = undefined)),
+      reviewPlan: (_plan, signal) => this.waitForPrompt(signal),
+      confirmContinue: async (_reason, signal) => (await this.waitForPrompt(signal)).approved,
+      confirmNewTask: async (context, signal) => {
+        const answer = await this.waitForPrompt(signal);
+        return answer.approved ? { approved: true, context } : { approved: false, ...(answer.feedback ? { feedback: answer.feedback } : {}) };
+      },
     };
   }
 
   get id(): string {
-    return this.session!.id;
+    return this.taskId!;
   }
 
-  get opened(): WebSession | undefined {
-    return this.session;
+  /** The task's workspace and store, for its checkpoints and @ completion. */
+  get opened() {
+    const session = this.runner?.session;
+    return session && { cwd: session.settings.cwd, store: session.store, ...(session.checkpoints ? { checkpoints: session.checkpoints } : {}) };
   }
 
   get running(): boolean {
     return this.run !== undefined;
   }
 
-  /** `replay`: publish the stored task's recorded events (not when this server's log already has them). */
-  attach(session: WebSession, resumed: boolean, replay = true): void {
-    this.session = session;
-    this.publish({
-      type: "web_task",
-      title: session.title,
-      cwd: session.cwd,
-      model: session.model.id,
-      provider: session.model.provider,
-      context_window: session.model.contextWindow,
-      mode: session.mode,
-      resumed,
-    });
-    if (replay) for (const event of session.history) this.publish(event);
+  /**
+   * Follows the runner's events. `known`: the log already has this task's earlier events (it ran
+   * here before), so of its record only the new session_opened goes out, not the stored events again.
+   */
+  attach(runner: SessionRunner, known: boolean): void {
+    this.runner = runner;
+    this.taskId = runner.id!;
+    const replayed: AgentEvent[] = [];
+    let replaying = true;
+    runner.subscribe((event) => (replaying ? replayed.push(event) : this.forward(event)), { replay: true });
+    replaying = false;
+    for (const event of known ? replayed.filter((e) => e.type === "session_opened").slice(-1) : replayed) this.publishEvent(event);
   }
 
   /** Starts a run with the person's message and pictures; refused while one is in progress, or pictures for a model that takes none. */
-  send(text: string, images: readonly ImagePart[] = []): Answer {
-    const session = this.session;
-    if (!session) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
-    if (this.run) return { ok: false, status: 409, message: "The task is working; wait for it to finish or stop it first." };
-    if (images.length > 0 && !session.model.supportsImages) return { ok: false, status: 400, message: imagesRefused(session.model.id) };
-    if (text !== "" || images.length > 0) this.publish({ type: "web_user_message", text, ...(images.length > 0 ? { images: images.length } : {}) });
-    // After a stop the model is told so, as the terminal UI tells it, then gets the message.
-    const message = this.lastResult === "error_aborted" ? afterStop(text) : text;
-    const generator = this.firstRunDone ? session.task.continue(message, images) : session.firstRun(text, images);
-    this.firstRunDone = true;
-    this.run = this.drive(generator);
+  async send(text: string, images: readonly ImagePart[] = []): Promise<Answer> {
+    const runner = this.runner;
+    if (!runner) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
+    if (this.run) {
+      if (!this.settled) return working;
+      await this.run;
+      if (this.running) return working;
+    }
+    const model = runner.session?.settings.model;
+    if (images.length > 0 && model && !model.info?.supportsImages) return { ok: false, status: 400, message: imagesRefused(model.id) };
+    this.settled = false;
+    this.run = runner.send(text, images).then(
+      () => undefined,
+      (error: unknown) => this.publish(this.id, { type: "error", message: (error as Error).message ?? String(error), kind: "web_host" }),
+    );
+    void this.run.finally(() => (this.run = undefined));
     return { ok: true };
   }
 
   /** Act or Plan for the next run; refused while one runs (the mode of a running turn does not change under it). */
   setMode(mode: Mode): Answer {
-    if (!this.session) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
+    if (!this.runner) return { ok: false, status: 409, message: "The task is still opening; try again in a moment." };
     if (this.run) return { ok: false, status: 409, message: "The task is working; switch modes when it has finished or is stopped." };
-    this.session.task.setMode(mode);
-    this.publish({ type: "web_mode", mode });
+    this.runner.setMode(mode);
     return { ok: true };
+  }
+
+  /** Files, the conversation or both back to checkpoint `number` (the runner says so in a `restored` event); `summary` words it for the person. */
+  async restore(number: number, what: RestoreWhat): Promise<{ ok: true; done: RestoreDone } | { ok: false; status: 409; message: string }> {
+    if (!this.runner || this.run) return { ok: false, status: 409, message: "The task is working; stop it before restoring a checkpoint." };
+    try {
+      const done = await this.runner.restore(number, what);
+      const files = done.files && { restored: done.files.restored, removed: done.files.removed, before_number: done.files.beforeNumber, kept_untouched: done.files.untouched.map((f) => f.path) };
+      const parts = [
+        files ? `files restored (${files.restored} written back, ${files.removed} removed; checkpoint ${files.before_number} undoes it)` : "",
+        done.messagesKept !== undefined ? `conversation cut back to ${done.messagesKept} messages` : "",
+        files && files.kept_untouched.length > 0 ? `kept ${files.kept_untouched.length} file(s) the agent never touched` : "",
+      ].filter(Boolean);
+      const summary = `Checkpoint ${number}: ${parts.join("; ")}.`;
+      return { ok: true, done: { checkpoint: number, summary, ...(files ? { files } : {}), ...(done.messagesKept !== undefined ? { messages_kept: done.messagesKept } : {}) } };
+    } catch (error) {
+      if (error instanceof SessionError) return { ok: false, status: 409, message: error.message };
+      throw error;
+    }
   }
 
   approve(tool_use_id: string, response: ApprovalResponse): Answer {
@@ -94,101 +129,64 @@ export class LiveTask {
   }
 
   answer(text: string): Answer {
-    const question = this.question;
-    if (!question) return { ok: false, status: 409, message: "The task is not waiting for an answer." };
+    const resolve = this.question;
+    if (!resolve) return { ok: false, status: 409, message: "The task is not waiting for an answer." };
     this.question = undefined;
-    this.publish({ type: "web_answered", tool_use_id: this.lastQuestionId ?? "", answer: text });
-    question.resolve(text);
+    resolve(text);
     return { ok: true };
   }
 
-  /** The person's answer to a plan (approve, or feedback) or to whether to go on. */
+  /** The person's answer to a plan (approve, or feedback), to whether to go on, or to a hand-off (start the new task, or stay with feedback). */
   answerPrompt(approved: boolean, feedback: string | undefined): Answer {
     const resolve = this.prompt;
-    if (!resolve) return { ok: false, status: 409, message: "The task is not waiting for a plan approval or a go-ahead." };
+    if (!resolve) return { ok: false, status: 409, message: "The task is not waiting for a plan approval, a go-ahead or a hand-off." };
     this.prompt = undefined;
-    const answer = { approved, ...(feedback ? { feedback } : {}) };
-    this.publish({ type: "web_prompt_answered", ...answer });
-    resolve(answer);
+    resolve({ approved, ...(feedback ? { feedback } : {}) });
     return { ok: true };
   }
 
   stop(): void {
-    this.session?.task.abort();
-  }
-
-  /** Every run's events go to the log as they come; the run keeps going whoever is watching. */
-  private async drive(run: AsyncGenerator<AgentEvent, TaskResult>): Promise<TaskResult | undefined> {
-    this.publish({ type: "web_run", running: true });
-    try {
-      let next = await run.next();
-      while (!next.done) {
-        const event = next.value;
-        if (event.type === "question") this.lastQuestionId = event.tool_use_id;
-        this.publish(event);
-        next = await run.next();
-      }
-      this.lastResult = next.value.subtype;
-      return next.value;
-    } catch (error) {
-      this.publish({ type: "error", message: (error as Error).message ?? String(error), kind: "web_host" });
-      return undefined;
-    } finally {
-      this.run = undefined;
-      this.publish({ type: "web_run", running: false });
-    }
-  }
-
-  private waitForApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
-    const id = request.tool_use_id;
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.approvals.delete(id);
-        resolve({ approved: false, feedback: "The task was stopped." });
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.approvals.set(id, (response) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(response);
-      });
-    });
-  }
-
-  private waitForAnswer(signal: AbortSignal): Promise<string | undefined> {
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.question = undefined;
-        resolve(undefined);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.question = {
-        resolve: (answer) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(answer);
-        },
-      };
-    });
-  }
-
-  private waitForPrompt(kind: "plan" | "continue", text: string, signal: AbortSignal): Promise<{ approved: boolean; feedback?: string }> {
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.prompt = undefined;
-        resolve({ approved: false });
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.prompt = (answer) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(answer);
-      };
-      this.publish({ type: "web_prompt", kind, text });
-    });
+    this.runner?.stop();
   }
 
   async close(): Promise<void> {
-    this.stop();
-    await this.run;
-    await this.session?.task.endSession("other").catch(() => {});
-    await this.session?.close();
+    await this.runner?.close();
+  }
+
+  /** A live event: after a hand-off this task's events are the new task's, which starts from the hand-off too. */
+  private forward(event: AgentEvent): void {
+    if (event.type !== "handoff" || event.from_task_id !== this.taskId) return this.publishEvent(event);
+    const from = this.id;
+    this.settled = false;
+    this.publish(from, event);
+    this.taskId = event.task_id;
+    this.handedOver(from, event.task_id);
+    this.publish(event.task_id, event);
+  }
+
+  private publishEvent(event: AgentEvent): void {
+    this.settled = event.type === "result";
+    this.publish(this.id, event);
+    // How full the context window is needs its size, which no event carries.
+    if (event.type === "session_opened") this.publish(this.id, { type: "web_context_window", tokens: this.runner?.session?.settings.model.info?.contextWindow ?? null });
+  }
+
+  private waitForPrompt(signal: AbortSignal): Promise<PromptAnswer> {
+    return this.wait<PromptAnswer>(signal, { approved: false }, (resolve) => (this.prompt = resolve), () => (this.prompt = undefined));
+  }
+
+  /** Waits for the person's answer, which `hold` keeps where an endpoint finds it; a stop answers `stopped`. */
+  private wait<T>(signal: AbortSignal, stopped: T, hold: (resolve: (answer: T) => void) => void, release: () => void): Promise<T> {
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        release();
+        resolve(stopped);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      hold((answer) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(answer);
+      });
+    });
   }
 }

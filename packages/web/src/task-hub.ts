@@ -1,9 +1,8 @@
-import { cairnHome, listTasks, removeFromHistoryIndex, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
+import { cairnHome, listTasks, removeFromHistoryIndex, shownStatus, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
 import type { RunArgs } from "@cairn/host/run-args";
 import { EventLog } from "./event-log.js";
-import { restoreCheckpoint, type RestoreDone, type RestoreWhat } from "./checkpoint-timeline.js";
+import type { RestoreDone, RestoreWhat } from "./checkpoint-timeline.js";
 import { LiveTask } from "./live-task.js";
-import { withPersonMessages } from "./stored-messages.js";
 import { OpenError, openNewTask, openStoredTask } from "./task-opener.js";
 import { imagesRefused, type ImagePart, type Mode, type SessionOverrides } from "@cairn/core";
 import { checkModel, choiceOverrides, type ModelChoice } from "./model-choices.js";
@@ -14,8 +13,8 @@ export type Opened = { ok: true; id: string } | { ok: false; status: 400 | 404 |
 export class TaskHub {
   readonly log = new EventLog();
   private tasks = new Map<string, LiveTask>();
-  /** Tasks closed here after their conversation was cut back: reopened from the store, their events are already in the log. */
-  private reopened = new Set<string>();
+  /** Tasks whose events are in the log: opened here again (after a hand-off left them), their record is not sent twice. */
+  private known = new Set<string>();
 
   constructor(
     private readonly args: RunArgs,
@@ -46,14 +45,14 @@ export class TaskHub {
     }
     const live = this.liveTask();
     try {
-      const session = await openNewTask(this.args, text, live.host, mode ?? this.args.mode ?? "act", this.env, model);
-      live.attach(session, false);
+      const runner = await openNewTask(this.args, text, live.host, mode ?? this.args.mode ?? "act", this.env, model);
+      live.attach(runner, false);
       this.tasks.set(live.id, live);
     } catch (error) {
       if (error instanceof OpenError) return { ok: false, status: 400, message: error.message };
       throw error;
     }
-    const sent = live.send(text, images);
+    const sent = await live.send(text, images);
     return sent.ok ? { ok: true, id: live.id } : sent;
   }
 
@@ -73,45 +72,27 @@ export class TaskHub {
     const id = this.resolve(given);
     const here = this.tasks.get(id);
     if (here) {
-      const sent = here.send(text, images);
+      const sent = await here.send(text, images);
       return sent.ok ? { ok: true, id } : sent;
     }
     const live = this.liveTask();
     try {
-      const session = await openStoredTask(this.args, id, live.host, this.env);
-      live.attach(session, true, !this.reopened.delete(id));
+      const runner = await openStoredTask(this.args, id, live.host, this.env);
+      live.attach(runner, this.known.has(id));
       this.tasks.set(live.id, live);
     } catch (error) {
       if (error instanceof OpenError) return { ok: false, status: 404, message: error.message };
       throw error;
     }
-    const sent = live.send(text, images);
+    const sent = await live.send(text, images);
     return sent.ok ? { ok: true, id } : sent;
   }
 
-  /**
-   * Goes back to a checkpoint of a task of this server that is not running. After the conversation
-   * is cut, the task is closed and reopened from the store on its next message, so the model sees
-   * the shorter conversation.
-   */
+  /** Goes back to a checkpoint of a task of this server that is not running; its next message tells the model it was stopped. */
   async restore(id: string, number: number, what: RestoreWhat): Promise<{ ok: true; done: RestoreDone } | { ok: false; status: 404 | 409; message: string }> {
     const live = this.tasks.get(id);
     if (!live?.opened) return { ok: false, status: 404, message: `No task ${id} in this server; send it a message first to open it here.` };
-    if (live.running) return { ok: false, status: 409, message: "The task is working; stop it before restoring a checkpoint." };
-    const done = await restoreCheckpoint(live.opened, number, what);
-    if (typeof done === "string") return { ok: false, status: 409, message: done };
-    const parts = [
-      done.files ? `files restored (${done.files.restored} written back, ${done.files.removed} removed; checkpoint ${done.files.before_number} undoes it)` : "",
-      done.messages_kept !== undefined ? `conversation cut back to ${done.messages_kept} messages` : "",
-      done.files && done.files.kept_untouched.length > 0 ? `kept ${done.files.kept_untouched.length} file(s) the agent never touched` : "",
-    ].filter(Boolean);
-    this.log.append(id, { type: "web_restored", checkpoint: number, what, summary: `Checkpoint ${number}: ${parts.join("; ")}.` });
-    if (done.messages_kept !== undefined) {
-      this.tasks.delete(id);
-      this.reopened.add(id);
-      await live.close();
-    }
-    return { ok: true, done };
+    return live.restore(number, what);
   }
 
   /** Deletes a stored task (as `cairn delete`); never one that is running, here or in another process. */
@@ -139,19 +120,19 @@ export class TaskHub {
     return { ok: true };
   }
 
-  /** A stored task's recorded events (no deltas) and the person's messages, to show it before carrying it on; read only. */
+  /** A stored task's recorded events (no deltas), to show it before carrying it on; read only. */
   storedEvents(id: string): { ok: true; events: unknown[] } | { ok: false; message: string } {
     try {
-      const store = TaskStore.open(cairnHome(this.env), id);
-      return { ok: true, events: withPersonMessages(store.loadEvents(), store.loadConversation().messages) };
+      return { ok: true, events: TaskStore.open(cairnHome(this.env), id).loadEvents() };
     } catch (error) {
       if (error instanceof TaskNotFoundError) return { ok: false, message: error.message };
       throw error;
     }
   }
 
-  history(): HistoryEntry[] {
-    return listTasks(cairnHome(this.env)).entries;
+  history(): Array<Omit<HistoryEntry, "status"> & { status: ReturnType<typeof shownStatus> }> {
+    // A task left "running" by a process that is gone shows as interrupted, as cairn history says.
+    return listTasks(cairnHome(this.env)).entries.map((entry) => ({ ...entry, status: shownStatus(entry) }));
   }
 
   running(): Array<{ id: string; running: boolean }> {
@@ -164,7 +145,17 @@ export class TaskHub {
 
   /** Events are published under the task's id, known once it is opened (nothing is published before). */
   private liveTask(): LiveTask {
-    const live: LiveTask = new LiveTask((event) => this.log.append(live.id, event));
+    const live: LiveTask = new LiveTask(
+      (id, event) => {
+        this.known.add(id);
+        this.log.append(id, event);
+      },
+      (from, to) => {
+        // The old task's session ended with the hand-off: a message to it opens it again from the store.
+        this.tasks.delete(from);
+        this.tasks.set(to, live);
+      },
+    );
     return live;
   }
 }

@@ -12,7 +12,7 @@ export type HistoryEntry = Pick<
 >;
 
 /** What a person should read as a task's status: a "running" task whose process is gone (or a zombie, see process-identity.ts) was interrupted. */
-export function shownStatus(entry: Pick<HistoryEntry, "status" | "pid">): string {
+export function shownStatus(entry: Pick<HistoryEntry, "status" | "pid">): HistoryEntry["status"] | "interrupted" {
   return entry.status === "running" && !processRunning({ pid: entry.pid, start: "", host: thisProcess.host }) ? "interrupted" : entry.status;
 }
 

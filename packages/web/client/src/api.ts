@@ -1,7 +1,5 @@
 import { apiFetch } from "./access-token.ts";
-import type { WebEvent } from "../../src/web-event.ts";
-import type { AgentEvent } from "./tool-calls.ts";
-import type { Mode } from "./tool-calls.ts";
+import type { AgentEvent, Mode } from "./task-state.ts";
 
 /** Calls to the server, each with the access token in its Authorization header (access-token.ts). */
 async function post(path: string, body: unknown): Promise<{ ok: true; data: Record<string, unknown> } | { ok: false; error: string }> {
@@ -58,6 +56,7 @@ export const api = {
   prompt: (id: string, approved: boolean, feedback?: string) => post(`/api/tasks/${encodeURIComponent(id)}/prompt`, { approved, ...(feedback ? { feedback } : {}) }),
   mode: (id: string, mode: Mode) => post(`/api/tasks/${encodeURIComponent(id)}/mode`, { mode }),
   stop: (id: string) => post(`/api/tasks/${encodeURIComponent(id)}/stop`, {}),
+  /** Its answer's `summary` says in a line what was restored. */
   restore: (id: string, checkpoint: number, what: "files" | "conversation" | "both") => post(`/api/tasks/${encodeURIComponent(id)}/checkpoints/restore`, { checkpoint, what }),
   checkpoints: (id: string) => get<{ checkpoints: CheckpointEntry[] }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints`),
   stepDiff: (id: string, n: number) => get<{ files: Array<{ path: string }>; patch: string }>(`/api/tasks/${encodeURIComponent(id)}/checkpoints/${n}/diff`),
@@ -71,8 +70,8 @@ export const api = {
       return "The cairn web server cannot be reached; is it still running?";
     }
   },
-  /** A stored task's journal, with the person's messages (and how many pictures each carried) where its runs began. */
-  storedEvents: (id: string) => get<{ events: Array<AgentEvent | WebEvent> }>(`/api/history/${encodeURIComponent(id)}/events`),
+  /** A stored task's journal (its events as recorded, the person's messages among them). */
+  storedEvents: (id: string) => get<{ events: AgentEvent[] }>(`/api/history/${encodeURIComponent(id)}/events`),
   history: async (): Promise<HistoryEntry[]> => {
     const res = await apiFetch("/api/history");
     if (!res.ok) return [];
@@ -80,4 +79,17 @@ export const api = {
   },
 };
 
-export type HistoryEntry = { id: string; title: string; workspace: string; model: string; mode: string; status: string; updatedAt: string; turns: number; totalCostUsd: number | null };
+/** A stored task as the history lists it; `status` as cairn history shows it (a dead process's "running" task is "interrupted"). */
+export type HistoryEntry = {
+  id: string;
+  title: string;
+  workspace: string;
+  model: string;
+  mode: string;
+  status: string;
+  updatedAt: string;
+  turns: number;
+  totalCostUsd: number | null;
+  /** The task it carries on (a hand-off) or serves (a sub-agent). */
+  parent?: { id: string; relation: "handoff" | "subagent" };
+};

@@ -1,14 +1,15 @@
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { api, type HistoryEntry, type ModelChoice } from "./api.ts";
 import type { EventStore } from "./event-store.ts";
 import { fleetApi } from "./fleet-api.ts";
 import { FleetView } from "./fleet-view.tsx";
+import { FocusChain } from "./focus-chain.tsx";
 import { HistoryList } from "./history-list.tsx";
 import { ModelPicker } from "./model-picker.tsx";
 import { TaskInput } from "./task-input.tsx";
-import { applyEntry, type TaskState } from "./task-state.ts";
-import { ItemView, TaskView } from "./task-view.tsx";
-import type { Mode } from "./tool-calls.ts";
+import { storedTask, type Mode, type TaskState } from "./task-state.ts";
+import { TaskView } from "./task-view.tsx";
+import { ItemView } from "./timeline-item.tsx";
 
 type Theme = "light" | "dark" | "system";
 
@@ -52,21 +53,18 @@ function NewTask({ onStarted }: { onStarted(id: string): void }) {
   );
 }
 
-function StoredTask({ entry, onSent }: { entry: HistoryEntry; onSent(): void }) {
+function StoredTask({ entry, onSent, onOpenTask }: { entry: HistoryEntry; onSent(): void; onOpenTask(id: string): void }) {
   // Its recorded events, folded as a live task's are, shown read only until it is carried on.
   const [task, setTask] = useState<TaskState>();
   useEffect(() => {
     let live = true;
     void api.storedEvents(entry.id).then((found) => {
-      if (!live || !found.ok) return;
-      const tasks = new Map<string, TaskState>();
-      for (const event of found.data.events) applyEntry(tasks, { task_id: entry.id, event });
-      setTask(tasks.get(entry.id));
+      if (live && found.ok) setTask(storedTask(entry.id, found.data.events, entry.status === "interrupted"));
     });
     return () => {
       live = false;
     };
-  }, [entry.id]);
+  }, [entry.id, entry.status]);
   return (
     <section className="task-view" aria-label={`Task: ${entry.title}`}>
       <header className="task-header">
@@ -75,7 +73,8 @@ function StoredTask({ entry, onSent }: { entry: HistoryEntry; onSent(): void }) 
           {entry.status} · {entry.turns} turn{entry.turns === 1 ? "" : "s"} · {entry.workspace}
         </span>
       </header>
-      <div className="timeline">{task ? task.items.map((item) => <ItemView key={item.key} item={item} task={task} />) : null}</div>
+      <div className="timeline">{task ? task.items.map((item) => <ItemView key={item.key} item={item} task={task} onOpenTask={onOpenTask} />) : null}</div>
+      {task ? <FocusChain task={task} /> : null}
       <p>This task is stored. Send a message to carry it on here.</p>
       <TaskInput
         label="Task message"
@@ -95,6 +94,8 @@ export function App({ store }: { store: EventStore }) {
   useSyncExternalStore(store.subscribe, store.getVersion);
   // The task on screen is kept in the address (#task=id), so a reload comes back to it.
   const [selected, setSelectedState] = useState<string | undefined>(() => new URLSearchParams(location.hash.slice(1)).get("task") ?? undefined);
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
   const setSelected = (id: string | undefined) => {
     setSelectedState(id);
     setFleetJob(undefined);
@@ -115,7 +116,21 @@ export function App({ store }: { store: EventStore }) {
   const [theme, setTheme] = useTheme();
   const running = store.order.filter((id) => store.tasks.get(id)?.running).length;
   const [historyKey, setHistoryKey] = useState(0);
-  useEffect(() => setHistoryKey((k) => k + 1), [running, store.deletions]);
+  useEffect(() => setHistoryKey((k) => k + 1), [running, store.deletions, store.handoff.count]);
+  // A task on screen that hands its work over: the page follows into the new task.
+  const { handoff } = store;
+  useEffect(() => {
+    if (handoff.count > 0 && selectedRef.current === handoff.from) setSelected(handoff.to);
+  }, [handoff.count]);
+  /** Any task by its id: one of this server's, else the stored one from the history. */
+  const openTask = (id: string) => {
+    if (store.tasks.has(id)) return setSelected(id);
+    void api.history().then((entries) => {
+      const entry = entries.find((e) => e.id === id);
+      if (entry) setStored(entry);
+      setSelected(id);
+    });
+  };
 
   if (store.connection === "unauthorized") {
     return (
@@ -144,7 +159,7 @@ export function App({ store }: { store: EventStore }) {
             return (
               <button type="button" key={id} aria-current={selected === id ? "page" : undefined} onClick={() => setSelected(id)}>
                 {t.running ? <span aria-hidden="true">● </span> : null}
-                {t.title.length > 30 ? `${t.title.slice(0, 30)}…` : t.title}
+                {(t.title || id).length > 30 ? `${(t.title || id).slice(0, 30)}…` : t.title || id}
               </button>
             );
           })}
@@ -168,9 +183,9 @@ export function App({ store }: { store: EventStore }) {
           ) : selected === undefined ? (
             <NewTask onStarted={(id) => setSelected(id)} />
           ) : task ? (
-            <TaskView task={task} />
+            <TaskView task={task} onOpenTask={openTask} />
           ) : stored && stored.id === selected ? (
-            <StoredTask entry={stored} onSent={() => setSelected(stored.id)} />
+            <StoredTask entry={stored} onSent={() => setSelected(stored.id)} onOpenTask={openTask} />
           ) : store.connection === "live" && store.version > 1 ? (
             <p role="status">This task is not running here. Pick it in the history to carry it on.</p>
           ) : (

@@ -82,6 +82,7 @@ function Step({ task, entry }: { task: TaskState; entry: CheckpointEntry }) {
   const [patch, setPatch] = useState<string>();
   const [choosing, setChoosing] = useState(false);
   const [message, setMessage] = useState<string>();
+  const [restored, setRestored] = useState<string>();
   const toggleDiff = async () => {
     if (patch !== undefined) return setPatch(undefined);
     const diff = await api.stepDiff(task.id, entry.number);
@@ -91,6 +92,7 @@ function Step({ task, entry }: { task: TaskState; entry: CheckpointEntry }) {
   const restore = async (what: "files" | "conversation" | "both") => {
     const done = await api.restore(task.id, entry.number, what);
     setMessage(done.ok ? undefined : done.error);
+    setRestored(done.ok ? String(done.data.summary) : undefined);
     setChoosing(false);
   };
   return (
@@ -117,6 +119,7 @@ function Step({ task, entry }: { task: TaskState; entry: CheckpointEntry }) {
         </div>
       ) : null}
       {patch !== undefined ? <Patch patch={patch} /> : null}
+      {restored ? <p role="status">{restored}</p> : null}
       <ErrorAlert message={message} />
     </li>
   );
@@ -127,6 +130,8 @@ export function CheckpointTimeline({ task }: { task: TaskState }) {
   const [open, setOpen] = useState(false);
   const [entries, setEntries] = useState<CheckpointEntry[]>([]);
   const [error, setError] = useState<string>();
+  // Each restore adds a checkpoint (the way back): the list is fetched again.
+  const restores = task.items.filter((item) => item.kind === "restored").length;
   useEffect(() => {
     if (!open) return;
     let live = true;
@@ -138,10 +143,10 @@ export function CheckpointTimeline({ task }: { task: TaskState }) {
     return () => {
       live = false;
     };
-  }, [open, task.id, task.checkpoints, task.restores, task.running]);
+  }, [open, task.id, task.checkpoints.length, restores, task.running]);
   return (
     <details className="timeline-panel" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
-      <summary>Checkpoints ({task.checkpoints})</summary>
+      <summary>Checkpoints ({task.checkpoints.length})</summary>
       {error ? <p className="muted">{error}</p> : null}
       <ol className="steps">
         {entries.map((entry) => (

@@ -19,6 +19,8 @@ export class EventStore {
   /** Counts deletions, so the history reloads. */
   deletions = 0;
   eventsApplied = 0;
+  /** The last hand-off seen (a task's work went on in a new task), counted so the page can follow each once. */
+  handoff = { from: "", to: "", count: 0 };
   private listeners = new Set<() => void>();
   private scheduled = false;
   private lastRender = 0;
@@ -31,6 +33,7 @@ export class EventStore {
       onOpen: () => this.setConnection("live"),
       onMessage: (data) => {
         const entry = JSON.parse(data) as StreamEntry;
+        if (entry.event.type === "handoff" && entry.event.from_task_id === entry.task_id) this.handoff = { from: entry.task_id, to: entry.event.task_id, count: this.handoff.count + 1 };
         if (entry.event.type === "web_deleted") {
           this.tasks.delete(entry.task_id);
           const at = this.order.indexOf(entry.task_id);

@@ -3,13 +3,13 @@ import { DiffView } from "./diff-view.tsx";
 import { openEventStream } from "./event-stream.ts";
 import { fleetApi, type FleetDiff, type FleetJob } from "./fleet-api.ts";
 import { applyEntry, type StreamEntry, type TaskState } from "./task-state.ts";
-import { ItemView } from "./task-view.tsx";
+import { ItemView } from "./timeline-item.tsx";
 
 const unfinished = new Set(["waiting", "active", "delayed", "prioritized", "paused", "cancelling"]);
 const short = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const cost = (usd: number | null | undefined) => (usd === null || usd === undefined ? "" : `$${usd.toFixed(4)}`);
 
-/** A job's events from its Redis stream, folded as a local task's are (core's reducer), live while it runs. */
+/** A job's events from its Redis stream, folded as a local task's are (core's fold), live while it runs. */
 function useJobEvents(id: string): TaskState | undefined {
   const [task, setTask] = useState<TaskState>();
   useEffect(() => {
@@ -25,8 +25,7 @@ function useJobEvents(id: string): TaskState | undefined {
         // One render per frame, however many events arrive in it.
         requestAnimationFrame(() => {
           scheduled = false;
-          const folded = tasks.get(entry.task_id);
-          setTask(folded ? { ...folded } : undefined);
+          setTask(tasks.get(entry.task_id));
         });
       },
     });

@@ -32,6 +32,7 @@ export function HistoryList({ refreshKey, selected, onSelect }: Props) {
               <span className="muted">
                 {entry.status} · {new Date(entry.updatedAt).toLocaleString()}
               </span>
+              {entry.parent?.relation === "handoff" ? <span className="muted">handed over from {entries.find((e) => e.id === entry.parent!.id)?.title ?? entry.parent.id}</span> : null}
             </button>
             {confirming === entry.id ? (
               <span className="history-actions">

@@ -4,7 +4,7 @@ const count = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 10
 
 /** Model, tokens, context fill, cost and checkpoints of the task on screen. */
 export function StatusBar({ task }: { task: TaskState }) {
-  const fill = task.contextWindow ? Math.min(100, Math.round((task.contextTokens / task.contextWindow) * 100)) : null;
+  const fill = task.contextWindow ? Math.min(100, Math.round((task.usage.context_tokens / task.contextWindow) * 100)) : null;
   return (
     <footer className="status-bar" aria-label="Task status">
       <span title={task.provider}>
@@ -14,7 +14,7 @@ export function StatusBar({ task }: { task: TaskState }) {
         <span className="muted">mode</span> {task.mode === "plan" ? "Plan" : "Act"}
       </span>
       <span>
-        <span className="muted">tokens</span> {count(task.tokens.input)} in · {count(task.tokens.output)} out
+        <span className="muted">tokens</span> {count(task.usage.input_tokens)} in · {count(task.usage.output_tokens)} out
       </span>
       {fill !== null ? (
         <span>
@@ -22,10 +22,10 @@ export function StatusBar({ task }: { task: TaskState }) {
         </span>
       ) : null}
       <span>
-        <span className="muted">cost</span> {task.costUsd === null ? "—" : `$${task.costUsd.toFixed(4)}`}
+        <span className="muted">cost</span> {task.usage.cost_usd === null ? "—" : `$${task.usage.cost_usd.toFixed(4)}`}
       </span>
       <span>
-        <span className="muted">checkpoints</span> {task.checkpoints}
+        <span className="muted">checkpoints</span> {task.checkpoints.length}
       </span>
     </footer>
   );

@@ -1,8 +1,7 @@
 import { useState } from "react";
 import { DiffView } from "./diff-view.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
-import type { Problems } from "./task-state.ts";
-import type { ApprovalPreview, ToolCallRecord } from "./tool-calls.ts";
+import { problemsOf, type ApprovalPreview, type Problems, type ToolCard as ToolCallRecord } from "./task-state.ts";
 
 const statusText: Record<ToolCallRecord["status"], string> = {
   pending: "pending",
@@ -55,15 +54,11 @@ function Preview({ preview }: { preview: ApprovalPreview }) {
   }
 }
 
-/** What the call would do as core previewed it once: its approval's preview, or an edit's diff from its running update. */
-const editDiff = (record: ToolCallRecord): ApprovalPreview | undefined => record.preview;
-
 type Scope = "task" | "workspace" | "user";
-type Props = { record: ToolCallRecord; problems?: Problems | undefined; onAnswer(approved: boolean, feedback?: string, remember?: Scope): Promise<string | undefined> };
+type Props = { record: ToolCallRecord; onAnswer(approved: boolean, feedback?: string, remember?: Scope): Promise<string | undefined> };
 
 const scopeText: Record<Scope, string> = { task: "for this task", workspace: "in this workspace", user: "everywhere (you)" };
 
-/** One tool call: what it does, its status, and when it waits for the person, the approval itself. */
 /** The errors an edit introduced, one line each ("src/a.ts:3:7 TS2345 message"), the rest counted. */
 function ProblemList({ problems }: { problems: Problems }) {
   const more = problems.count - problems.shown.length;
@@ -83,13 +78,16 @@ function ProblemList({ problems }: { problems: Problems }) {
   );
 }
 
-export function ToolCard({ record, problems, onAnswer }: Props) {
+/** One tool call: what it does, its status, and when it waits for the person, the approval itself. */
+export function ToolCard({ record, onAnswer }: Props) {
+  const problems = problemsOf(record);
   const [feedback, setFeedback] = useState("");
   const [asking, setAsking] = useState(false);
   const [scope, setScope] = useState<Scope>("task");
   const [error, setError] = useState<string>();
   const waiting = record.status === "awaiting_approval";
-  const preview = editDiff(record);
+  // What the call would do as core previewed it once: its approval's preview, or an edit's diff from its running update.
+  const preview = record.preview;
   const answer = async (approved: boolean, withFeedback?: string, remember?: Scope) => {
     setError(await onAnswer(approved, withFeedback, remember));
   };
