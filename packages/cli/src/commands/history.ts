@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 // The store alone, not the agent: history, show and delete start in a fraction of the time.
-import { cairnHome, listTasks, DamagedTaskError, processRunning, removeFromHistoryIndex, TaskInUseError, TaskNotFoundError, TaskStore, thisProcess, type HistoryEntry } from "@cairn/core/storage";
+import { cairnHome, listTasks, DamagedTaskError, removeFromHistoryIndex, shownStatus, TaskInUseError, TaskNotFoundError, TaskStore } from "@cairn/core/storage";
 import type { Io } from "@cairn/host/io";
 import { UsageError } from "@cairn/host/usage-error";
 import { terminalText } from "../terminal-text.js";
@@ -11,16 +11,6 @@ function parse(argv: string[], options: Record<string, { type: "boolean" | "stri
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split("\n")[0]}`);
   }
-}
-
-/** A zombie (killed, never reaped) does not run the task (see process-identity.ts). */
-function alive(pid: number): boolean {
-  return processRunning({ pid, start: "", host: thisProcess.host });
-}
-
-/** What a person should read as the status: a "running" task whose process is gone was interrupted. */
-export function shownStatus(entry: Pick<HistoryEntry, "status" | "pid">): string {
-  return entry.status === "running" && !alive(entry.pid) ? "interrupted" : entry.status;
 }
 
 function openStore(home: string, id: string | undefined, command: string): TaskStore {
