@@ -93,6 +93,33 @@ describe("cairn web: a task's whole life, as the other hosts show it", { timeout
     await page.close();
   });
 
+  it("a task stored before journals had user messages is shown from its record and carried on", async () => {
+    model = await startScriptedModelServer({ turns: [done("Old answer."), done("New answer.")] });
+    let w = (web = await startScriptedWeb(model, ws.dir, home.dir));
+    let page = await openPage(w);
+    await typeInto(page, "Task", "An old task");
+    await waitForText(page, "Task completed.", ".timeline");
+    await page.close();
+    await w.stop();
+    // As an older Cairn wrote it: no session_opened, no user_message in its journal.
+    const [id] = taskIds();
+    const journal = path.join(home.dir, "tasks", id!, "events.jsonl");
+    const lines = readFileSync(journal, "utf8").split("\n");
+    writeFileSync(journal, lines.filter((l) => !/"type":"(session_opened|user_message)"/.test(l)).join("\n"));
+    expect(readFileSync(journal, "utf8")).not.toContain("user_message"); // the record really is the old kind
+
+    w = web = await startScriptedWeb(model, ws.dir, home.dir);
+    page = await openPage(w);
+    await page.locator('nav[aria-label="History"] ::-p-text(An old task)').click();
+    await waitForText(page, "Old answer.", ".timeline");
+    expect(await text(page, ".task-header")).toContain("completed");
+    await typeInto(page, "Task message", "Go on please");
+    await waitForText(page, "New answer.", ".timeline");
+    expect(await text(page, ".timeline")).toContain("Go on please");
+    expect(JSON.stringify(model.requests[1]!.body)).toContain("An old task");
+    await page.close();
+  });
+
   it("new_task asks in the page; agreed, the page follows into the new task, and the history links them", async () => {
     const context = "Goal: say the work is handed over. Done: nothing yet.";
     model = await startScriptedModelServer({ turns: [call("new_task", { context }), done("Finished in the new task.")] });
