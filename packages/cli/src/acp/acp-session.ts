@@ -150,6 +150,8 @@ export class AcpSession {
   private onEvent(event: AgentEvent): void {
     if (event.type === "assistant") this.lastStopReason = event.message.stop_reason;
     if (event.type === "tool_call" && event.name === "new_task") this.handoffCall = event.tool_use_id;
+    // An editor that shows no notices has them in its log of the agent (a hand-off that could not start, a checkpoint not made).
+    if (event.type === "system" && event.subtype === "notice" && !this.notices) this.log(event.message);
     for (const update of this.updates.map(event)) this.send(update);
     // The thread is named after the task's first message, and after a hand-off, the new task's.
     const title = this.runner?.session?.store.metadata().title ?? "";
