@@ -118,7 +118,10 @@ export class EventPresenter {
     // stream, so that a sequence split across deltas goes whole.
     const event =
       raw.type === "text_delta" ? { ...raw, text: this.textStream.push(raw.text) } : raw.type === "reasoning_delta" ? { ...raw, text: this.reasoningStream.push(raw.text) } : terminalSafe(raw);
-    this.transcript = foldEvent(this.transcript, event);
+    // Earlier turns are printed by now: the fold keeps only the turn in progress, so a long
+    // session's memory stays bounded (the history is the terminal's scrollback).
+    const kept = event.type === "turn_start" ? { ...this.transcript, items: [] } : this.transcript;
+    this.transcript = foldEvent(kept, event);
     const { view } = this;
     const live = view.live;
     switch (event.type) {

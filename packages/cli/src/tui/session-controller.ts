@@ -32,7 +32,7 @@ import { availableCommands, runSlashCommand, type SlashCommand } from "./slash-c
  */
 export class SessionController {
   readonly host: InteractiveHost;
-  runner: SessionRunner;
+  private active: SessionRunner;
   private presenter: EventPresenter;
   private unsubscribe: () => void;
   private run: Promise<void> | undefined;
@@ -63,9 +63,14 @@ export class SessionController {
       kind: "banner",
       lines: [`cairn · ${config.model.provider}/${config.model.id} · ${config.cwd}`, "Enter: send · Alt+Enter or \\ at the end: new line · Shift+Tab: Plan/Act · /help"],
     });
-    this.runner = SessionRunner.fresh({ ...this.runnerOptions(), cwd: this.args.cwd });
+    this.active = SessionRunner.fresh({ ...this.runnerOptions(), cwd: this.args.cwd });
     this.presenter = new EventPresenter(view);
     this.unsubscribe = this.follow(this.runner);
+  }
+
+  /** The session with the task (or, before the first message, with none yet). */
+  get runner(): SessionRunner {
+    return this.active;
   }
 
   get running(): boolean {
@@ -98,7 +103,10 @@ export class SessionController {
       { replay },
     );
     replaying = false;
-    if (replay) this.replay(stored);
+    if (replay) {
+      this.opening();
+      this.presenter.replay(stored, this.opened?.resumed?.interrupted === true);
+    }
     return unsubscribe;
   }
 
@@ -364,12 +372,6 @@ export class SessionController {
     }
   }
 
-  /** The end of a stored task's record, so the person sees where it stopped. */
-  private replay(events: AgentEvent[]): void {
-    this.opening();
-    this.presenter.replay(events, this.opened?.resumed?.interrupted === true);
-  }
-
   /** Switches the task to another model between runs (before the first, the task opens with it). */
   switchModel(model: string): void {
     this.runner.switchModel(model);
@@ -383,11 +385,8 @@ export class SessionController {
   /** Ends the current task's session (SessionEnd hooks) and starts over with no task (it stays stored). */
   async clear(): Promise<void> {
     await this.switchTo(SessionRunner.fresh({ ...this.runnerOptions(), cwd: this.args.cwd }));
-    const { status } = this.view;
-    status.taskId = undefined;
-    status.checkpoints = 0;
-    status.contextTokens = 0;
-    status.costUsd = null;
+    this.view.status.taskId = undefined;
+    this.opening();
     this.view.changed();
   }
 
@@ -395,7 +394,7 @@ export class SessionController {
   private async switchTo(runner: SessionRunner, replay = false): Promise<void> {
     this.unsubscribe();
     await this.closeRunner(replay ? "other" : "clear");
-    this.runner = runner;
+    this.active = runner;
     this.presenter = new EventPresenter(this.view);
     this.unsubscribe = this.follow(runner, replay);
   }

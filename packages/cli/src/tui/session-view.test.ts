@@ -237,6 +237,17 @@ describe("memory", () => {
     view.releasePrinted(printed);
     expect(view.heldItems).toBe(0);
   });
+
+  it("the presenter's fold holds the turn in progress, not every turn of the session", () => {
+    const { presenter, snapshot } = setup();
+    for (let i = 0; i < 50; i++) {
+      presenter.apply({ type: "turn_start", turn: i + 1, reason: "next_turn" });
+      presenter.apply({ type: "tool_call", tool_use_id: `t${i}`, name: "read_file", kind: "unknown", input: { path: "a" }, summary: `read ${i}`, status: "pending", locations: [] });
+      presenter.apply({ type: "tool_call_update", tool_use_id: `t${i}`, name: "read_file", content: "x".repeat(1000), is_error: false, status: "completed" });
+    }
+    expect(snapshot().history).toHaveLength(50);
+    expect(presenter["transcript"].items).toHaveLength(1);
+  });
 });
 
 describe("prompts", () => {
