@@ -1,0 +1,100 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { updateHistoryIndex } from "../storage/history.js";
+import { isValidTaskId, type TaskLink, type TaskMetadata } from "../storage/task-store.js";
+import { parseTaskFile, TaskFileError, type ExportedTask } from "./task-file.js";
+
+export type ImportedTask = {
+  /** The id the task has in this CAIRN_HOME (its own, unless a task here has it). */
+  id: string;
+  /** The id it had where it was exported. */
+  exportedId: string;
+  title: string;
+  workspace: string;
+  /** Its sub-agents' tasks, imported with it. */
+  subagents: number;
+  redactions: number;
+};
+
+/**
+ * Restores an exported task (and its sub-agents' tasks) under `home`, where cairn show and cairn
+ * resume open it as any other. A task keeps its id unless one here has it; links between the
+ * tasks of the file follow their new ids. `cwd` points it at another folder (its "always allow for
+ * this task" rules, made for the other folder, go, as a resume in another folder drops them).
+ * Throws TaskFileError (one line) for a file it cannot take.
+ */
+export function importTask(o: { home: string; file: string; cwd?: string }): ImportedTask {
+  let text: string;
+  try {
+    text = readFileSync(o.file, "utf8");
+  } catch (error) {
+    throw new TaskFileError(`Cannot read ${o.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the path of a file cairn export wrote.`);
+  }
+  const parsed = parseTaskFile(text, o.file);
+  const tasksDir = path.join(o.home, "tasks");
+  mkdirSync(tasksDir, { recursive: true });
+
+  const ids = new Map<string, string>();
+  for (const task of parsed.tasks) ids.set(task.metadata.id, freeId(tasksDir, task.metadata.id, ids));
+  const relinked = (link: TaskLink): TaskLink => ({ ...link, id: ids.get(link.id) ?? link.id });
+
+  // Sub-agents first, the task last: a task is never listed before the records its links name.
+  for (const task of [...parsed.tasks].reverse()) {
+    const meta = task.metadata as TaskMetadata;
+    const moved = o.cwd !== undefined && o.cwd !== meta.workspace;
+    const restored: TaskMetadata = {
+      ...meta,
+      id: ids.get(meta.id)!,
+      // No process runs it here: a task exported while running shows as interrupted, and resumes.
+      pid: 0,
+      checkpoints: [],
+      ...(meta.parent ? { parent: relinked(meta.parent) } : {}),
+      ...(meta.children ? { children: meta.children.map(relinked) } : {}),
+      ...(moved ? { workspace: o.cwd!, taskRules: [] } : {}),
+    };
+    delete restored.processStart;
+    writeTask(tasksDir, restored, task);
+    updateHistoryIndex(o.home, restored);
+  }
+  const [first] = parsed.tasks;
+  const id = ids.get(first!.metadata.id)!;
+  return {
+    id,
+    exportedId: first!.metadata.id,
+    title: first!.metadata.title,
+    workspace: o.cwd ?? first!.metadata.workspace,
+    subagents: parsed.tasks.length - 1,
+    redactions: parsed.redactions.count,
+  };
+}
+
+/** `wanted` if no task here (nor one imported just now) has it, else a new id of the shape TaskStore makes. */
+function freeId(tasksDir: string, wanted: string, taken: Map<string, string>): string {
+  const used = (id: string) => existsSync(path.join(tasksDir, id)) || [...taken.values()].includes(id);
+  if (isValidTaskId(wanted) && !used(wanted)) return wanted;
+  for (;;) {
+    const id = `${new Date().toISOString().slice(0, 10).replaceAll("-", "")}-${randomUUID().slice(0, 8)}`;
+    if (!used(id)) return id;
+  }
+}
+
+/**
+ * The task's folder, whole or not at all: written in a temporary folder beside the others, then
+ * renamed into place (a rename that finds the id taken, by a task created meanwhile, fails rather
+ * than mixing two tasks' files).
+ */
+function writeTask(tasksDir: string, meta: TaskMetadata, task: ExportedTask): void {
+  const temp = path.join(tasksDir, `.import-${randomUUID()}`);
+  mkdirSync(temp, { mode: 0o700 });
+  try {
+    const jsonl = (items: readonly unknown[]) => items.map((item) => `${JSON.stringify(item)}\n`).join("");
+    writeFileSync(path.join(temp, "conversation.jsonl"), jsonl(task.conversation), { mode: 0o600 });
+    writeFileSync(path.join(temp, "events.jsonl"), jsonl(task.events), { mode: 0o600 });
+    writeFileSync(path.join(temp, "metadata.json"), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temp, path.join(tasksDir, meta.id));
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true });
+    throw error;
+  }
+}
