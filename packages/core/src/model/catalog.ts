@@ -5,7 +5,7 @@ import type { ModelInfo, ProviderId } from "./types.js";
  * under its exact id. Names that extend another model's are other models (gpt-4o-mini is not
  * gpt-4o, gpt-5-nano is not gpt-5), so a model is found only by its own id; an unknown one gets a
  * conservative window and no price (cost is then reported as null), never a neighbour's price.
- * Other models are priced under `models` in settings.json.
+ * Other models are described under `models` in settings.json, or by their endpoint (discover.ts).
  */
 const anthropic = (contextWindow: number, maxOutputTokens: number, input: number, output: number): ModelInfo => ({
   contextWindow,
@@ -63,11 +63,21 @@ function namesOf(id: string): string[] {
   return [bare, undated(bare), dashed, undated(dashed)];
 }
 
-/** Looks a model up by its exact id (under the names in `namesOf`); an unknown model has no price. */
-export function modelInfo(id: string, _provider?: ProviderId): ModelInfo {
+function knownInfo(id: string): ModelInfo | undefined {
   for (const name of namesOf(id)) {
     const info = known[name];
     if (info) return info;
   }
-  return fallbackInfo;
+  return undefined;
+}
+
+/** Whether the built-in list describes the model (else its info is a guess: see capabilities.ts). */
+export const isKnownModel = (id: string): boolean => knownInfo(id) !== undefined;
+
+/**
+ * Looks a model up by its exact id (under the names in `namesOf`); an unknown model has no price
+ * and takes no images until settings or its endpoint say otherwise (capabilities.ts).
+ */
+export function modelInfo(id: string, _provider?: ProviderId): ModelInfo {
+  return knownInfo(id) ?? fallbackInfo;
 }

@@ -96,6 +96,10 @@ export type ModelInfo = {
   maxOutputTokens: number;
   pricing?: Pricing;
   supportsImages: boolean;
+  /** Tool calls through the provider's function calling (true) or Cairn's XML protocol (false); unset: the provider's default. */
+  nativeTools?: boolean;
+  /** Whether the model reasons: false never asks it to (even with --effort); an effort is asked for when no other is set. */
+  reasoning?: boolean | "low" | "medium" | "high";
 };
 
 export type ProviderId =

@@ -202,12 +202,27 @@ export const settingOptions = {
   }),
   /** parallel (default): the read-only calls of one reply run side by side, the rest in the reply's order; sequential: one call after another. */
   toolExecution: option({ schema: z.enum(toolExecutions), env: "CAIRN_TOOL_EXECUTION", fromText: oneOf(toolExecutions, "parallel or sequential") }),
-  /** Per-model overrides: context window, output limit, price. */
+  /**
+   * What a model takes, by its id, over the built-in list and what its endpoint says
+   * (model/capabilities.ts); the workspace's entry for a model replaces the person's.
+   */
   models: option({
     schema: z.record(
       z.string(),
-      z.strictObject({ contextWindow: z.number().int().positive(), maxOutputTokens: z.number().int().positive(), pricing: pricingSchema }).partial(),
+      z
+        .strictObject({
+          images: z.boolean(),
+          contextWindow: z.number().int().positive(),
+          maxOutput: z.number().int().positive(),
+          /** The older name of maxOutput. */
+          maxOutputTokens: z.number().int().positive(),
+          nativeTools: z.boolean(),
+          reasoning: z.union([z.boolean(), z.enum(reasoningEfforts)]),
+          pricing: pricingSchema,
+        })
+        .partial(),
     ),
+    merge: true,
   }),
 };
 
