@@ -57,7 +57,7 @@ export function discoveredFacts(target: DiscoveryTarget, id: string): ModelFacts
  * it answered within the hour, and keeps the answer under CAIRN_HOME/cache/models. Never fails:
  * an endpoint that does not speak its API, or is down (the request itself will say so), is
  * passed over in silence; one too slow to answer or answering nonsense gets one `notice`.
- * `learned`: the endpoint answered, so models made before should be made again.
+ * `learned`: the endpoint described one of the models, so models made before should be made again.
  */
 export async function discoverModels(target: DiscoveryTarget, ids: readonly string[], o: { timeoutMs?: number; now?: number } = {}): Promise<{ learned: boolean; notice?: string }> {
   const file = cacheFile(target);
@@ -73,7 +73,7 @@ export async function discoverModels(target: DiscoveryTarget, ids: readonly stri
     const found = await discover(target.baseUrl, stale, o.timeoutMs ?? discoveryTimeoutMs);
     for (const [id, facts] of Object.entries(found)) cache.models[id] = { until: now + discoveryTtlMs, ...(facts ? { facts } : {}) };
     for (const id of stale) cache.models[id] ??= { until: now + discoveryTtlMs };
-    learned = true;
+    learned = stale.some((id) => cache.models[id]?.facts !== undefined);
   } catch (error) {
     if (!(error instanceof DiscoveryFailure)) throw error;
     for (const id of stale) cache.models[id] = { ...cache.models[id], until: now + failureTtlMs };
