@@ -22,7 +22,8 @@ export type ImportedTask = {
  * resume open it as any other. A task keeps its id unless one here has it; links between the
  * tasks of the file follow their new ids. `cwd` points it at another folder (its "always allow for
  * this task" rules, made for the other folder, go, as a resume in another folder drops them).
- * Throws TaskFileError (one line) for a file it cannot take.
+ * Throws TaskFileError (one line) for a file it cannot take, or a task whose folder is not here and
+ * no `cwd` given (it could be shown, but not resumed).
  */
 export function importTask(o: { home: string; file: string; cwd?: string }): ImportedTask {
   let text: string;
@@ -32,6 +33,10 @@ export function importTask(o: { home: string; file: string; cwd?: string }): Imp
     throw new TaskFileError(`Cannot read ${o.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the path of a file cairn export wrote.`);
   }
   const parsed = parseTaskFile(text, o.file);
+  const workspace = parsed.tasks[0]!.metadata.workspace;
+  if (o.cwd === undefined && !existsSync(workspace)) {
+    throw new TaskFileError(`The task in ${o.file} worked in ${workspace}, which is not on this machine: import it with --cwd <folder> (a copy of that workspace).`);
+  }
   const tasksDir = path.join(o.home, "tasks");
   mkdirSync(tasksDir, { recursive: true });
 
