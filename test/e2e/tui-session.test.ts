@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { TMUX, TuiTerminal } from "../support/tui-terminal.js";
+import { sleep, TMUX, TuiTerminal } from "../support/tui-terminal.js";
 
 /**
  * A whole session in the interactive `cairn`, in a real terminal (tmux), against a provider that
@@ -72,6 +72,14 @@ const storedTasks = (): Meta[] =>
   readdirSync(path.join(home.dir, "tasks"))
     .filter((name) => name !== "index.json")
     .map((id) => JSON.parse(readFileSync(path.join(home.dir, "tasks", id, "metadata.json"), "utf8")) as Meta);
+
+async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}.`);
+    await sleep(50);
+  }
+}
 
 const requestText = (index: number) => JSON.stringify(server!.requests[index]?.body.messages ?? null);
 
@@ -158,5 +166,34 @@ describe("new_task in the terminal", () => {
     expect(last).toContain("HANDOFF-CONTEXT");
     expect(last).toContain("one more thing");
     expect(last).not.toContain("ORIGINAL-REQUEST");
+  });
+});
+
+describe("a task whose process died, in the terminal", () => {
+  it("is listed as interrupted, reopens as interrupted with the call it was in, and carries on", { timeout: 120_000 }, async () => {
+    const t = await open(
+      [
+        call("execute_command", { command: "echo BEFORE-THE-CRASH", requires_approval: false }),
+        { delayMs: 60_000 },
+        call("attempt_completion", { result: "Finished after the crash" }),
+      ],
+      ["--auto-approve", "all-commands", "Run the slow job"],
+    );
+    await t.waitFor("✓ $ echo BEFORE-THE-CRASH");
+    await until(() => server!.requests.length === 2, "the second model request");
+    t.killCairn();
+    await t.waitFor(/\[cairn exited \d+\]/);
+    const id = storedTasks()[0]!.id;
+    expect(storedTasks()[0]!.status).toBe("running");
+
+    t.launch(provider());
+    const picker = await t.waitFor("Resume a recent task, or start a new one");
+    expect(lastSession(picker)).toMatch(/Run the slow job\s+interrupted ·/);
+    await t.press("Down", "Enter");
+    const replay = lastSession(await t.waitFor(`Resumed task ${id} (interrupted)`));
+    positions(replay, ["❯ Run the slow job", "✓ $ echo BEFORE-THE-CRASH"]);
+    await t.press("Enter");
+    await t.waitFor("✓ Finished after the crash");
+    expect(requestText(server!.requests.length - 1)).toContain("interrupted");
   });
 });

@@ -84,6 +84,13 @@ export class TuiTerminal {
     }
   }
 
+  /** Kills what the window runs (cairn, under the launch script) with SIGKILL, as a crash or a closed laptop would end it. */
+  killCairn(): void {
+    const shell = this.tmux("list-panes", "-t", "main", "-F", "#{pane_pid}").trim();
+    const children = execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).split("\n").filter((line) => line.trim() !== "");
+    for (const pid of children) process.kill(Number(pid), "SIGKILL");
+  }
+
   /** Ends the tmux server once every process of the session has gone. */
   close(): Promise<void> {
     return endTmuxServer((...args) => this.tmux(...args));

@@ -9,6 +9,7 @@ import {
   projectConfig,
   resolveSettings,
   SessionRunner,
+  shownStatus,
   trustProjectConfig,
   type AgentEvent,
   type Mode,
@@ -323,12 +324,12 @@ export class SessionController {
     if (queued !== undefined) await this.send(queued);
   }
 
-  /** Shows recent tasks; the one picked is reopened. */
+  /** Shows recent tasks (one whose process died as interrupted, as cairn history says); the one picked is reopened. */
   async pickTask(title: string, entries: ReturnType<typeof listTasks>["entries"], offerNew: boolean): Promise<void> {
     const options = entries.map((e) => ({
       label: e.title || "(untitled)",
       value: e.id,
-      hint: `${e.status} · ${e.updatedAt.slice(0, 16).replace("T", " ")} · ${e.turns} turn${e.turns === 1 ? "" : "s"} · ${e.workspace}`,
+      hint: `${shownStatus(e)} · ${e.updatedAt.slice(0, 16).replace("T", " ")} · ${e.turns} turn${e.turns === 1 ? "" : "s"} · ${e.workspace}`,
     }));
     if (offerNew) options.unshift({ label: "New task", value: "", hint: "type it below" });
     // With "New task" offered, typing starts it: the keys go to the input instead of being lost.
