@@ -1,4 +1,4 @@
-import { foldEvent, initialTranscript, type AgentEvent, type AssistantItem, type NoticeEvent, type ResultEvent, type ToolCard, type Transcript, type TranscriptItem } from "@cairn/core";
+import { changedItems, foldEvent, initialTranscript, type AgentEvent, type AssistantItem, type NoticeEvent, type ResultEvent, type ToolCard, type Transcript, type TranscriptItem } from "@cairn/core";
 import { CommandOutputFeed, type OutputFeedOptions } from "./command-output-feed.js";
 import { TerminalStream, terminalText } from "./terminal-text.js";
 
@@ -82,12 +82,7 @@ export class ProgressRenderer {
       const init = after.init;
       this.line(`cairn · ${init.provider}/${init.model} · ${init.protocol} · ${init.mode} · ${init.cwd}`);
     }
-    if (after.items === before.items) return;
-    for (let i = 0; i < after.items.length; i++) {
-      const item = after.items[i]!;
-      const old = before.items[i]?.key === item.key ? before.items[i] : before.items.find((b) => b.key === item.key);
-      if (item !== old) this.changed(old, item);
-    }
+    for (const { old, item } of changedItems(before, after)) this.changed(old, item);
   }
 
   /** What to say of an item that is new (`old` undefined) or has changed. */

@@ -1,4 +1,4 @@
-import { foldEvent, initialTranscript, type AgentEvent, type TranscriptItem, type Transcript } from "@cairn/core";
+import { changedItems, foldEvent, initialTranscript, type AgentEvent, type TranscriptItem, type Transcript } from "@cairn/core";
 import { printable } from "./printable.js";
 
 /**
@@ -26,16 +26,10 @@ export class WatchLines {
       return [printable(`   (an event watch cannot read: ${String(event.type).slice(0, 40)})`)];
     }
     this.transcript = after;
-    if (after.items === before.items) return [];
-    const lines: string[] = [];
-    for (let i = 0; i < after.items.length; i++) {
-      const item = after.items[i]!;
-      const old = before.items[i]?.key === item.key ? before.items[i] : before.items.find((b) => b.key === item.key);
-      if (item === old) continue;
+    return changedItems(before, after).flatMap(({ old, item }) => {
       const line = describe(old, item);
-      if (line !== undefined) lines.push(printable(line));
-    }
-    return lines;
+      return line === undefined ? [] : [printable(line)];
+    });
   }
 }
 

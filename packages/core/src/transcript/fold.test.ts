@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../events/agent-event.js";
+import { changedItems } from "./changed-items.js";
 import { endReplay, foldEvent, initialTranscript } from "./fold.js";
 import type { Transcript, TranscriptItem } from "./types.js";
 
@@ -264,5 +265,14 @@ describe("foldEvent", () => {
     ]);
     expect(seen(t)).toEqual(["card call_0 write_to_file completed", "card call_0 execute_command failed"]);
     expect(new Set(t.items.map((item) => item.key)).size).toBe(2);
+  });
+
+  it("changedItems names what one step added or changed, also a message placed before its cards", () => {
+    const before = fold([{ type: "turn_start", turn: 1, reason: "task" }, call("c1"), ended("c1")]);
+    const after = foldEvent(before, assistant("msg_a", [{ type: "text", text: "Built." }]));
+    expect(changedItems(before, after).map(({ old, item }) => `${old ? "changed" : "new"} ${item.kind}`)).toEqual(["new assistant"]);
+    const output = foldEvent(after, { type: "tool_output", tool_use_id: "c1", text: "x" });
+    expect(changedItems(after, output).map(({ old, item }) => [old?.key, item.key])).toEqual([["t0:c1", "t0:c1"]]);
+    expect(changedItems(output, foldEvent(output, { type: "task_progress", items: [] }))).toEqual([]);
   });
 });

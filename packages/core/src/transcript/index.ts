@@ -1,3 +1,4 @@
+export { changedItems } from "./changed-items.js";
 export { conversationCalls } from "./conversation-calls.js";
 export { cardOf, endReplay, foldEvent, initialTranscript } from "./fold.js";
 export type {
