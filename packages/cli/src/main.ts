@@ -11,10 +11,12 @@ const runArgs = () => import("@cairn/host/run-args");
 const commands = {
   acp: () => import("./acp/acp-command.js"),
   checkpoints: () => import("./commands/checkpoints.js"),
+  export: () => import("./commands/export.js"),
   fleet: () => import("./fleet/index.js"),
   interactive: () => import("./commands/interactive.js"),
   mcp: () => import("./commands/mcp.js"),
   history: () => import("./commands/history.js"),
+  import: () => import("./commands/import.js"),
   resume: () => import("./commands/resume.js"),
   rules: () => import("./commands/rules.js"),
   skills: () => import("./commands/skills.js"),
@@ -35,6 +37,8 @@ Usage:
   cairn history [--json] [--limit n]        stored tasks, newest first
   cairn show <id> [--json]                  one task's record
   cairn delete <id>                         remove a stored task
+  cairn export <id> [-o file]               a stored task as one file, secrets redacted
+  cairn import <file> [--cwd dir]           store an exported task here (then show, resume)
   cairn checkpoints <id> | diff <id> <a> [b] | restore <id> <cp> --workspace|--task|--both
   cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
   cairn skills [--cwd dir] [--json]         Agent Skills a task here would be offered, and skipped ones
@@ -106,6 +110,8 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "history") return (await commands.history()).historyCommand(rest, io);
     if (command === "show") return (await commands.history()).showCommand(rest, io);
     if (command === "delete") return (await commands.history()).deleteCommand(rest, io);
+    if (command === "export") return (await commands.export()).exportCommand(rest, io, version);
+    if (command === "import") return (await commands.import()).importCommand(rest, io);
     if (command === "rules") return (await commands.rules()).rulesCommand(rest, io);
     if (command === "skills") return (await commands.skills()).skillsCommand(rest, io);
     if (command === "checkpoints") return await (await commands.checkpoints()).checkpointsCommand(rest, io);
