@@ -40,9 +40,11 @@ describe("SecretRedactor", () => {
     expect(redactor.total).toBe(5);
   });
 
-  it("leaves a thinking block's signature as it is: the provider checks it byte for byte", () => {
+  it("leaves a thinking block's signature and a picture's data as they are: opaque, and checked byte for byte", () => {
     const redactor = new SecretRedactor();
     expect(redactor.redactJson({ text: anthropicKey, signature: anthropicKey })).toEqual({ text: "[REDACTED:anthropic-key]", signature: anthropicKey });
+    const picture = { type: "image", mediaType: "image/png", data: "iVBO/AKIAABCDEFGHIJKLMNOP/xyz" };
+    expect(redactor.redactJson([picture, { type: "text", data: picture.data }])).toEqual([picture, { type: "text", data: "iVBO/[REDACTED:aws-access-key]/xyz" }]);
   });
 });
 

@@ -82,9 +82,9 @@ export class SecretRedactor {
   }
 
   /**
-   * A copy of a JSON value with every string redacted. Strings under a `signature` key are the
-   * provider's opaque proof of a thinking block: sent back byte for byte or the request fails, and
-   * no secret of the person's.
+   * A copy of a JSON value with every string redacted but two kinds of opaque data a pattern could
+   * only damage: a thinking block's `signature` (the provider's proof, checked byte for byte) and a
+   * picture's base64 `data`.
    */
   redactJson<T>(value: T): T {
     return this.walk(value, undefined) as T;
@@ -94,7 +94,8 @@ export class SecretRedactor {
     if (typeof value === "string") return key === "signature" ? value : this.redact(value);
     if (Array.isArray(value)) return value.map((item) => this.walk(item, undefined));
     if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.walk(v, k)]));
+      const picture = (value as { type?: unknown }).type === "image";
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, picture && k === "data" ? v : this.walk(v, k)]));
     }
     return value;
   }
