@@ -17,7 +17,15 @@ export function exitCodeFor(result: TaskResult): number {
  * one quits at once). The runner decides the rest (wording, hand-offs, SessionEnd). What opening
  * each task has to say is printed on stderr as `cairn: …` lines (with --json, also events on stdout).
  */
-export async function driveHeadless(runner: SessionRunner, message: string, images: readonly ImagePart[], json: boolean, io: Io): Promise<number> {
+export async function driveHeadless(
+  runner: SessionRunner,
+  message: string,
+  images: readonly ImagePart[],
+  json: boolean,
+  io: Io,
+  /** Instead of sending the one message (cairn replay sends a recording's messages in turn). */
+  send: () => Promise<TaskResult> = () => runner.send(message, images),
+): Promise<number> {
   const renderer = new ProgressRenderer(io.stderr);
   const printed = new Set<string>();
   const printNotices = () => {
@@ -55,7 +63,7 @@ export async function driveHeadless(runner: SessionRunner, message: string, imag
   process.on("SIGTERM", onSignal);
   let result: TaskResult;
   try {
-    result = await runner.send(message, images);
+    result = await send();
   } finally {
     // SessionEnd hooks run after the run; their notices go out like the run's own events.
     await runner.close();

@@ -17,6 +17,7 @@ const commands = {
   mcp: () => import("./commands/mcp.js"),
   history: () => import("./commands/history.js"),
   import: () => import("./commands/import.js"),
+  replay: () => import("./commands/replay.js"),
   resume: () => import("./commands/resume.js"),
   rules: () => import("./commands/rules.js"),
   skills: () => import("./commands/skills.js"),
@@ -34,6 +35,7 @@ Usage:
   cairn [options] ["task"]                  an interactive session (at a terminal)
   cairn run [options] [--] <task...>        run a task headlessly (scripts, CI)
   cairn resume <id> [message] [options]     carry a stored task on (same options as run)
+  cairn replay <file> [--cwd dir]           run a task recorded with run --record again, no model
   cairn history [--json] [--limit n]        stored tasks, newest first
   cairn show <id> [--json]                  one task's record
   cairn delete <id>                         remove a stored task
@@ -105,8 +107,10 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         io.stdout(`${acp.acpHelp}\n`);
         return 0;
       }
+      refuseRecord(args, "cairn acp");
       return await acp.acpCommand(args, io, version);
     }
+    if (command === "replay") return await (await commands.replay()).replayCommand(rest, io);
     if (command === "history") return (await commands.history()).historyCommand(rest, io);
     if (command === "show") return (await commands.history()).showCommand(rest, io);
     if (command === "delete") return (await commands.history()).deleteCommand(rest, io);
@@ -129,6 +133,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         io.stdout(`${runHelp}\n`);
         return 0;
       }
+      refuseRecord(args, "an interactive session");
       return await (await commands.interactive()).interactiveCommand(args, io);
     }
     // Options with no terminal for a session: a mistyped or foreign flag is named as such first.
@@ -141,6 +146,11 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     }
     return reportUnexpected(error, io, argv);
   }
+}
+
+/** --record is cairn run's and cairn resume's: elsewhere it would be read and quietly not done. */
+function refuseRecord(args: RunArgs, where: string): void {
+  if (args.record !== undefined) throw new UsageError(`--record works with cairn run and cairn resume, not ${where}; record the task with cairn run --record <file> "task".`);
 }
 
 /**

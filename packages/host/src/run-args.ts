@@ -15,6 +15,8 @@ export type RunArgs = SessionOverrides & {
   images?: string[];
   /** -c / --continue: carry on the last task of this workspace. */
   continue?: boolean;
+  /** --record <file>: the run's model exchanges written there, for cairn replay. */
+  record?: string;
 };
 
 /** The flags that set a setting, in the table's order. */
@@ -55,6 +57,7 @@ ${[
   helpLine("--yolo", "approve everything"),
   helpLine("--image <file>", "attach a picture (PNG, JPEG, GIF, WebP) to the message; repeatable;\nrefused by models that do not take images"),
   helpLine("-c, --continue", "carry on the last task of this workspace (the words are the message)"),
+  helpLine("--record <file>", "record the run's model exchanges there (secrets left out), to replay with\ncairn replay <file>; a resume adds to the recording of its run"),
   helpLine("--json", "one JSON event per line on stdout, nothing else on stdout"),
   helpLine("-h, --help", "this help"),
 ].join("\n")}
@@ -73,6 +76,7 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
     help: { type: "boolean", short: "h" },
     image: { type: "string", multiple: true },
     continue: { type: "boolean", short: "c" },
+    record: { type: "string" },
     ...Object.fromEntries(settingFlags.map((f) => [f.name, { type: "string" as const }])),
   } as const;
   let parsed;
@@ -87,6 +91,7 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
   if (v.yolo === true) args.yolo = true;
   if (Array.isArray(v.image)) args.images = v.image;
   if (v.continue === true) args.continue = true;
+  if (typeof v.record === "string") args.record = v.record;
   if (typeof v.mode === "string") {
     if (!(modes as readonly string[]).includes(v.mode)) throw new UsageError(`--mode must be act or plan, got "${v.mode}".`);
     args.mode = v.mode as Mode;
@@ -101,6 +106,6 @@ export function parseRunArgs(argv: string[], cwd: string): RunArgs | "help" {
 
 /** The session overrides in parsed arguments (what is not the task, the workspace or the output). */
 export function overridesOf(args: RunArgs): SessionOverrides {
-  const { task: _task, cwd: _cwd, json: _json, images: _images, continue: _continue, ...overrides } = args;
+  const { task: _task, cwd: _cwd, json: _json, images: _images, continue: _continue, record: _record, ...overrides } = args;
   return overrides;
 }

@@ -4,6 +4,7 @@ import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { UsageError } from "@cairn/host/usage-error";
 import { attachedImages } from "../attached-images.js";
 import { driveHeadless } from "../headless.js";
+import { recordMessage, recorderFor } from "./record.js";
 
 /**
  * `cairn resume <id> [message]`: carries a stored task on. An interrupted call is reported to the
@@ -14,7 +15,8 @@ import { driveHeadless } from "../headless.js";
 export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
   const [id, ...words] = args.task.split(" ");
   if (!id) throw new UsageError('Which task? cairn resume <id> ["message"] (see cairn history).');
-  const runner = await SessionRunner.resume({ id, env: io.env, overrides: overridesOf(args) });
+  const recorder = recorderFor(args, true);
+  const runner = await SessionRunner.resume({ id, env: io.env, overrides: overridesOf(args), ...(recorder ? { modelFetch: recorder.fetch() } : {}) });
   let images;
   try {
     images = attachedImages(args, () => runner.session!.settings.model);
@@ -22,5 +24,7 @@ export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
     await runner.close();
     throw error;
   }
-  return driveHeadless(runner, words.join(" ").trim(), images, args.json, io);
+  const message = words.join(" ").trim();
+  if (recorder) recordMessage(recorder, runner, { text: message, images, ...(args.mode ? { mode: args.mode } : {}) });
+  return driveHeadless(runner, message, images, args.json, io);
 }

@@ -3,6 +3,7 @@ import type { Io } from "@cairn/host/io";
 import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { attachedImages } from "../attached-images.js";
 import { driveHeadless } from "../headless.js";
+import { recordMessage, recorderFor } from "./record.js";
 
 /**
  * A new task, no person: `cairn run "<task>"`. Calls that need approval and are not auto-approved
@@ -12,6 +13,8 @@ import { driveHeadless } from "../headless.js";
 export async function runNewTask(args: RunArgs, io: Io): Promise<number> {
   // Checked before the task is stored: nothing is left behind by a refused picture.
   const images = attachedImages(args, () => resolveSettings({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) }).model);
-  const runner = SessionRunner.fresh({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) });
+  const recorder = recorderFor(args, false);
+  const runner = SessionRunner.fresh({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), ...(recorder ? { modelFetch: recorder.fetch() } : {}) });
+  if (recorder) recordMessage(recorder, runner, { text: args.task, images });
   return driveHeadless(runner, args.task, images, args.json, io);
 }

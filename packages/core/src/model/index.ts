@@ -8,3 +8,6 @@ export { catalogModelIds, modelInfo } from "./catalog.js";
 export { reasoningEfforts, reasoningProviderOptions, type ReasoningEffort, type ReasoningOptions } from "./reasoning.js";
 export { defaultRetryPolicy, parseRetryAfter, retryDelayMs, sleep, type RetryPolicy } from "./retry.js";
 export { apiKeyFromEnv, createModel, isProviderId, ModelConfigError, providerIds, providers, type ModelConfig } from "./providers.js";
+export { readRecording, RecordingError, recordingVersion, type Recording, type RecordedExchange, type RecordedMessage, type RecordedSession } from "./recording-format.js";
+export { RunRecorder } from "./recording.js";
+export { RecordingReplay } from "./recording-replay.js";

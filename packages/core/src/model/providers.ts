@@ -59,6 +59,8 @@ export type ModelConfig = {
   requestTimeoutSeconds?: number;
   /** Extended thinking (a token budget) or reasoning effort, through the provider's own options. */
   reasoning?: ReasoningOptions;
+  /** The transport under the model's requests (a recording's, a replay's); default the network. */
+  fetch?: typeof globalThis.fetch;
 };
 
 /** A configuration problem a person must fix; the message names what to set. */
@@ -114,7 +116,7 @@ export function createModel(config: ModelConfig): Model {
     url: apiUrl ?? officialApiUrls[config.provider] ?? config.provider,
     keyEnv,
   };
-  const fetch = doneWatchingFetch(guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000 }));
+  const fetch = doneWatchingFetch(guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000, ...(config.fetch ? { fetch: config.fetch } : {}) }));
   const load = async (): Promise<LanguageModelV3> => {
     switch (config.provider) {
       case "anthropic": {

@@ -65,6 +65,8 @@ type Common = {
   commands?: CommandExecutor;
   /** The loop's hooks for SDK hosts (beforeModel, beforeTool...; see runtime/hooks.ts). */
   hooks?: Hooks;
+  /** The transport under every model request of the session (cairn run --record's, cairn replay's); default the network. */
+  modelFetch?: typeof globalThis.fetch;
 };
 
 export type OpenSessionOptions = Common & {
@@ -149,7 +151,7 @@ export async function resumeSession(options: ResumeSessionOptions): Promise<Sess
 async function resumeLocked(options: ResumeSessionOptions, store: TaskStore, meta: TaskMetadata, interrupted: boolean, home: string, env: Env): Promise<Session> {
   const notices: string[] = [];
   const stored: SessionOverrides = { provider: meta.provider as SessionOverrides["provider"], model: meta.model, protocol: meta.protocol, mode: meta.mode };
-  const settings = resolveSettings({ cwd: options.cwd ?? meta.workspace, home, env, overrides: { ...stored, ...defined(options.overrides ?? {}) } }, notices);
+  const settings = resolveSettings({ cwd: options.cwd ?? meta.workspace, home, env, ...(options.modelFetch ? { modelFetch: options.modelFetch } : {}), overrides: { ...stored, ...defined(options.overrides ?? {}) } }, notices);
   const movedFrom = settings.cwd !== path.resolve(meta.workspace) ? meta.workspace : undefined;
   if (movedFrom) notices.push(`this task worked in ${movedFrom}; it now works in ${settings.cwd}${meta.taskRules?.length ? ', without its "always allow for this task" rules (they were for the other folder)' : ""}.`);
   if (interrupted) {
@@ -293,6 +295,7 @@ async function assemble(parts: Parts): Promise<Session> {
           cwd: resolved.cwd,
           home: resolved.home,
           ...(options.env ? { env: options.env } : {}),
+          ...(options.modelFetch ? { modelFetch: options.modelFetch } : {}),
           overrides: { ...defined(options.overrides ?? {}), provider: resolved.model.provider as SessionOverrides["provider"], model: id, mode: snapshot.mode, yolo: resolved.yolo },
         });
         const journal: JournalOptions = {

@@ -44,7 +44,9 @@ const localProviders: ReadonlySet<ProviderId> = new Set(["ollama", "lmstudio"]);
  * .cairn/settings.json (only when trusted) > CAIRN_HOME/settings.json > defaults. Notices (an
  * untrusted workspace file, a sandbox that cannot start) are added to `notices`.
  */
-export function resolveSettings(options: { cwd: string; home?: string; env?: Env; overrides?: SessionOverrides }, notices: string[] = []): ResolvedSettings {
+export function resolveSettings(
+  options: { cwd: string; home?: string; env?: Env; overrides?: SessionOverrides; modelFetch?: typeof globalThis.fetch },
+  notices: string[] = []): ResolvedSettings {
   const env = options.env ?? process.env;
   const home = options.home ?? cairnHome(env);
   const cwd = workspace(options.cwd);
@@ -76,6 +78,7 @@ export function resolveSettings(options: { cwd: string; home?: string; env?: Env
         ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
         ...(settings.models?.[id] ? { info: settings.models[id] } : {}),
         ...(settings.requestTimeout !== undefined ? { requestTimeoutSeconds: settings.requestTimeout } : {}),
+        ...(options.modelFetch ? { fetch: options.modelFetch } : {}),
       });
     } catch (error) {
       if (error instanceof ModelConfigError) throw new SessionError(error.message);

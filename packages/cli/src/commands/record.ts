@@ -1,0 +1,42 @@
+import { existsSync } from "node:fs";
+import { RecordingError, RunRecorder, type ImagePart, type SessionRunner } from "@cairn/core";
+import type { RunArgs } from "@cairn/host/run-args";
+import { UsageError } from "@cairn/host/usage-error";
+
+/**
+ * `--record <file>` for cairn run and cairn resume: the recorder whose fetch goes under the
+ * runner's model requests. A run starts the file; a resume adds to the file of its run when there
+ * is one (cairn replay then sends its message after the run's), or starts one.
+ */
+export function recorderFor(args: RunArgs, resuming: boolean): RunRecorder | undefined {
+  if (!args.record) return undefined;
+  try {
+    return RunRecorder.open(args.record, { append: resuming && existsSync(args.record) });
+  } catch (error) {
+    if (error instanceof RecordingError) throw new UsageError(error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot write the recording ${args.record} (${code ?? String(error)}); pass --record a file in a folder you can write.`);
+  }
+}
+
+/** Writes the message, and the session it goes to once that is open (a new task opens as it runs). */
+export function recordMessage(recorder: RunRecorder, runner: SessionRunner, message: { text: string; images: readonly ImagePart[]; mode?: "act" | "plan" }): void {
+  recorder.message({ text: message.text, ...(message.images.length > 0 ? { images: [...message.images] } : {}), ...(message.mode ? { mode: message.mode } : {}) });
+  const session = () => {
+    const opened = runner.session!;
+    const { hooks: _hooks, ...settings } = opened.settings.settings as Record<string, unknown>;
+    recorder.session({
+      workspace: opened.settings.cwd,
+      settings,
+      mode: opened.task.snapshot().mode,
+      yolo: opened.settings.yolo,
+      ...(opened.resumed ? { resumed: opened.id } : {}),
+    });
+  };
+  if (runner.session) return session();
+  const unsubscribe = runner.subscribe((event) => {
+    if (event.type !== "session_opened") return;
+    unsubscribe();
+    session();
+  });
+}

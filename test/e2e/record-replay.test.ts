@@ -1,0 +1,104 @@
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+
+// cairn run --record writes a run's model exchanges; cairn replay runs the task again from them, with
+// the model server gone: the tools really run, so the files come out the same, and a recording that
+// no longer fits the run says where in one line.
+
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+
+const turns: ScriptedTurn[] = [
+  { content: [{ type: "text", text: "I write the notes first." }, { type: "tool_use", name: "write_to_file", input: { path: "notes/plan.md", content: "# Plan\n- build ✓\n" } }] },
+  call("execute_command", { command: "mkdir -p out && printf 'built from %s\\n' \"$(head -n 1 notes/plan.md)\" > out/build.log && cat out/build.log", requires_approval: false }),
+  call("attempt_completion", { result: "Wrote the plan and the build log." }),
+];
+
+let server: ScriptedModelServer | undefined;
+let root: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+
+beforeEach(() => {
+  root = tempDir("record");
+  home = tempDir("home");
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  root.cleanup();
+  home.cleanup();
+});
+
+/** A workspace with the same starting file, so A and B begin alike. */
+function workspace(name: string): string {
+  const dir = path.join(root.dir, name);
+  cpSync(path.join(root.dir, "seed"), dir, { recursive: true });
+  return dir;
+}
+
+/** Every file under `dir` and its content, .cairn and .git left out. */
+function files(dir: string, under = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(path.join(dir, under))) {
+    if (name === ".cairn" || name === ".git") continue;
+    const rel = path.join(under, name);
+    if (statSync(path.join(dir, rel)).isDirectory()) Object.assign(out, files(dir, rel));
+    else out[rel] = readFileSync(path.join(dir, rel), "utf8");
+  }
+  return out;
+}
+
+const env = () => cleanEnv({ CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "sk-ant-secret-do-not-record" });
+
+it("a recorded run replays into a fresh folder with the model server stopped, and a tampered recording says where it diverged", async () => {
+  mkdirSync(path.join(root.dir, "seed"));
+  writeFileSync(path.join(root.dir, "seed", "README.txt"), "A project to plan and build.\n");
+  const a = workspace("a");
+  const recording = path.join(root.dir, "run.jsonl");
+  server = await startScriptedModelServer({ turns });
+  const recorded = await runCairn(
+    ["run", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", server.url, "--yolo", "--cwd", a, "--record", recording, "--", "Write the plan and build it"],
+    { env: env(), timeoutMs: 60_000 },
+  );
+  expect(recorded.code, recorded.stderr).toBe(0);
+  expect(server.requests).toHaveLength(3);
+  expect(readFileSync(path.join(a, "out/build.log"), "utf8")).toBe("built from # Plan\n");
+
+  const text = readFileSync(recording, "utf8");
+  expect(text).not.toContain("sk-ant-secret-do-not-record");
+  const lines = text.trim().split("\n").map((l) => JSON.parse(l) as { type: string; step?: number; request?: { headers: Record<string, string> } });
+  expect(lines.map((l) => l.type)).toEqual(["recording", "message", "session", "exchange", "exchange", "exchange"]);
+  expect(lines[3]!.request!.headers["x-api-key"]).toBe("[redacted]");
+
+  await server.close();
+  server = undefined;
+
+  const b = workspace("b");
+  const replayed = await runCairn(["replay", recording, "--cwd", b], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  expect(replayed.code, replayed.stderr).toBe(0);
+  expect(replayed.stdout).toContain("Wrote the plan and the build log.");
+  expect(replayed.stderr).toContain("the replay went as recorded (3 model replies)");
+  expect(files(b)).toEqual(files(a));
+
+  // The command's reply is gone: the run's second request carries the write's result where the
+  // recording's next one (step 3) carries the command's too.
+  const tampered = path.join(root.dir, "tampered.jsonl");
+  writeFileSync(tampered, text.trim().split("\n").filter((l) => JSON.parse(l).step !== 2).join("\n") + "\n");
+  const c = workspace("c");
+  const diverged = await runCairn(["replay", tampered, "--cwd", c], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  expect(diverged.code).toBe(1);
+  const said = diverged.stderr.split("\n").filter((l) => l.includes("diverged"));
+  expect(said, diverged.stderr).toHaveLength(1);
+  expect(said[0]).toMatch(/^✗ replay diverged at step 2: the run sent back 1 result where the recording has 2 \(recorded step 3\)\.$/);
+  expect(files(c)["out/build.log"]).toBeUndefined();
+
+  // The last reply gone: the run asks for one more than the recording holds.
+  const short = path.join(root.dir, "short.jsonl");
+  writeFileSync(short, text.trim().split("\n").filter((l) => JSON.parse(l).step !== 3).join("\n") + "\n");
+  const d = workspace("d");
+  const ran = await runCairn(["replay", short, "--cwd", d], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  expect(ran.code).toBe(1);
+  expect(ran.stderr.split("\n").filter((l) => l.includes("diverged"))).toEqual(["✗ replay diverged at step 3: the run asked for reply 3, but the recording has only 2 replies."]);
+}, 240_000);
