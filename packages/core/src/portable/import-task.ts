@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { updateHistoryIndex } from "../storage/history.js";
@@ -59,7 +59,7 @@ export function importTask(o: { home: string; file: string; cwd?: string }): Imp
       ...(moved ? { workspace: o.cwd!, taskRules: [] } : {}),
     };
     delete restored.processStart;
-    writeTask(tasksDir, restored, task);
+    writeTask(o.home, restored, task);
     updateHistoryIndex(o.home, restored);
   }
   const [first] = parsed.tasks;
@@ -85,21 +85,32 @@ function freeId(tasksDir: string, wanted: string, taken: Map<string, string>): s
 }
 
 /**
- * The task's folder, whole or not at all: written in a temporary folder beside the others, then
- * renamed into place (a rename that finds the id taken, by a task created meanwhile, fails rather
- * than mixing two tasks' files).
+ * The task's folder, whole or not at all: written in a folder of its own beside tasks/ (where no
+ * listing finds it half written, nor a crash leaves a stray "task"), then renamed into place; a
+ * rename that finds the id taken by a task created meanwhile fails rather than mixing two tasks.
  */
-function writeTask(tasksDir: string, meta: TaskMetadata, task: ExportedTask): void {
-  const temp = path.join(tasksDir, `.import-${randomUUID()}`);
-  mkdirSync(temp, { mode: 0o700 });
+function writeTask(home: string, meta: TaskMetadata, task: ExportedTask): void {
+  const temp = path.join(home, "importing", randomUUID());
+  mkdirSync(temp, { recursive: true, mode: 0o700 });
   try {
     const jsonl = (items: readonly unknown[]) => items.map((item) => `${JSON.stringify(item)}\n`).join("");
     writeFileSync(path.join(temp, "conversation.jsonl"), jsonl(task.conversation), { mode: 0o600 });
     writeFileSync(path.join(temp, "events.jsonl"), jsonl(task.events), { mode: 0o600 });
     writeFileSync(path.join(temp, "metadata.json"), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, path.join(tasksDir, meta.id));
+    renameSync(temp, path.join(home, "tasks", meta.id));
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });
     throw error;
+  } finally {
+    rmdirEmpty(path.dirname(temp));
+  }
+}
+
+/** Another import may be using the folder at the same time: then it stays, for that one to remove. */
+function rmdirEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, or gone already
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -72,6 +72,7 @@ describe("export and import", () => {
     expect(messages[1]).toMatchObject({ content: [{ signature: "sk-ant-not-a-key-but-a-signature-0123456789" }, { text: "ok" }] });
     expect(restored.loadEvents()).toEqual([{ type: "result", subtype: "success", result: "used [REDACTED:anthropic-key]" }]);
     expect(listTasks(other).entries.map((e) => e.id)).toEqual([store.id]);
+    expect(readdirSync(other).sort()).toEqual(["tasks"]);
 
     // Imported again, it cannot take the same id: it gets its own.
     const again = importTask({ home: other, file: target });
