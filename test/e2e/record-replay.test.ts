@@ -102,3 +102,42 @@ it("a recorded run replays into a fresh folder with the model server stopped, an
   expect(ran.code).toBe(1);
   expect(ran.stderr.split("\n").filter((l) => l.includes("diverged"))).toEqual(["✗ replay diverged at step 3: the run asked for reply 3, but the recording has only 2 replies."]);
 }, 240_000);
+
+it("a resume recorded into its run's file is replayed after the run, as one task carried on", async () => {
+  mkdirSync(path.join(root.dir, "seed"));
+  const a = workspace("a");
+  const recording = path.join(root.dir, "run.jsonl");
+  server = await startScriptedModelServer({
+    turns: [
+      call("write_to_file", { path: "first.txt", content: "one\n" }),
+      call("attempt_completion", { result: "Wrote first.txt." }),
+      call("write_to_file", { path: "second.txt", content: "two\n" }),
+      call("attempt_completion", { result: "Wrote second.txt too." }),
+    ],
+  });
+  const provider = ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", server.url, "--yolo"];
+  const run = await runCairn(["run", ...provider, "--cwd", a, "--record", recording, "--json", "--", "Write first.txt"], { env: env(), timeoutMs: 60_000 });
+  expect(run.code, run.stderr).toBe(0);
+  const id = run.events.find((e) => e.type === "result")!.session_id as string;
+  const resumed = await runCairn(["resume", id, "Now", "second.txt", ...provider, "--record", recording], { env: env(), timeoutMs: 60_000 });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(readFileSync(path.join(a, "second.txt"), "utf8")).toBe("two\n");
+  const types = readFileSync(recording, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { type: string }).type);
+  expect(types).toEqual(["recording", "message", "session", "exchange", "exchange", "message", "session", "exchange", "exchange"]);
+  await server.close();
+  server = undefined;
+
+  const b = workspace("b");
+  const replayed = await runCairn(["replay", recording, "--cwd", b], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  expect(replayed.code, replayed.stderr).toBe(0);
+  expect(replayed.stderr).toContain("the replay went as recorded (4 model replies)");
+  expect(files(b)).toEqual(files(a));
+
+  // Its resume alone, in a file of its own, is refused: the task's start is not in it.
+  const alone = path.join(root.dir, "alone.jsonl");
+  const lines = readFileSync(recording, "utf8").trim().split("\n");
+  writeFileSync(alone, [lines[0], ...lines.slice(5)].join("\n") + "\n");
+  const refused = await runCairn(["replay", alone, "--cwd", workspace("c")], { env: cleanEnv({ CAIRN_HOME: home.dir }) });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toBe(`cairn: ${alone} starts in the middle of task ${id} (recorded by cairn resume): replay needs its run too; record it with cairn run --record, then resume with the same --record file.\n`);
+}, 240_000);

@@ -25,9 +25,11 @@ export function recordMessage(recorder: RunRecorder, runner: SessionRunner, mess
   const session = () => {
     const opened = runner.session!;
     const { hooks: _hooks, ...settings } = opened.settings.settings as Record<string, unknown>;
+    // What the layers left to defaults is written as chosen, so a replay asks the same way wherever it runs.
+    const { model, protocol } = opened.settings;
     recorder.session({
       workspace: opened.settings.cwd,
-      settings,
+      settings: { ...settings, provider: model.provider, model: model.id, protocol },
       mode: opened.task.snapshot().mode,
       yolo: opened.settings.yolo,
       ...(opened.resumed ? { resumed: opened.id } : {}),
