@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { endTmuxServer } from "../support/tmux-end.js";
-import { cairnBin, cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { sleep, TMUX, TuiTerminal } from "../support/tui-terminal.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 
 /**
@@ -11,13 +10,10 @@ import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn }
  * 100x40 window, capture-pane reads the screen (-e with its colours).
  */
 
-const TMUX = "/usr/bin/tmux";
-
 let workspace: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
 let server: ScriptedModelServer | undefined;
-let terminal: Terminal | undefined;
-let count = 0;
+let terminal: TuiTerminal | undefined;
 
 beforeAll(() => {
   if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
@@ -35,59 +31,11 @@ afterEach(async () => {
   home.cleanup();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-class Terminal {
-  private readonly socket = `cairn-md-e2e-${process.pid}-${count++}`;
-
-  constructor(private readonly env: Record<string, string>) {}
-
-  tmux(...args: string[]): string {
-    return execFileSync(TMUX, ["-L", this.socket, ...args], { env: this.env, encoding: "utf8" });
-  }
-
-  launch(args: string[]): void {
-    const script = path.join(home.dir, "launch.sh");
-    const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-    writeFileSync(script, `cd '${workspace.dir}'\n'${process.execPath}' '${cairnBin}' ${quoted}\necho "[cairn exited $?]"\nsleep 600\n`);
-    this.tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", `sh '${script}'`);
-    this.tmux("set-option", "-s", "escape-time", "0");
-  }
-
-  /** The screen and scrollback; `colours` keeps the attributes as escape sequences. */
-  screen(colours = false): string {
-    return this.tmux("capture-pane", "-p", ...(colours ? ["-e"] : []), "-t", "main", "-S", "-300");
-  }
-
-  async type(text: string): Promise<void> {
-    this.tmux("send-keys", "-t", "main", "-l", text);
-    await sleep(60);
-  }
-
-  async press(key: string): Promise<void> {
-    this.tmux("send-keys", "-t", "main", key);
-    await sleep(60);
-  }
-
-  async waitFor(expected: string | RegExp, timeoutMs = 20_000): Promise<string> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const screen = this.screen();
-      if (typeof expected === "string" ? screen.includes(expected) : expected.test(screen)) return screen;
-      if (Date.now() > until) throw new Error(`Timed out waiting for ${String(expected)} on the screen:\n${screen}`);
-      await sleep(100);
-    }
-  }
-
-  close(): Promise<void> {
-    return endTmuxServer((...args) => this.tmux(...args));
-  }
-}
-
-async function open(turns: ScriptedTurn[], env: Record<string, string> = {}): Promise<Terminal> {
+async function open(turns: ScriptedTurn[], env: Record<string, string> = {}): Promise<TuiTerminal> {
   server = await startScriptedModelServer({ turns });
   writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
-  terminal = new Terminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k", ...env }));
+  terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k", ...env }), home.dir, workspace.dir);
   terminal.launch(["--provider", "anthropic", "--base-url", server.url]);
   return terminal;
 }

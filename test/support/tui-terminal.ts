@@ -19,14 +19,16 @@ export class TuiTerminal {
   private readonly socket = `cairn-e2e-${process.pid}-${count++}`;
   private launches = 0;
 
-  /** `scripts`: a folder for the launch scripts (the test's CAIRN_HOME will do); `cwd`: where cairn runs. */
+  /** `scripts`: a folder for the launch scripts (the test's CAIRN_HOME will do); `cwd`: where cairn runs; `columns`: the window's width (40 rows). */
   constructor(
     private readonly env: Record<string, string>,
     private readonly scripts: string,
     private readonly cwd: string,
+    private readonly columns = 100,
   ) {}
 
-  private tmux(...args: string[]): string {
+  /** A tmux command on this terminal's own server. */
+  tmux(...args: string[]): string {
     return execFileSync(TMUX, ["-L", this.socket, ...args], { env: this.env, encoding: "utf8" });
   }
 
@@ -36,16 +38,16 @@ export class TuiTerminal {
     const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
     writeFileSync(script, `cd '${this.cwd}'\n'${process.execPath}' '${cairnBin}' ${quoted}\necho "[cairn exited $?]"\nsleep 600\n`);
     if (this.launches === 1) {
-      this.tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", `sh '${script}'`);
+      this.tmux("new-session", "-d", "-s", "main", "-x", String(this.columns), "-y", "40", `sh '${script}'`);
       this.tmux("set-option", "-s", "escape-time", "0");
     } else {
       this.tmux("respawn-pane", "-k", "-t", "main", `sh '${script}'`);
     }
   }
 
-  /** The window and up to `history` lines of its scrollback. */
-  screen(history = 200): string {
-    return this.tmux("capture-pane", "-p", "-t", "main", "-S", `-${history}`);
+  /** The window and its scrollback; `colours` keeps the attributes as escape sequences. */
+  screen(colours = false): string {
+    return this.tmux("capture-pane", "-p", ...(colours ? ["-e"] : []), "-t", "main", "-S", "-300");
   }
 
   /** Named keys (Enter, Escape, BTab, Down, C-c), one at a time as a person presses them. */
@@ -74,7 +76,7 @@ export class TuiTerminal {
     await sleep(60);
   }
 
-  async waitFor(expected: string | RegExp, timeoutMs = 15_000): Promise<string> {
+  async waitFor(expected: string | RegExp, timeoutMs = 20_000): Promise<string> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();

@@ -10,7 +10,7 @@ import type { HistoryInput, ToolCard } from "./view-types.js";
 const MAX_RESULT_CHARS = 4 * 1024;
 const MAX_REASONING_CHARS = 64 * 1024;
 /** Problems kept per card (the model got up to 20 per file; the card counts the rest). */
-export const MAX_CARD_PROBLEMS = 10;
+const MAX_CARD_PROBLEMS = 10;
 /** What a reopened task shows of its record: its last items. */
 const REPLAYED_ITEMS = 40;
 
@@ -24,7 +24,7 @@ function keepTail(text: string, max: number): string {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export function usageTotal(u: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }): number {
+function usageTotal(u: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }): number {
   return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens;
 }
 
