@@ -94,7 +94,7 @@ describe("--image", () => {
     const textOnly = ["--provider", "openai-compatible", "--base-url", `${fx.server.url}/v1`, "--model", "text-only-model"];
     const refusedModel = await runCairn(["run", ...textOnly, "--image", path.join(fx.workspace.dir, "shot.png"), "--cwd", fx.workspace.dir, "look"], { env: env() });
     expect(refusedModel.code).toBe(2);
-    expect(refusedModel.stderr.trim()).toBe("cairn: text-only-model does not take images; leave the images out or choose a model that does (e.g. claude-sonnet-4-5, gpt-5).");
+    expect(refusedModel.stderr.trim()).toBe('cairn: text-only-model does not take images; leave the images out, choose a model that does (e.g. claude-sonnet-4-5, gpt-5), or, if it does, say so in settings.json: "models": {"text-only-model": {"images": true}}.');
     const notPicture = await runCairn(["run", ...anthropic(), "--image", path.join(fx.workspace.dir, "a.txt"), "--cwd", fx.workspace.dir, "look"], { env: env() });
     expect(notPicture.code).toBe(2);
     expect(notPicture.stderr.trim().split("\n")).toHaveLength(1);

@@ -257,7 +257,7 @@ describe("pictures attached in cairn web", { timeout: 90_000 }, () => {
     await page.waitForFunction(() => document.querySelectorAll('ul[aria-label="Attached images"] img').length === 1, { polling: 100, timeout: 10_000 });
     await typeAndSend(page, "Task", "Look at this");
     await page.waitForFunction(() => document.querySelector('[role="alert"]')?.textContent?.includes("does not take images"), { polling: 100, timeout: 10_000 });
-    expect(await alertText(page)).toBe("scripted-text-only does not take images; leave the images out or choose a model that does (e.g. claude-sonnet-4-5, gpt-5).");
+    expect(await alertText(page)).toBe('scripted-text-only does not take images; leave the images out, choose a model that does (e.g. claude-sonnet-4-5, gpt-5), or, if it does, say so in settings.json: "models": {"scripted-text-only": {"images": true}}.');
     expect(model.requests).toHaveLength(0);
     expect(storedTasks()).toEqual([]);
     // The picture and the text stay, so choosing a model that takes images and sending again works.

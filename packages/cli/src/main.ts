@@ -15,6 +15,7 @@ const commands = {
   fleet: () => import("./fleet/index.js"),
   interactive: () => import("./commands/interactive.js"),
   mcp: () => import("./commands/mcp.js"),
+  models: () => import("./commands/models.js"),
   history: () => import("./commands/history.js"),
   import: () => import("./commands/import.js"),
   replay: () => import("./commands/replay.js"),
@@ -44,6 +45,7 @@ Usage:
   cairn checkpoints <id> | diff <id> <a> [b] | restore <id> <cp> --workspace|--task|--both
   cairn rules [--cwd dir] [--path f] [--json]  rules files a task here would read
   cairn skills [--cwd dir] [--json]         Agent Skills a task here would be offered, and skipped ones
+  cairn models [id...] [--json]             what each model takes (images, context, tools) and from where
   cairn mcp list|add|remove|test|approve    MCP servers (see cairn mcp --help)
   cairn permissions [add [--user] <rule> | remove <n|rule>]  saved "always allow" rules
   cairn trust [--cwd dir] | --list | --revoke  review and trust a repository's hooks and MCP servers
@@ -118,6 +120,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command === "import") return (await commands.import()).importCommand(rest, io);
     if (command === "rules") return (await commands.rules()).rulesCommand(rest, io);
     if (command === "skills") return (await commands.skills()).skillsCommand(rest, io);
+    if (command === "models") return await (await commands.models()).modelsCommand(rest, io);
     if (command === "checkpoints") return await (await commands.checkpoints()).checkpointsCommand(rest, io);
     if (command === "mcp") return await (await commands.mcp()).mcpCommand(rest, io);
     if (command === "permissions") return (await commands.permissions()).permissionsCommand(rest, io);

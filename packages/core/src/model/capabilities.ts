@@ -31,6 +31,8 @@ export function layeredModelInfo(id: string, provider: ProviderId | undefined, l
       sources[field] = source;
     }
   }
+  // What nobody states (a price, tool calls, reasoning) is the provider's default, whoever described the rest.
+  for (const field of fields) if (info[field] === undefined) sources[field] = "default";
   return { info, sources };
 }
 

@@ -53,7 +53,7 @@ export type ModelConfig = {
   apiKey?: string;
   /** API root. Anthropic: with or without /v1. OpenAI and compatible endpoints: including /v1. */
   baseUrl?: string;
-  /** Overrides what the catalog knows (context window, price). */
+  /** Overrides what the catalog knows (context window, price, images...): see capabilities.ts for the layers. */
   info?: Partial<ModelInfo>;
   /** Longest wait in seconds for the first byte of a response and between two chunks (default 120). */
   requestTimeoutSeconds?: number;
@@ -108,6 +108,8 @@ export function createModel(config: ModelConfig): Model {
     throw new ModelConfigError(`The request timeout must be a number of seconds above 0, got ${timeout}.`);
   }
   const info: ModelInfo = { ...modelInfo(config.model, config.provider), ...config.info };
+  // A model said not to reason is never asked to; one given an effort is asked for it unless the person asked for another.
+  const reasoning = info.reasoning === false ? undefined : (config.reasoning ?? (typeof info.reasoning === "string" ? { effort: info.reasoning } : undefined));
   const apiKey = config.apiKey ?? "";
   const apiUrl = config.provider === "anthropic" && baseUrl ? anthropicBaseUrl(baseUrl) : baseUrl?.replace(/\/+$/, "");
   const endpoint: Endpoint = {
@@ -140,5 +142,5 @@ export function createModel(config: ModelConfig): Model {
       }
     }
   };
-  return new AiSdkModel(config.provider, config.model, info, new LazyLanguageModel(config.provider, config.model, load), endpoint, config.reasoning);
+  return new AiSdkModel(config.provider, config.model, info, new LazyLanguageModel(config.provider, config.model, load), endpoint, reasoning);
 }

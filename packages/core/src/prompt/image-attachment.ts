@@ -30,5 +30,5 @@ export function loadImageAttachment(file: string): ImagePart {
 
 /** The one line a model that does not take images answers with. */
 export function imagesRefused(model: string): string {
-  return `${model} does not take images; leave the images out or choose a model that does (e.g. claude-sonnet-4-5, gpt-5).`;
+  return `${model} does not take images; leave the images out, choose a model that does (e.g. claude-sonnet-4-5, gpt-5), or, if it does, say so in settings.json: "models": {"${model}": {"images": true}}.`;
 }

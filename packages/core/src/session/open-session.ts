@@ -26,7 +26,7 @@ import type { TaskLink } from "../storage/task-store.js";
 import { readOnlySubagents, subagentRunner, type SubagentSpec } from "./subagents.js";
 import { untrustedNotice } from "../trust/untrusted.js";
 import type { Env, SessionOverrides } from "./overrides.js";
-import { resolveSettings, type ResolvedSettings } from "./resolve-settings.js";
+import { resolveSettings, resolveSettingsDiscovering, type ResolvedSettings } from "./resolve-settings.js";
 import { resumedState, type ResumedState } from "./resumed-state.js";
 import { SessionError } from "./session-error.js";
 
@@ -90,7 +90,7 @@ export type ResumeSessionOptions = Common & {
 /** A new task in `cwd`, stored as it runs. Its first message goes to `task.run` (a host uses SessionRunner, which does that and the rest of a session). */
 export async function openSession(options: OpenSessionOptions): Promise<Session> {
   const notices: string[] = [];
-  const settings = resolveSettings({ ...options, overrides: handoffOverrides(options) }, notices);
+  const settings = await resolveSettingsDiscovering({ ...options, overrides: handoffOverrides(options) }, notices);
   const store = TaskStore.create(settings.home, {
     task: options.title,
     workspace: settings.cwd,
@@ -151,7 +151,7 @@ export async function resumeSession(options: ResumeSessionOptions): Promise<Sess
 async function resumeLocked(options: ResumeSessionOptions, store: TaskStore, meta: TaskMetadata, interrupted: boolean, home: string, env: Env): Promise<Session> {
   const notices: string[] = [];
   const stored: SessionOverrides = { provider: meta.provider as SessionOverrides["provider"], model: meta.model, protocol: meta.protocol, mode: meta.mode };
-  const settings = resolveSettings({ cwd: options.cwd ?? meta.workspace, home, env, ...(options.modelFetch ? { modelFetch: options.modelFetch } : {}), overrides: { ...stored, ...defined(options.overrides ?? {}) } }, notices);
+  const settings = await resolveSettingsDiscovering({ cwd: options.cwd ?? meta.workspace, home, env, ...(options.modelFetch ? { modelFetch: options.modelFetch } : {}), overrides: { ...stored, ...defined(options.overrides ?? {}) } }, notices);
   const movedFrom = settings.cwd !== path.resolve(meta.workspace) ? meta.workspace : undefined;
   if (movedFrom) notices.push(`this task worked in ${movedFrom}; it now works in ${settings.cwd}${meta.taskRules?.length ? ', without its "always allow for this task" rules (they were for the other folder)' : ""}.`);
   if (interrupted) {

@@ -1,5 +1,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
+import { factsFromSettings, layeredModelInfo } from "../model/capabilities.js";
+import { discoveredFacts, discoverModels, type DiscoveryTarget } from "../model/discover.js";
 import { ModelConfigError, apiKeyFromEnv, createModel, providers } from "../model/providers.js";
 import type { RetryPolicy } from "../model/retry.js";
 import type { Model, ProviderId } from "../model/types.js";
@@ -66,6 +68,7 @@ export function resolveSettings(
   const modelId = settings.model ?? providers[provider].defaultModel;
   if (!modelId) throw new SessionError(`Provider ${provider} has no default model: pass --model or set CAIRN_MODEL.`);
   const apiKey = apiKeyFromEnv(provider, env);
+  const endpoint: DiscoveryTarget = { home, provider, baseUrl: settings.baseUrl ?? providers[provider].baseUrl };
   const reasoning = { ...(settings.thinking !== undefined ? { thinkingTokens: settings.thinking } : {}), ...(settings.effort ? { effort: settings.effort } : {}) };
   /** `thinks`: the model answering the task (not the one writing summaries) reasons as asked. */
   const make = (id: string, thinks = true): Model => {
@@ -76,7 +79,7 @@ export function resolveSettings(
         model: id,
         ...(apiKey ? { apiKey } : {}),
         ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-        ...(settings.models?.[id] ? { info: settings.models[id] } : {}),
+        info: layeredModelInfo(id, provider, { discovered: discoveredFacts(endpoint, id), settings: factsFromSettings(settings.models?.[id]) }).info,
         ...(settings.requestTimeout !== undefined ? { requestTimeoutSeconds: settings.requestTimeout } : {}),
         ...(options.modelFetch ? { fetch: options.modelFetch } : {}),
       });
@@ -92,12 +95,15 @@ export function resolveSettings(
   if (!sandbox.ok) throw new SessionError(sandbox.error);
   if (sandbox.notice) notices.push(sandbox.notice);
 
+  const model = make(modelId);
+  // What the model is said to handle (settings, then its endpoint) beats the provider's default.
+  const nativeTools = model.info.nativeTools ?? !localProviders.has(provider);
   const resolved: ResolvedSettings = {
     cwd,
     home,
     settings,
-    model: make(modelId),
-    protocol: settings.protocol ?? (localProviders.has(provider) ? "xml" : "native"),
+    model,
+    protocol: settings.protocol ?? (nativeTools ? "native" : "xml"),
     mode: mode ?? "act",
     yolo: yolo === true,
     autoApprove: settings.autoApprove ?? ["read"],
@@ -110,6 +116,21 @@ export function resolveSettings(
   if (settings.compactionModel) resolved.compactionModel = make(settings.compactionModel, false);
   if (settings.commandPermissions) resolved.commandPermissions = settings.commandPermissions;
   return resolved;
+}
+
+/**
+ * resolveSettings, once the endpoint has said what its models take (images, context window, tools:
+ * model/discover.ts) where it can and has not within the hour. Waits a few seconds at most; an
+ * endpoint that cannot tell leaves the settings and the built-in list to decide.
+ */
+export async function resolveSettingsDiscovering(options: Parameters<typeof resolveSettings>[0], notices: string[] = []): Promise<ResolvedSettings> {
+  const first = resolveSettings(options, notices);
+  const provider = first.model.provider;
+  const ids = [first.model.id, first.fallbackModel?.id, first.compactionModel?.id].filter((id): id is string => id !== undefined);
+  const found = await discoverModels({ home: first.home, provider, baseUrl: first.settings.baseUrl ?? providers[provider].baseUrl }, ids);
+  if (found.notice) notices.push(found.notice);
+  // Made again with what was learned; its notices were said the first time.
+  return found.learned ? resolveSettings(options) : first;
 }
 
 function workspace(dir: string): string {
