@@ -294,8 +294,7 @@ export class SessionController {
     const attached = view.attached.splice(0);
     this.presenter.attachedNames = attached.map((a) => a.name);
     this.exitArmedUntil = 0;
-    const opening = !this.opened;
-    view.live.busy = { since: Date.now(), label: opening ? "starting" : "working" };
+    view.live.busy = { since: Date.now(), label: this.opened ? "working" : "starting" };
     view.live.stopping = false;
     view.changed();
     let finished!: () => void;
@@ -303,8 +302,9 @@ export class SessionController {
     try {
       await this.runner.send(message, attached.map((a) => a.image));
     } catch (error) {
+      // A task that could not open says why in its own words; a run that failed says so.
       const text = String((error as Error).message ?? error);
-      view.add({ kind: "error", text: opening && !this.opened ? text : isUsageError(error) ? text : `The run failed: ${text}` });
+      view.add({ kind: "error", text: !this.opened || isUsageError(error) ? text : `The run failed: ${text}` });
     } finally {
       this.presenter.flushReply();
       view.live.busy = undefined;
