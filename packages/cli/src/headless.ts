@@ -2,8 +2,9 @@ import type { AgentEvent, ImagePart, SessionRunner, TaskResult } from "@cairn/co
 import type { Io } from "@cairn/host/io";
 import { ProgressRenderer } from "./progress-renderer.js";
 import { terminalText } from "./terminal-text.js";
+import { exitCodes } from "./exit-codes.js";
 
-export const exitCodes = { completed: 0, failed: 1, usage: 2, needsInput: 3 } as const;
+export { exitCodes };
 
 export function exitCodeFor(result: TaskResult): number {
   if (result.subtype === "success") return exitCodes.completed;

@@ -3,7 +3,7 @@ import type { Io } from "@cairn/host/io";
 import type { RunArgs } from "@cairn/host/run-args";
 import { isUsageError, UsageError } from "@cairn/host/usage-error";
 import { failureLine, writeFailureLog } from "./failure-log.js";
-import { exitCodes } from "./headless.js";
+import { exitCodes } from "./exit-codes.js";
 
 // Each command is loaded when it runs, so `cairn --version` does not pay for the agent, the
 // terminal UI or the MCP SDK (issue 13: start only what a command needs).
