@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
+import { conversationRouter } from "../support/conversation-router.js";
 
 const fx = useE2eFixture();
 
@@ -105,6 +106,43 @@ describe("cairn export and cairn import", () => {
     for (const stored of filesUnder(there.home.dir)) {
       const content = readFileSync(stored, "latin1");
       for (const secret of secrets) expect(content.includes(secret), `${stored} holds ${secret.slice(0, 12)}...`).toBe(false);
+    }
+  });
+
+  it("a task's sub-agents go with it, without the secret they read, and their links follow the ids they get here", async () => {
+    writeFileSync(path.join(fx.workspace.dir, "notes.txt"), `token ${deployToken}\n`);
+    const router = conversationRouter({
+      "PARENT-TASK": [call("use_subagents", { prompts: ["SUB-ONE: read notes.txt", "SUB-TWO: read notes.txt"] }), call("attempt_completion", { result: "done" })],
+      "SUB-ONE": [call("read_file", { path: "notes.txt" }), call("attempt_completion", { result: "ONE-REPORT" })],
+      "SUB-TWO": [call("attempt_completion", { result: "TWO-REPORT" })],
+    });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
+    const run = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "PARENT-TASK: research"], { env: envHere() });
+    expect(run.code, run.stderr).toBe(0);
+    const parentId = run.events.find((e) => e.type === "system" && e.subtype === "init")!.session_id as string;
+    const file = path.join(fx.home.dir, "family.json");
+    const exported = await runCairn(["export", parentId, "-o", file], { env: envHere() });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain(", 2 sub-agent tasks; ");
+    const text = readFileSync(file, "utf8");
+    expect(text).not.toContain(deployToken);
+    expect(text).toContain("[REDACTED:env:ACME_DEPLOY_TOKEN]");
+
+    // Into the home they came from: every id is taken, so all three change, and stay linked to each other.
+    const imported = await runCairn(["import", file], { env: envHere() });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(new RegExp(`^Imported task (\\S+) \\(exported as ${parentId}, an id a task here has\\), with 2 sub-agent tasks: PARENT-TASK: research\\n`));
+    const newParent = /^Imported task (\S+)/.exec(imported.stdout)![1]!;
+    const record = JSON.parse((await runCairn(["show", newParent, "--json"], { env: envHere() })).stdout) as { children: Array<{ id: string; relation: string }> };
+    expect(record.children).toHaveLength(2);
+    const before = JSON.parse((await runCairn(["show", parentId, "--json"], { env: envHere() })).stdout) as { children: Array<{ id: string }> };
+    for (const child of record.children) {
+      expect(child.relation).toBe("subagent");
+      expect(before.children.map((c) => c.id)).not.toContain(child.id);
+      const sub = await runCairn(["show", child.id], { env: envHere() });
+      expect(sub.code, sub.stderr).toBe(0);
+      expect(sub.stdout).toContain(`sub-agent of ${newParent}`);
+      expect(sub.stdout).toMatch(/SUB-(ONE|TWO)/);
     }
   });
 
