@@ -12,7 +12,7 @@ const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ 
 
 const turns: ScriptedTurn[] = [
   { content: [{ type: "text", text: "I write the notes first." }, { type: "tool_use", name: "write_to_file", input: { path: "notes/plan.md", content: "# Plan\n- build ✓\n" } }] },
-  call("execute_command", { command: "mkdir -p out && printf 'built from %s\\n' \"$(head -n 1 notes/plan.md)\" > out/build.log && cat out/build.log", requires_approval: false }),
+  call("execute_command", { command: "mkdir -p out && printf 'built from %s\\n' \"$(head -n 1 notes/plan.md)\" > out/build.log && cat out/build.log README.txt", requires_approval: false }),
   call("attempt_completion", { result: "Wrote the plan and the build log." }),
 ];
 
@@ -50,11 +50,14 @@ function files(dir: string, under = ""): Record<string, string> {
   return out;
 }
 
+const deployToken = `ghp_${"a1B2c3D4e5".repeat(4)}`;
+
 const env = () => cleanEnv({ CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "sk-ant-secret-do-not-record" });
 
 it("a recorded run replays into a fresh folder with the model server stopped, and a tampered recording says where it diverged", async () => {
   mkdirSync(path.join(root.dir, "seed"));
-  writeFileSync(path.join(root.dir, "seed", "README.txt"), "A project to plan and build.\n");
+  // A token in the workspace reaches the model in the command's output; the recording leaves it out.
+  writeFileSync(path.join(root.dir, "seed", "README.txt"), `A project to plan and build. Deploy with ${deployToken}.\n`);
   const a = workspace("a");
   const recording = path.join(root.dir, "run.jsonl");
   server = await startScriptedModelServer({ turns });
@@ -68,6 +71,8 @@ it("a recorded run replays into a fresh folder with the model server stopped, an
 
   const text = readFileSync(recording, "utf8");
   expect(text).not.toContain("sk-ant-secret-do-not-record");
+  expect(text).not.toContain(deployToken);
+  expect(text).toContain("Deploy with [REDACTED:github-token]");
   const lines = text.trim().split("\n").map((l) => JSON.parse(l) as { type: string; step?: number; request?: { headers: Record<string, string> } });
   expect(lines.map((l) => l.type)).toEqual(["recording", "message", "session", "exchange", "exchange", "exchange"]);
   expect(lines[3]!.request!.headers["x-api-key"]).toBe("[redacted]");

@@ -1,17 +1,22 @@
 import { existsSync } from "node:fs";
 import { RecordingError, RunRecorder, type ImagePart, type SessionRunner } from "@cairn/core";
+import { SecretRedactor } from "@cairn/core/portable";
+import type { Io } from "@cairn/host/io";
 import type { RunArgs } from "@cairn/host/run-args";
 import { UsageError } from "@cairn/host/usage-error";
 
 /**
  * `--record <file>` for cairn run and cairn resume: the recorder whose fetch goes under the
  * runner's model requests. A run starts the file; a resume adds to the file of its run when there
- * is one (cairn replay then sends its message after the run's), or starts one.
+ * is one (cairn replay then sends its message after the run's), or starts one. Secrets are taken
+ * out as cairn export takes them out (keys and tokens of known shapes, the values of this
+ * environment's secret variables), wherever they appear in what is written.
  */
-export function recorderFor(args: RunArgs, resuming: boolean): RunRecorder | undefined {
+export function recorderFor(args: RunArgs, resuming: boolean, env: Io["env"]): RunRecorder | undefined {
   if (!args.record) return undefined;
+  const redactor = new SecretRedactor(env);
   try {
-    return RunRecorder.open(args.record, { append: resuming && existsSync(args.record) });
+    return RunRecorder.open(args.record, { append: resuming && existsSync(args.record), redact: (value) => redactor.redactJson(value) });
   } catch (error) {
     if (error instanceof RecordingError) throw new UsageError(error.message);
     const code = (error as NodeJS.ErrnoException).code;

@@ -15,7 +15,7 @@ import { recordMessage, recorderFor } from "./record.js";
 export async function resumeCommand(args: RunArgs, io: Io): Promise<number> {
   const [id, ...words] = args.task.split(" ");
   if (!id) throw new UsageError('Which task? cairn resume <id> ["message"] (see cairn history).');
-  const recorder = recorderFor(args, true);
+  const recorder = recorderFor(args, true, io.env);
   const runner = await SessionRunner.resume({ id, env: io.env, overrides: overridesOf(args), ...(recorder ? { modelFetch: recorder.fetch() } : {}) });
   let images;
   try {

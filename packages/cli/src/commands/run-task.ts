@@ -15,7 +15,7 @@ export async function runNewTask(args: RunArgs, io: Io): Promise<number> {
   // model takes may come from its endpoint, which is asked first (a few seconds at most).
   const answering = args.images?.length ? (await resolveSettingsDiscovering({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) })).model : undefined;
   const images = attachedImages(args, () => answering!);
-  const recorder = recorderFor(args, false);
+  const recorder = recorderFor(args, false, io.env);
   const runner = SessionRunner.fresh({ cwd: args.cwd, env: io.env, overrides: overridesOf(args), ...(recorder ? { modelFetch: recorder.fetch() } : {}) });
   if (recorder) recordMessage(recorder, runner, { text: args.task, images });
   return driveHeadless(runner, args.task, images, args.json, io);

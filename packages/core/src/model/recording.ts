@@ -11,11 +11,15 @@ import { readRecording, recordingVersion, redactedHeaders, type RecordedExchange
 export class RunRecorder {
   private steps = 0;
 
-  private constructor(readonly file: string) {}
+  private constructor(
+    readonly file: string,
+    /** Takes the secrets out of what is written (a host's redactor); credentials in headers go regardless. */
+    private readonly redact: <T>(value: T) => T,
+  ) {}
 
   /** A new recording at `file` (replacing one there), or with `append` the next part of an existing one. */
-  static open(file: string, o: { append?: boolean } = {}): RunRecorder {
-    const recorder = new RunRecorder(path.resolve(file));
+  static open(file: string, o: { append?: boolean; redact?: <T>(value: T) => T } = {}): RunRecorder {
+    const recorder = new RunRecorder(path.resolve(file), o.redact ?? ((value) => value));
     if (o.append) {
       recorder.steps = readRecording(recorder.file).exchanges.reduce((max, e) => Math.max(max, e.step), 0);
       return recorder;
@@ -88,7 +92,7 @@ export class RunRecorder {
   }
 
   private write(line: RecordingLine): void {
-    appendFileSync(this.file, `${JSON.stringify(line)}\n`);
+    appendFileSync(this.file, `${JSON.stringify(line.type === "recording" ? line : this.redact(line))}\n`);
   }
 }
 
