@@ -31,9 +31,9 @@ describe("model choices", () => {
     expect(modelCatalog(args(), env()).providers.map((p) => p.id)).not.toContain("openai-compatible");
   });
 
-  it("checks a choice as the session would: a missing key names its variable; images by the catalog", () => {
-    expect(checkModel({ provider: "deepseek", model: "deepseek-chat" }, args(), env())).toEqual({ ok: false, message: "No API key for deepseek: set DEEPSEEK_API_KEY or CAIRN_API_KEY." });
-    expect(checkModel({ provider: "openai", model: "gpt-5" }, args(), env())).toEqual({ ok: true, provider: "openai", model: "gpt-5", supports_images: true });
-    expect(checkModel(undefined, args(), env())).toEqual({ ok: true, provider: "anthropic", model: "claude-sonnet-4-5", supports_images: true });
+  it("checks a choice as the session would: a missing key names its variable; images by the catalog", async () => {
+    expect(await checkModel({ provider: "deepseek", model: "deepseek-chat" }, args(), env())).toEqual({ ok: false, message: "No API key for deepseek: set DEEPSEEK_API_KEY or CAIRN_API_KEY." });
+    expect(await checkModel({ provider: "openai", model: "gpt-5" }, args(), env())).toEqual({ ok: true, provider: "openai", model: "gpt-5", supports_images: true });
+    expect(await checkModel(undefined, args(), env())).toEqual({ ok: true, provider: "anthropic", model: "claude-sonnet-4-5", supports_images: true });
   });
 });

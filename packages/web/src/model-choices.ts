@@ -6,7 +6,7 @@ import {
   officialApiUrls,
   providerIds,
   providers,
-  resolveSettings,
+  resolveSettingsDiscovering,
   SessionError,
   settingsFromEnv,
   type ProviderId,
@@ -85,12 +85,15 @@ export function choiceOverrides(choice: ModelChoice, args: RunArgs, env: NodeJS.
   return { ok: true, overrides: { provider: choice.provider, model: choice.model, ...(endpoint ? { baseUrl: endpoint } : {}) } };
 }
 
-/** Whether a task could start on this model now (a key, a base URL), as the session would decide it, and whether it takes images. */
-export function checkModel(choice: ModelChoice | undefined, args: RunArgs, env: NodeJS.ProcessEnv): ModelCheck {
+/**
+ * Whether a task could start on this model now (a key, a base URL), as the session would decide it,
+ * and whether it takes images (asking its endpoint, as the session would: see resolveSettingsDiscovering).
+ */
+export async function checkModel(choice: ModelChoice | undefined, args: RunArgs, env: NodeJS.ProcessEnv): Promise<ModelCheck> {
   const picked = choice ? choiceOverrides(choice, args, env) : { ok: true as const, overrides: {} };
   if (!picked.ok) return picked;
   try {
-    const { model } = resolveSettings({ cwd: args.cwd, env, overrides: { ...overridesOf(args), ...picked.overrides } });
+    const { model } = await resolveSettingsDiscovering({ cwd: args.cwd, env, overrides: { ...overridesOf(args), ...picked.overrides } });
     return { ok: true, provider: model.provider, model: model.id, supports_images: model.info.supportsImages };
   } catch (error) {
     if (error instanceof SessionError) return { ok: false, message: error.message };

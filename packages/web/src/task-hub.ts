@@ -39,7 +39,7 @@ export class TaskHub {
       model = chosen.overrides;
     }
     if (images.length > 0) {
-      const check = checkModel(picked.model, this.args, this.env);
+      const check = await checkModel(picked.model, this.args, this.env);
       if (!check.ok) return { ok: false, status: 400, message: check.message };
       if (!check.supports_images) return { ok: false, status: 400, message: imagesRefused(check.model) };
     }

@@ -102,10 +102,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }],
     ["GET", "/api/history", ({ res }) => send(res, 200, { tasks: hub.history() })],
     ["GET", "/api/models", ({ res }) => send(res, 200, modelCatalog(options.args, options.env))],
-    ["GET", "/api/models/check", ({ res, url }) => {
+    ["GET", "/api/models/check", async ({ res, url }) => {
       const chosen = modelChoice.safeParse({ provider: url.searchParams.get("provider"), model: url.searchParams.get("model") });
       if (!chosen.success) return send(res, 400, { error: "Name a provider and a model (provider=…&model=…)." });
-      const check = checkModel(chosen.data, options.args, options.env);
+      const check = await checkModel(chosen.data, options.args, options.env);
       return check.ok ? send(res, 200, check) : send(res, 200, { ok: false, error: check.message });
     }],
     ["POST", "/api/images", async ({ req, res }) => {
