@@ -1,4 +1,4 @@
-import { resolveSettings } from "@cairn/core";
+import { resolveSettingsDiscovering } from "@cairn/core";
 import type { Io } from "@cairn/host/io";
 import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { UsageError } from "@cairn/host/usage-error";
@@ -37,8 +37,9 @@ export async function interactiveCommand(args: RunArgs, io: Io): Promise<number>
     throw new UsageError('The interactive session needs a terminal. In scripts and pipes use: cairn run "describe the task".');
   }
   if (args.json) throw new UsageError("--json is for cairn run (headless); the interactive session draws on the terminal.");
-  // Bad flags or settings end here with exit 2, before the terminal is taken over.
-  const settings = resolveSettings({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) });
+  // Bad flags or settings end here with exit 2, before the terminal is taken over. The model's
+  // endpoint is asked what it takes now, so a picture pasted before the first message is judged right.
+  const settings = await resolveSettingsDiscovering({ cwd: args.cwd, env: io.env, overrides: overridesOf(args) });
   const { runInteractiveSession } = await loadSession(process.env);
   const { taskId, stillRunning } = await runInteractiveSession(args, io, settings, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
   if (taskId) io.stdout(`Task ${taskId} is saved. Carry it on with: cairn resume ${taskId} ["message"] (or run cairn and pick it).\n`);
