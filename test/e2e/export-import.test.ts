@@ -176,6 +176,9 @@ describe("cairn export and cairn import", () => {
     const missing = await runCairn(["import", path.join(fx.workspace.dir, "nope.json")], { env: envHere() });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^cairn: Cannot read .*nope\.json \(ENOENT\); give the path of a file cairn export wrote\.\n$/);
+    const unwritable = await runCairn(["export", id, "-o", path.join(fx.workspace.dir, "no-such-folder", "task.json")], { env: envHere() });
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toMatch(/^cairn: cannot write .*no-such-folder\/task\.json \(ENOENT\); give -o a file in a folder you can write to\.\n$/);
     // Nothing refused was stored: the two tasks, and no half-written folder.
     expect(readdirSync(path.join(fx.home.dir, "tasks")).sort()).toEqual([id, newId![1]!, "index.json"].sort());
   });

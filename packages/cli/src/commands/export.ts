@@ -5,6 +5,7 @@ import { exportTask } from "@cairn/core/portable";
 import { cairnHome, TaskNotFoundError, writeFileAtomicSync } from "@cairn/core/storage";
 import type { Io } from "@cairn/host/io";
 import { UsageError } from "@cairn/host/usage-error";
+import { exitCodes } from "../exit-codes.js";
 
 export const exportHelp = `Usage: cairn export <id> [-o file]
 
@@ -48,7 +49,14 @@ export function exportCommand(argv: string[], io: Io, version: string): number {
   // The summary goes to stderr when the file goes to stdout, so the file stays whole.
   const say = target === "-" ? io.stderr : io.stdout;
   if (target === "-") io.stdout(text);
-  else writeFileAtomicSync(path.resolve(target), text);
+  else {
+    try {
+      writeFileAtomicSync(path.resolve(target), text);
+    } catch (error) {
+      io.stderr(`cairn: cannot write ${target} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message.split("\n")[0]}); give -o a file in a folder you can write to.\n`);
+      return exitCodes.failed;
+    }
+  }
   const messages = task!.conversation.filter((line) => "message" in line).length;
   const subagents = file.tasks.length - 1;
   const kinds = Object.entries(file.redactions.kinds).map(([kind, n]) => `${n} ${kind}`);

@@ -80,6 +80,18 @@ describe("export and import", () => {
     expect(TaskStore.open(other, again.id).metadata().workspace).toBe(workspace);
   });
 
+  it("a task exported while it ran is interrupted where it is imported: no process there runs it, and a resume takes it over", () => {
+    const [home, other, workspace] = [temp("home"), temp("other"), temp("ws")];
+    const running = TaskStore.create(home, { workspace, provider: "anthropic", model: "m", protocol: "native", mode: "act", task: "Long job" });
+    const target = path.join(temp("files"), "task.json");
+    writeFileSync(target, JSON.stringify(exportTask({ home, id: running.id, exportedBy: "cairn test" }).file));
+    const imported = TaskStore.open(other, importTask({ home: other, file: target }).id);
+    expect(imported.metadata()).toMatchObject({ status: "running", pid: 0 });
+    expect(imported.metadata().processStart).toBeUndefined();
+    expect(imported.interrupted).toBe(true);
+    running.release();
+  });
+
   it("a sub-agent's task goes with its task, and the links follow their new ids", () => {
     const [home, workspace] = [temp("home"), temp("ws")];
     const parent = storedTask(home, workspace);
