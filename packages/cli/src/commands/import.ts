@@ -39,12 +39,14 @@ export function importCommand(argv: string[], io: Io): number {
     const imported = importTask({ home: cairnHome(io.env), file, ...(cwd ? { cwd } : {}) });
     const renamed = imported.id === imported.exportedId ? "" : ` (exported as ${imported.exportedId}, an id a task here has)`;
     const subagents = imported.subagents > 0 ? `, with ${imported.subagents} sub-agent task${imported.subagents === 1 ? "" : "s"}` : "";
+    const redacted = imported.redactions > 0 ? `\n  ${imported.redactions} secret${imported.redactions === 1 ? " was" : "s were"} redacted when it was exported: [REDACTED:<kind>] stands in their place` : "";
+    // The title and folder come from the file: printed without their escapes, as cairn show prints them.
     io.stdout(
-      terminalText(`Imported task ${imported.id}${renamed}${subagents}: ${imported.title}\n  works in ${imported.workspace}\n  cairn show ${imported.id} · cairn resume ${imported.id} "..."\n`),
+      terminalText(`Imported task ${imported.id}${renamed}${subagents}: ${imported.title}\n  works in ${imported.workspace}${redacted}\n  cairn show ${imported.id} · cairn resume ${imported.id} "..."\n`),
     );
     return 0;
   } catch (error) {
-    if (error instanceof TaskFileError) throw new UsageError(error.message);
+    if (error instanceof TaskFileError) throw new UsageError(terminalText(error.message));
     throw error;
   }
 }
