@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { RecordingError, RunRecorder, type ImagePart, type SessionRunner } from "@cairn/core";
+import { RecordingError, RunRecorder, type ImagePart, type ModelInfo, type SessionRunner } from "@cairn/core";
 import { SecretRedactor } from "@cairn/core/portable";
 import type { Io } from "@cairn/host/io";
 import type { RunArgs } from "@cairn/host/run-args";
@@ -31,10 +31,14 @@ export function recordMessage(recorder: RunRecorder, runner: SessionRunner, mess
     const opened = runner.session!;
     const { hooks: _hooks, ...settings } = opened.settings.settings as Record<string, unknown>;
     // What the layers left to defaults is written as chosen, so a replay asks the same way wherever it runs.
-    const { model, protocol } = opened.settings;
+    // What the models take is written too, from wherever it was learned (the endpoint, settings, the
+    // built-in list), so a replay needs no endpoint to tell it.
+    const { model, protocol, fallbackModel, compactionModel } = opened.settings;
+    const models = { ...(settings.models as Record<string, unknown> | undefined) };
+    for (const one of [model, fallbackModel, compactionModel]) if (one) models[one.id] = { ...(models[one.id] as object | undefined), ...modelSettings(one.info) };
     recorder.session({
       workspace: opened.settings.cwd,
-      settings: { ...settings, provider: model.provider, model: model.id, protocol },
+      settings: { ...settings, provider: model.provider, model: model.id, protocol, models },
       mode: opened.task.snapshot().mode,
       yolo: opened.settings.yolo,
       ...(opened.resumed ? { resumed: opened.id } : {}),
@@ -46,4 +50,13 @@ export function recordMessage(recorder: RunRecorder, runner: SessionRunner, mess
     unsubscribe();
     session();
   });
+}
+
+/** A model's capabilities as settings.json's "models" entry spells them. */
+function modelSettings(info: ModelInfo): Record<string, unknown> {
+  const entry: Record<string, unknown> = { images: info.supportsImages, contextWindow: info.contextWindow, maxOutput: info.maxOutputTokens };
+  if (info.nativeTools !== undefined) entry.nativeTools = info.nativeTools;
+  if (info.reasoning !== undefined) entry.reasoning = info.reasoning;
+  if (info.pricing !== undefined) entry.pricing = info.pricing;
+  return entry;
 }

@@ -43,7 +43,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const cwd = path.resolve(parsed.values.cwd ?? process.cwd());
   const replay = new RecordingReplay(recording, { live: cwd, recorded: first.workspace });
   const overrides = { ...first.settings, mode: first.mode, ...(first.yolo ? { yolo: true } : {}) } as SessionOverrides;
-  const runner = SessionRunner.fresh({ cwd, env: withoutKeys(io.env), overrides, modelFetch: replay.fetch });
+  const runner = SessionRunner.fresh({ cwd, env: withoutKeys(io.env), overrides, modelFetch: replay.fetch, discover: false });
   const send = async (): Promise<TaskResult> => {
     let result: TaskResult | undefined;
     for (const [index, next] of recording.messages.entries()) {

@@ -67,6 +67,8 @@ type Common = {
   hooks?: Hooks;
   /** The transport under every model request of the session (cairn run --record's, cairn replay's); default the network. */
   modelFetch?: typeof globalThis.fetch;
+  /** false: the endpoint is not asked what its models take (cairn replay, whose recording says it). */
+  discover?: boolean;
 };
 
 export type OpenSessionOptions = Common & {

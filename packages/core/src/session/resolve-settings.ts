@@ -47,7 +47,15 @@ const localProviders: ReadonlySet<ProviderId> = new Set(["ollama", "lmstudio"]);
  * untrusted workspace file, a sandbox that cannot start) are added to `notices`.
  */
 export function resolveSettings(
-  options: { cwd: string; home?: string; env?: Env; overrides?: SessionOverrides; modelFetch?: typeof globalThis.fetch },
+  options: {
+    cwd: string;
+    home?: string;
+    env?: Env;
+    overrides?: SessionOverrides;
+    modelFetch?: typeof globalThis.fetch;
+    /** false: the endpoint is not asked what its models take (cairn replay asks nothing of the network). */
+    discover?: boolean;
+  },
   notices: string[] = []): ResolvedSettings {
   const env = options.env ?? process.env;
   const home = options.home ?? cairnHome(env);
@@ -125,6 +133,7 @@ export function resolveSettings(
  */
 export async function resolveSettingsDiscovering(options: Parameters<typeof resolveSettings>[0], notices: string[] = []): Promise<ResolvedSettings> {
   const first = resolveSettings(options, notices);
+  if (options.discover === false) return first;
   const provider = first.model.provider;
   const ids = [first.model.id, first.fallbackModel?.id, first.compactionModel?.id].filter((id): id is string => id !== undefined);
   const found = await discoverModels({ home: first.home, provider, baseUrl: first.settings.baseUrl ?? providers[provider].baseUrl }, ids);
