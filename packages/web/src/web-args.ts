@@ -41,5 +41,6 @@ export function parseWebArgs(argv: string[], cwd: string): WebArgs | "help" {
   if (run === "help") return "help";
   if (run.task !== "") throw new UsageError(`cairn web takes no task; type it in the page. Unexpected: "${run.task}".`);
   if (run.json) throw new UsageError("--json is for cairn run; cairn web shows events in the page.");
+  if (run.record !== undefined) throw new UsageError('--record works with cairn run and cairn resume, not cairn web; record the task with cairn run --record <file> "task".');
   return { host: host ?? "127.0.0.1", hostGiven: host !== undefined, port, open, run };
 }
