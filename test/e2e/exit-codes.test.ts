@@ -111,6 +111,12 @@ describe("exit code 2: bad usage or configuration", () => {
     expect(run.stderr).toContain(file);
   });
 
+  it("cairn web's own usage errors are one line and exit 2, as the command's are", async () => {
+    const run = await runCairn(["web", "--json"], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("cairn: --json is for cairn run; cairn web shows events in the page.\n");
+  });
+
   it("a settings.json with a wrong value says which", async () => {
     writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ protocol: "json" }));
     const run = await runCairn(["run", "x"], { env: env() });

@@ -1,6 +1,8 @@
 /** Bad usage or configuration: the CLI prints the message on one line and exits with code 2. */
 export class UsageError extends Error {
   override name = "UsageError";
+  /** Known by this mark too, not by class alone: the web package's bundle has its own copy of the class. */
+  readonly kind = "usage";
 }
 
 /** The CLI's own usage errors and core's SessionError (kind "usage"): one line, exit code 2. */
