@@ -57,6 +57,8 @@ function seen(t: Transcript): string[] {
         return `notice ${item.event.type === "error" ? "error" : item.event.subtype}`;
       case "handoff":
         return `handoff ${item.from_task_id} -> ${item.task_id}`;
+      case "checkpoint":
+        return `checkpoint ${item.label} (${item.changed_files} files)`;
       case "restored":
         return `restored ${item.what} to ${item.message_index}`;
       case "result":
@@ -167,6 +169,23 @@ describe("foldEvent", () => {
     expect(seen(t)).toEqual(["assistant: I'll read it.\n\nThen list.\n", "card x1 read_file completed", "card x2 list_files completed"]);
   });
 
+  it("a message's text parts native calls came between are paragraphs of its prose; parts that continue one another join as they are", () => {
+    const t = fold([
+      { type: "turn_start", turn: 1, reason: "task" },
+      call("c1", "read_file", { path: "a.txt" }),
+      ended("c1", "read_file"),
+      assistant("msg_n", [
+        { type: "text", text: "Reading a." },
+        { type: "tool_use", id: "c1", name: "read_file", input: { path: "a.txt" } },
+        { type: "text", text: "Now b.\n" },
+        { type: "tool_use", id: "c2", name: "read_file", input: { path: "b.txt" } },
+        { type: "text", text: "\nDone" },
+        { type: "text", text: " at last." },
+      ]),
+    ]);
+    expect(seen(t)[0]).toBe("assistant: Reading a.\n\nNow b.\n\nDone at last.");
+  });
+
   it("a hand-off carries the transcript on into the new task: its ids, checklist and spend are its own", () => {
     const t = fold([
       { type: "session_opened", task_id: "t1", title: "big job", cwd: "/w", model: "m", provider: "p", mode: "act" },
@@ -237,7 +256,7 @@ describe("foldEvent", () => {
       { type: "error", kind: "network", message: "socket hang up" },
       result("error_during_execution"),
     ]);
-    expect(seen(t)).toEqual(["notice mode", "notice fallback_model", "notice compact_boundary", "restored both to 2", "notice error", "result error_during_execution"]);
+    expect(seen(t)).toEqual(["notice mode", "notice fallback_model", "checkpoint turn 1 (1 files)", "notice compact_boundary", "restored both to 2", "notice error", "result error_during_execution"]);
     expect(t).toMatchObject({ task_id: "t1", title: "fix it", mode: "act", model: "m2", status: "failed", checklist: [{ text: "read", done: true }, { text: "fix", done: false }] });
     expect(t.usage).toEqual({ input_tokens: 110, output_tokens: 10, context_tokens: 300, estimated: false, cost_usd: 0.01 });
     expect(t.checkpoints).toEqual([{ hash: "abc", message_index: 2, label: "turn 1", changed_files: 1 }]);

@@ -8,7 +8,7 @@ import type { AssistantContentJson } from "../events/agent-event.js";
  * (the parser sends no block as text); a replayed message has only this.
  */
 export function messageProse(content: readonly AssistantContentJson[], called: readonly string[]): string {
-  let text = content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+  let text = textOf(content);
   let from = 0;
   for (const name of called) {
     const open = text.indexOf(`<${name}>`, from);
@@ -19,6 +19,24 @@ export function messageProse(content: readonly AssistantContentJson[], called: r
     const end = close === -1 ? text.length : close + closeTag.length;
     text = text.slice(0, open) + text.slice(end);
     from = open;
+  }
+  return text;
+}
+
+/**
+ * A message's text parts as one text. Parts a native call came between are separate paragraphs
+ * ("Reading a." then a call then "Now b."), so they are a blank line apart; parts that only
+ * continue one another (an output limit's continuation) are joined as they are.
+ */
+function textOf(content: readonly AssistantContentJson[]): string {
+  let text = "";
+  let called = false;
+  for (const part of content) {
+    if (part.type === "tool_use") called = true;
+    if (part.type !== "text" || part.text === "") continue;
+    if (called && text.trim() !== "") text = `${text.replace(/\n*$/, "")}\n\n${part.text.replace(/^\n*/, "")}`;
+    else text += part.text;
+    called = false;
   }
   return text;
 }
