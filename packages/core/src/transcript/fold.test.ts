@@ -188,7 +188,7 @@ describe("foldEvent", () => {
 
   it("a hand-off carries the transcript on into the new task: its ids, checklist and spend are its own", () => {
     const t = fold([
-      { type: "session_opened", task_id: "t1", title: "big job", cwd: "/w", model: "m", provider: "p", mode: "act" },
+      { type: "session_opened", task_id: "t1", title: "big job", cwd: "/w", model: "m", provider: "p", context_window: 1000, mode: "act" },
       { type: "user_message", text: "do it all" },
       { type: "turn_start", turn: 1, reason: "task" },
       call("tool_a", "new_task", { context: "carry on" }),
@@ -198,7 +198,7 @@ describe("foldEvent", () => {
       { type: "answered", kind: "handoff", approved: true, tool_use_id: "tool_a" },
       ended("tool_a", "new_task", "Handed off."),
       { type: "handoff", from_task_id: "t1", task_id: "t2", context: "carry on" },
-      { type: "session_opened", task_id: "t2", title: "carry on", cwd: "/w", model: "m", provider: "p", mode: "act" },
+      { type: "session_opened", task_id: "t2", title: "carry on", cwd: "/w", model: "m", provider: "p", context_window: 1000, mode: "act" },
       { type: "turn_start", turn: 1, reason: "task" },
       call("tool_a"), // the new task's own call, under an id the last task used
     ]);
@@ -215,7 +215,7 @@ describe("foldEvent", () => {
 
   it("a stored task reopened after its process died shows as interrupted until the person goes on", () => {
     const record: AgentEvent[] = [{ type: "user_message", text: "go" }, { type: "turn_start", turn: 1, reason: "task" }, call("c1")];
-    const reopened = fold([...record, { type: "session_opened", task_id: "t1", title: "go", cwd: "/w", model: "m", provider: "p", mode: "act", resumed: { status: "running", interrupted: true } }]);
+    const reopened = fold([...record, { type: "session_opened", task_id: "t1", title: "go", cwd: "/w", model: "m", provider: "p", context_window: 1000, mode: "act", resumed: { status: "running", interrupted: true } }]);
     expect(reopened.status).toBe("interrupted");
     expect(fold([{ type: "user_message", text: "carry on" }], reopened).status).toBe("running");
   });
@@ -244,7 +244,7 @@ describe("foldEvent", () => {
 
   it("the rest of the task's state: session, checklist, usage, checkpoints, restores, notices, results", () => {
     const t = fold([
-      { type: "session_opened", task_id: "t1", title: "fix it", cwd: "/w", model: "m1", provider: "p", mode: "plan" },
+      { type: "session_opened", task_id: "t1", title: "fix it", cwd: "/w", model: "m1", provider: "p", context_window: 1000, mode: "plan" },
       { type: "system", subtype: "mode", mode: "act", reason: "plan approved" },
       { type: "system", subtype: "fallback_model", from_model: "m1", to_model: "m2", error: "overloaded" },
       { type: "task_progress", items: [{ text: "read", done: true }, { text: "fix", done: false }] },
@@ -257,7 +257,7 @@ describe("foldEvent", () => {
       result("error_during_execution"),
     ]);
     expect(seen(t)).toEqual(["notice mode", "notice fallback_model", "checkpoint turn 1 (1 files)", "notice compact_boundary", "restored both to 2", "notice error", "result error_during_execution"]);
-    expect(t).toMatchObject({ task_id: "t1", title: "fix it", mode: "act", model: "m2", status: "failed", checklist: [{ text: "read", done: true }, { text: "fix", done: false }] });
+    expect(t).toMatchObject({ task_id: "t1", title: "fix it", mode: "act", model: "m2", context_window: 1000, status: "failed", checklist: [{ text: "read", done: true }, { text: "fix", done: false }] });
     expect(t.usage).toEqual({ input_tokens: 110, output_tokens: 10, context_tokens: 300, estimated: false, cost_usd: 0.01 });
     expect(t.checkpoints).toEqual([{ hash: "abc", message_index: 2, label: "turn 1", changed_files: 1 }]);
     expect(fold([result("error_aborted")]).status).toBe("stopped");

@@ -1,13 +1,13 @@
 import type { AgentEvent } from "../events/agent-event.js";
 import { foldToolCall, toolCallIdOf } from "../events/tool-call-record.js";
 import { messageProse, messageReasoning } from "./prose.js";
-import type { AssistantItem, ResultEvent, ToolCard, Transcript, TranscriptItem, TranscriptStatus, TranscriptUsage } from "./types.js";
+import type { AssistantItem, ResultEvent, ToolCard, Transcript, TranscriptCheckpoint, TranscriptItem, TranscriptStatus, TranscriptUsage } from "./types.js";
 
 const noUsage: TranscriptUsage = { input_tokens: 0, output_tokens: 0, context_tokens: 0, estimated: false, cost_usd: null };
 
 /** A transcript before any event: no task yet, nothing said. */
 export function initialTranscript(): Transcript {
-  return { task_id: undefined, title: "", cwd: "", model: "", provider: "", mode: "act", items: [], checklist: [], usage: noUsage, checkpoints: [], status: "idle", segment: 0, turnStart: 0, seq: 0 };
+  return { task_id: undefined, title: "", cwd: "", model: "", provider: "", context_window: null, mode: "act", items: [], checklist: [], usage: noUsage, checkpoints: [], status: "idle", segment: 0, turnStart: 0, seq: 0 };
 }
 
 const messageKey = (t: Transcript, id: string) => `m${t.segment}:${id}`;
@@ -140,7 +140,7 @@ export function foldEvent(t: Transcript, event: AgentEvent): Transcript {
   if (callId !== undefined) return foldCard(t, event, callId);
   switch (event.type) {
     case "session_opened": {
-      const opened: Transcript = { ...t, task_id: event.task_id, title: event.title, cwd: event.cwd, model: event.model, provider: event.provider, mode: event.mode };
+      const opened: Transcript = { ...t, task_id: event.task_id, title: event.title, cwd: event.cwd, model: event.model, provider: event.provider, context_window: event.context_window ?? null, mode: event.mode };
       if (!event.resumed?.interrupted) return opened;
       const { awaiting: _awaiting, ...rest } = opened;
       return { ...rest, status: "interrupted" };
@@ -208,7 +208,8 @@ export function foldEvent(t: Transcript, event: AgentEvent): Transcript {
       return { ...t, usage: addUsage(t.usage, event) };
     case "checkpoint": {
       const { type: _type, ...checkpoint } = event;
-      return { ...t, checkpoints: [...t.checkpoints, checkpoint] };
+      const next = added(t, { kind: "checkpoint", ...checkpoint });
+      return { ...next, checkpoints: [...t.checkpoints, checkpoint] };
     }
     case "restored":
       return added(t, { kind: "restored", hash: event.hash, message_index: event.message_index, what: event.what });
@@ -259,4 +260,13 @@ export function endReplay(t: Transcript, o: { interrupted: boolean }): Transcrip
   if (!o.interrupted || (t.status !== "running" && t.status !== "awaiting")) return t;
   const { awaiting: _awaiting, streaming: _streaming, ...rest } = t;
   return { ...rest, status: "interrupted" };
+}
+
+/**
+ * Whether a checkpoint marks a step in the conversation: one that changed files. The task's start
+ * (the workspace as it was: every file "changed") and an end that changed nothing are the way
+ * back, listed with the rest, but mark no step.
+ */
+export function marksAStep(checkpoint: TranscriptCheckpoint): boolean {
+  return checkpoint.changed_files > 0 && checkpoint.label !== "task start";
 }

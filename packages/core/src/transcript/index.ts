@@ -1,6 +1,6 @@
 export { changedItems } from "./changed-items.js";
 export { conversationCalls } from "./conversation-calls.js";
-export { cardOf, endReplay, foldEvent, initialTranscript } from "./fold.js";
+export { cardOf, endReplay, foldEvent, initialTranscript, marksAStep } from "./fold.js";
 export type {
   AssistantItem,
   Awaiting,

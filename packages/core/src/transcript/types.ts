@@ -75,6 +75,8 @@ export type TranscriptItem =
   | { kind: "notice"; key: string; event: NoticeEvent }
   /** The work went on in a fresh task; the items after this one are that task's. */
   | { kind: "handoff"; key: string; from_task_id: string; task_id: string; context: string }
+  /** A checkpoint of the workspace, where it was made (after the step whose changes it holds). */
+  | ({ kind: "checkpoint"; key: string } & TranscriptCheckpoint)
   | { kind: "restored"; key: string; hash: string; message_index: number; what: "files" | "conversation" | "both" }
   | { kind: "result"; key: string; subtype: ResultSubtype; event: ResultEvent };
 
@@ -99,6 +101,8 @@ export type Transcript = {
   cwd: string;
   model: string;
   provider: string;
+  /** The model's context window in tokens (session_opened), null when unknown. */
+  context_window: number | null;
   mode: TranscriptMode;
   /** The task's setup as its last run started (tools, sandbox, protocol, permission mode). */
   init?: Extract<AgentEvent, { type: "system"; subtype: "init" }>;
