@@ -84,6 +84,8 @@ export type WorkspaceOptions = {
   checkpoints?: Checkpoints;
   /** Add the workspace listing to the first message and a time/mode/context line to every turn (default true). */
   environmentDetails?: boolean;
+  /** Rules files the person switched off (settings' rulesOff): left out of the prompt. */
+  rulesOff?: readonly string[];
 };
 
 /** What the task may do without asking, and what it may never do. */

@@ -138,6 +138,7 @@ export class Task {
     this.prompt = new TaskPrompt({
       cwd: this.cwd,
       home: options.workspace.home,
+      rulesOff: options.workspace.rulesOff ?? [],
       replacement: options.model.systemPrompt,
       customInstructions: options.model.customInstructions,
       mcp: options.tools.mcp,

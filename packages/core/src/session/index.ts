@@ -20,3 +20,16 @@ export { SessionError } from "./session-error.js";
 export { readOnlySubagentTools, subagentRunner, subagentTools, type SubagentSpec } from "./subagents.js";
 export { loadWorkspaceSettings } from "./workspace-settings.js";
 export { mcpTaskSandbox } from "./task-sandbox.js";
+export {
+  applySettingsChange,
+  autoApproveChoices,
+  readSettingsView,
+  restartMcpServer,
+  type AutoApproveName,
+  type ChangeResult,
+  type McpServerView,
+  type RuleFileView,
+  type SettingsChange,
+  type SettingsEditorOptions,
+  type SettingsView,
+} from "./settings-editor.js";

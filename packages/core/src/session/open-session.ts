@@ -257,7 +257,7 @@ async function assemble(parts: Parts): Promise<Session> {
         ...(options.files ? { files: options.files } : {}),
         ...(options.commands ? { commands: options.commands } : {}),
       },
-      workspace: { cwd: resolved.cwd, home: resolved.home, sandbox: resolved.sandbox, ...(checkpoints ? { checkpoints } : {}) },
+      workspace: { cwd: resolved.cwd, home: resolved.home, sandbox: resolved.sandbox, ...(checkpoints ? { checkpoints } : {}), ...(resolved.settings.rulesOff ? { rulesOff: resolved.settings.rulesOff } : {}) },
       policy: {
         mode: resolved.mode,
         yolo: resolved.yolo,

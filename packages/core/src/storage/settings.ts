@@ -124,6 +124,8 @@ export const settingOptions = {
       return parsed.ok ? { ok: true, value: parsed.permissions } : { ok: false, error: `${parsed.error} Fix ${source} or unset it.` };
     },
   }),
+  /** Rules files switched off (absolute paths, as the settings view and cairn rules show them): found, listed, never put in the prompt. */
+  rulesOff: option({ schema: z.array(z.string().min(1)) }),
   /** Glob patterns of commands that always need approval, besides the built-in list. */
   approvalRequiredCommands: option({ schema: z.array(z.string().min(1)) }),
   /** browser_action: the page size in CSS pixels (default 900×600) and the Chromium to run. */

@@ -26,6 +26,8 @@ export type RuleSection = {
   applies: boolean;
   /** Set when the size cap kept part ("shortened") or none ("dropped") of an applying rule. */
   cut?: "shortened" | "dropped";
+  /** Switched off by the person (settings' rulesOff): listed, never in the prompt. */
+  off?: true;
 };
 
 export type LoadedRules = {
@@ -54,6 +56,8 @@ export type LoadRulesOptions = {
   maxBytes?: number;
   /** The workspace's ignore rules; a task passes its own (they keep every rule read during it). Read afresh when absent. */
   ignore?: IgnoreRules;
+  /** Rules files the person switched off (settings' rulesOff, absolute paths): they stay out of the prompt. */
+  off?: readonly string[];
 };
 
 export const RULES_MAX_BYTES = 32 * 1024;
@@ -94,6 +98,7 @@ export function loadRules(options: LoadRulesOptions): LoadedRules {
   const maxBytes = options.maxBytes ?? RULES_MAX_BYTES;
   const active = (options.activePaths ?? []).flatMap((p) => toRelative(options.cwd, p));
   const seen = new Set<string>();
+  const off = new Set((options.off ?? []).flatMap((file) => [path.resolve(file), realOrSelf(file)]));
   const sections: RuleSection[] = [];
   for (const candidate of discover(options.cwd, options.home, warnings, skipped)) {
     const identity = realOrSelf(candidate.file);
@@ -105,6 +110,10 @@ export function loadRules(options: LoadRulesOptions): LoadedRules {
     const section = readSection(options.cwd, candidate, scope, active, warnings, skipped);
     // A file refused under one name is refused under each: every name is listed, so none hides another.
     if (skipped.length === skips) seen.add(identity);
+    if (section && (off.has(candidate.file) || off.has(identity))) {
+      section.off = true;
+      section.applies = false;
+    }
     if (section) sections.push(section);
   }
   const { text, truncated } = assemble(sections, maxBytes);
