@@ -43,6 +43,9 @@ export function promptRows(prompt: Prompt | undefined, width: number): number {
       return 1 + Math.min(8, prompt.options.length) + 2 + 1;
     case "handoff":
       return 2 + 1 + 3;
+    case "settings":
+      // Frame and title, the rows (scrolled on short terminals), a text field, a problem, the footer.
+      return 2 + 1 + prompt.source.rows().length + 2 + 2 + 3 + 2;
   }
 }
 

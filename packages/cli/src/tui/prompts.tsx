@@ -7,6 +7,7 @@ import { TextField } from "./text-field.js";
 import { useTheme } from "./theme.js";
 import { approvalTitle } from "./approval-title.js";
 import { HandoffPrompt } from "./handoff-prompt.js";
+import { SettingsPrompt } from "./settings-screen.js";
 import type { ApprovalAnswer, Prompt } from "./view-types.js";
 
 function Frame({ title, children }: { title: ReactNode; children: ReactNode }) {
@@ -158,5 +159,7 @@ export function PromptView({ prompt, id }: { prompt: Prompt; id: number }) {
       return <ChoicePrompt key={id} prompt={prompt} />;
     case "handoff":
       return <HandoffPrompt key={id} prompt={prompt} />;
+    case "settings":
+      return <SettingsPrompt key={id} prompt={prompt} />;
   }
 }

@@ -44,7 +44,7 @@ export class SessionController {
   private readonly exitListeners = new Set<() => void>();
   /** Slash commands offered for completion: the built-in ones and the workspace's workflows. */
   readonly commands: SlashCommand[];
-  private readonly cwd: string;
+  readonly cwd: string;
 
   constructor(
     readonly args: RunArgs,

@@ -2,6 +2,7 @@ import path from "node:path";
 import { builtinSlashCommands, listTasks, listWorkflows, previewTaskRestore, type CheckpointRecord, type Mode, type Session, type SessionRunner } from "@cairn/core";
 import type { SlashCommand } from "@cairn/host/completion";
 import type { SessionView } from "./session-view.js";
+import { settingsSource } from "./settings-source.js";
 
 export type { SlashCommand };
 
@@ -14,6 +15,8 @@ export type SlashCommandSession = {
   readonly view: SessionView;
   readonly running: boolean;
   readonly home: string;
+  readonly cwd: string;
+  readonly io: { readonly env: Record<string, string | undefined> };
   readonly commands: readonly SlashCommand[];
   readonly opened: Session | undefined;
   readonly runner: SessionRunner;
@@ -34,6 +37,7 @@ export const slashCommands: readonly SlashCommand[] = [
   { name: "model", args: "[id]", description: "show the model, or switch to another" },
   { name: "checkpoints", args: "[diff|restore] [n]", description: "list, compare (diff <n> [m]) or restore checkpoints" },
   { name: "history", args: "", description: "recent tasks: pick one to resume" },
+  { name: "settings", args: "", description: "auto-approve, model, sandbox, MCP servers, rules files" },
   { name: "compact", args: "[then…]", description: "summarise the conversation to free context" },
   { name: "newtask", args: "[notes]", description: builtinSlashCommands.newtask ?? "hand over to a fresh task" },
   { name: "newrule", args: "[what]", description: builtinSlashCommands.newrule ?? "write a rule file" },
@@ -115,6 +119,13 @@ export async function runSlashCommand(session: SlashCommandSession, line: string
       else await session.pickTask("Pick a task to resume", entries.slice(0, 15), false);
       return true;
     }
+    case "settings":
+      // Open while a task runs too: what changes is saved now and read by the next task.
+      await view.ask<undefined>(
+        (resolve) => ({ kind: "settings", source: settingsSource({ home: session.home, env: session.io.env, cwd: session.cwd }), taskOpen: session.opened !== undefined, resolve }),
+        undefined,
+      );
+      return true;
     case "compact": {
       // With instructions, the task compacts and goes on with them (the core's /compact).
       if (rest.length > 0) return false;

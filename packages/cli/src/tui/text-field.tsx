@@ -71,8 +71,8 @@ export function useEditorState(initial: EditorState = emptyEditor): [EditorState
 }
 
 /** A one-off text answer (feedback, an answer of one's own): Enter sends, Esc goes back. */
-export function TextField({ label, onSubmit, onCancel, placeholder }: { label: string; onSubmit: (text: string) => void; onCancel?: () => void; placeholder?: string }) {
-  const [state, setState, current] = useEditorState();
+export function TextField({ label, onSubmit, onCancel, placeholder, initial }: { label: string; onSubmit: (text: string) => void; onCancel?: () => void; placeholder?: string; /** Text to start from (a value being edited), cursor at its end. */ initial?: string }) {
+  const [state, setState, current] = useEditorState(initial ? { ...emptyEditor, text: initial, cursor: initial.length } : emptyEditor);
   useKeys((input, key) => {
     if (key.escape) {
       if (!onCancel) return false;

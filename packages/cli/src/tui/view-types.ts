@@ -1,6 +1,7 @@
 import type { ApprovalRequest, Decision, ResultSubtype, ToolCallStatus, ToolKind } from "@cairn/core";
 import type { Mode } from "@cairn/core";
 import type { EditDiff } from "./edit-diff.js";
+import type { SettingsScreenSource } from "./settings-screen.js";
 
 /**
  * One tool call as a person sees it. Its status, decision, output and result are copied from
@@ -121,7 +122,9 @@ export type Prompt =
       onTyping?: (text: string) => void;
       resolve: (answer: string | undefined) => void;
     }
-  | { kind: "handoff"; context: string; resolve: (answer: HandoffAnswer) => void };
+  | { kind: "handoff"; context: string; resolve: (answer: HandoffAnswer) => void }
+  /** /settings: open until Esc; `taskOpen`: a task is open, so what changes waits for the next one. */
+  | { kind: "settings"; source: SettingsScreenSource; taskOpen: boolean; resolve: (answer: undefined) => void };
 
 /** The person's answer to a hand-off (new_task): start it (with their addition to its context), or stay and say why. */
 export type HandoffAnswer = { start: true; addition?: string } | { start: false; feedback?: string };

@@ -1,0 +1,121 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { sleep, TMUX, TuiTerminal } from "../support/tui-terminal.js";
+
+/**
+ * /settings in the interactive `cairn`, in a real terminal (tmux, 100x40): what it changes is
+ * saved in the person's settings.json and read by the next task. The model is the scripted server.
+ */
+
+let workspace: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let server: ScriptedModelServer | undefined;
+let terminal: TuiTerminal | undefined;
+
+beforeAll(() => {
+  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
+});
+beforeEach(() => {
+  workspace = tempDir("settings-tui-ws");
+  home = tempDir("settings-tui-home");
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await server?.close();
+  server = undefined;
+  workspace.cleanup();
+  home.cleanup();
+});
+
+const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
+const settingsFile = () => path.join(home.dir, "settings.json");
+const settings = () => JSON.parse(readFileSync(settingsFile(), "utf8")) as Record<string, unknown>;
+
+async function open(turns: ScriptedTurn[]): Promise<TuiTerminal> {
+  server = await startScriptedModelServer({ turns });
+  writeFileSync(settingsFile(), JSON.stringify({ checkpoints: false }));
+  terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" }), home.dir, workspace.dir);
+  terminal.launch(["--provider", "anthropic", "--base-url", server.url]);
+  return terminal;
+}
+
+/** The visible window only (not the scrollback): what is on screen now. */
+const window = (t: TuiTerminal) => t.tmux("capture-pane", "-p", "-t", "main");
+
+async function closed(t: TuiTerminal): Promise<void> {
+  const until = Date.now() + 20_000;
+  while (window(t).includes("Space toggles")) {
+    if (Date.now() > until) throw new Error(`The settings screen did not close:\n${window(t)}`);
+    await sleep(100);
+  }
+}
+
+describe("/settings in the terminal", () => {
+  it("Auto-approve Edit switched on: the next task's edit runs without asking, the box is on when reopened, settings.json has it", { timeout: 90_000 }, async () => {
+    writeFileSync(path.join(workspace.dir, "greet.txt"), "hello\n");
+    const t = await open([call("write_to_file", { path: "greet.txt", content: "hello, world\n" }), call("attempt_completion", { result: "Greeting updated" })]);
+    await t.waitFor("describe a task, or /help");
+    await t.type("/settings");
+    await t.press("Enter");
+    const screen = await t.waitFor("[ ] Edit");
+    for (const group of ["Auto-approve", "Max requests per task: no limit", "Provider: anthropic", "API key: set (ANTHROPIC_API_KEY)", "Sandbox", "MCP servers", "Rules files"]) expect(screen).toContain(group);
+    expect(screen).toContain("[x] Read");
+    // Read is selected first; Edit is the next row.
+    await t.press("Down", "Space");
+    await t.waitFor("[x] Edit");
+    await t.waitFor("Changes apply from the next task.");
+    expect(settings()).toEqual({ checkpoints: false, autoApprove: ["read", "edit"] });
+    await t.press("Escape");
+    await closed(t);
+
+    await t.type("Update the greeting");
+    await t.press("Enter");
+    const done = await t.waitFor("✓ Greeting updated");
+    expect(done).not.toContain("Apply this edit?");
+    expect(readFileSync(path.join(workspace.dir, "greet.txt"), "utf8")).toBe("hello, world\n");
+
+    await t.type("/settings");
+    await t.press("Enter");
+    await t.waitFor(/Settings[\s\S]*\[x\] Edit/);
+    // A task is open now: the footer says how to start the next one.
+    await t.press("Down", "Space");
+    await t.waitFor("[ ] Edit");
+    await t.waitFor("Changes apply from the next task (/clear starts one).");
+    expect(settings().autoApprove).toEqual(["read"]);
+    await t.press("Escape");
+    await closed(t);
+  });
+
+  it("a value the settings refuse is one line and nothing is saved; a good one is saved", { timeout: 90_000 }, async () => {
+    const t = await open([]);
+    await t.waitFor("describe a task, or /help");
+    await t.type("/settings");
+    await t.press("Enter");
+    await t.waitFor("Max requests per task: no limit");
+    // Read, Edit, Safe commands, All commands, Browser, MCP, then the limit.
+    await t.press("Down", "Down", "Down", "Down", "Down", "Down", "Enter");
+    await t.waitFor("Enter saves");
+    await t.type("lots");
+    await t.press("Enter");
+    const refused = await t.waitFor("Not saved:");
+    const line = refused.split("\n").find((l) => l.includes("Not saved:"))!;
+    expect(line).toMatch(/maxTurns/);
+    expect(settings()).toEqual({ checkpoints: false });
+
+    await t.press("Enter");
+    await t.waitFor("Enter saves");
+    await t.type("25");
+    await t.press("Enter");
+    await t.waitFor("Max requests per task: 25");
+    expect(settings()).toEqual({ checkpoints: false, maxTurns: 25 });
+    await t.press("Escape");
+    await closed(t);
+    await t.type("/settings");
+    await t.press("Enter");
+    await t.waitFor(/Settings[\s\S]*Max requests per task: 25/);
+  });
+});
