@@ -60,7 +60,10 @@ describe("the model picker of a new task", { timeout: 90_000 }, () => {
     await page.keyboard.press("Enter");
     await page.waitForFunction(() => document.body.innerText.includes("Task completed."), { polling: 100, timeout: 30_000 });
     expect((model.requests[0]!.body as { model: string }).model).toBe("claude-haiku-4-5");
-    expect(await page.$eval('footer[aria-label="Task status"]', (f) => (f as HTMLElement).innerText)).toMatch(/model\s+claude-haiku-4-5/);
+    const status = await page.$eval('footer[aria-label="Task status"]', (f) => (f as HTMLElement).innerText);
+    expect(status).toMatch(/model\s+claude-haiku-4-5/);
+    // The fill is of the window session_opened gave (the status bar has no other source for it).
+    expect(status).toMatch(/context\s+\d+%/);
     await page.close();
   });
 

@@ -167,8 +167,6 @@ export class LiveTask {
   private publishEvent(event: AgentEvent): void {
     this.settled = event.type === "result";
     this.publish(this.id, event);
-    // How full the context window is needs its size, which no event carries.
-    if (event.type === "session_opened") this.publish(this.id, { type: "web_context_window", tokens: this.runner?.session?.settings.model.info?.contextWindow ?? null });
   }
 
   private waitForPrompt(signal: AbortSignal): Promise<PromptAnswer> {

@@ -118,8 +118,20 @@ export type AgentEvent =
   /**
    * The host opened the task for a person (the session runner's first event for it): a new task, or
    * a stored one carried on (`resumed`: how it was left; its recorded events were replayed before).
+   * `context_window`: the model's window in tokens, null when unknown (a record written before it
+   * was carried has none), so a host can show how full it is.
    */
-  | { type: "session_opened"; task_id: string; title: string; cwd: string; model: string; provider: string; mode: Mode; resumed?: { status: string; interrupted: boolean } }
+  | {
+      type: "session_opened";
+      task_id: string;
+      title: string;
+      cwd: string;
+      model: string;
+      provider: string;
+      context_window: number | null;
+      mode: Mode;
+      resumed?: { status: string; interrupted: boolean };
+    }
   /**
    * The person's message to the task, as they wrote it (Cairn's wording around it, for a resume or
    * after a stop, is not part of it); `images`: how many pictures went with it.

@@ -63,6 +63,9 @@ describe("SessionRunner", () => {
     expect(read("a.txt")).toBe("A\n");
     expect(kinds(events).slice(0, 3)).toEqual(["session_opened", "user_message", "system/init"]);
     expect(events[0]).toMatchObject({ type: "session_opened", task_id: runner.id, title: "Write a.txt", cwd, mode: "act" });
+    // The model's window, for hosts that show how full it is.
+    expect(events[0]).toMatchObject({ context_window: runner.session!.settings.model.info.contextWindow });
+    expect(runner.session!.settings.model.info.contextWindow).toBeGreaterThan(0);
     expect(events[1]).toEqual({ type: "user_message", text: "Write a.txt" });
     expect(kinds(events).at(-1)).toBe("result");
     expect(runner.session!.store.metadata().status).toBe("completed");

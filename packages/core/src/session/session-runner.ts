@@ -335,6 +335,7 @@ export class SessionRunner {
       cwd: session.settings.cwd,
       model: session.settings.model.id,
       provider: session.settings.model.provider,
+      context_window: session.settings.model.info.contextWindow,
       mode: session.task.snapshot().mode,
       ...(resumed ? { resumed: { status: resumed.meta.status, interrupted: resumed.interrupted } } : {}),
     });

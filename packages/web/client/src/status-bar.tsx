@@ -4,7 +4,7 @@ const count = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 10
 
 /** Model, tokens, context fill, cost and checkpoints of the task on screen. */
 export function StatusBar({ task }: { task: TaskState }) {
-  const fill = task.contextWindow ? Math.min(100, Math.round((task.usage.context_tokens / task.contextWindow) * 100)) : null;
+  const fill = task.context_window ? Math.min(100, Math.round((task.usage.context_tokens / task.context_window) * 100)) : null;
   return (
     <footer className="status-bar" aria-label="Task status">
       <span title={task.provider}>

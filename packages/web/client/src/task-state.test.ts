@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { applyEntry, problemsOf, storedTask, type AgentEvent, type StreamEntry, type TaskState } from "./task-state.ts";
 
 const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-const opened = (task_id: string): AgentEvent => ({ type: "session_opened", task_id, title: task_id, cwd: "/w", model: "m", provider: "p", mode: "act" });
+const opened = (task_id: string): AgentEvent => ({ type: "session_opened", task_id, title: task_id, cwd: "/w", model: "m", provider: "p", context_window: 1000, mode: "act" });
 const call = (id: string): AgentEvent => ({ type: "tool_call", tool_use_id: id, name: "write_to_file", kind: "edit", input: { path: `${id}.ts` }, summary: `write ${id}.ts`, status: "pending", locations: [] });
 const result: AgentEvent = { type: "result", subtype: "success", is_error: false, result: "ok", num_turns: 1, duration_ms: 1, duration_api_ms: 1, total_cost_usd: null, usage, session_id: "a", permission_denials: [] };
 
@@ -17,14 +17,13 @@ it("a task that handed its work over is not running; the new task, on its own id
   const tasks = fold([
     { task_id: "a", event: opened("a") },
     { task_id: "a", event: { type: "user_message", text: "hand over" } },
-    { task_id: "a", event: { type: "web_context_window", tokens: 1000 } },
     { task_id: "a", event: result },
     { task_id: "a", event: handoff },
     { task_id: "b", event: handoff },
     { task_id: "b", event: opened("b") },
     { task_id: "b", event: { type: "system", subtype: "notice", level: "info", message: "started" } },
   ]);
-  expect(tasks.get("a")).toMatchObject({ id: "a", running: false, contextWindow: 1000 });
+  expect(tasks.get("a")).toMatchObject({ id: "a", running: false, context_window: 1000 });
   expect(tasks.get("b")).toMatchObject({ id: "b", running: true, title: "b" });
 });
 

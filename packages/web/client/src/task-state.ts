@@ -9,13 +9,13 @@ export type StreamEntry = { task_id: string; event: AgentEvent | WebEvent };
 
 /**
  * One task as the page shows it: core's transcript of its events (the same fold every host
- * renders), and what the web host adds: the task's id here, its model's context window, and
- * whether it is at work (a task that handed over is not: its work goes on in the new task).
+ * renders), and what the web host adds: the task's id here, and whether it is at work (a task
+ * that handed over is not: its work goes on in the new task).
  */
-export type TaskState = Transcript & { id: string; contextWindow: number | null; running: boolean };
+export type TaskState = Transcript & { id: string; running: boolean };
 
 export function newTask(id: string): TaskState {
-  return { ...initialTranscript(), id, contextWindow: null, running: false };
+  return { ...initialTranscript(), id, running: false };
 }
 
 /** The task handed its work over to another (its last item is the hand-off): that task's id. */
@@ -25,7 +25,7 @@ export function handedOverTo(task: TaskState): string | undefined {
 }
 
 function withRunning(task: TaskState, transcript: Transcript): TaskState {
-  const next = { ...transcript, id: task.id, contextWindow: task.contextWindow, running: false };
+  const next = { ...transcript, id: task.id, running: false };
   next.running = (next.status === "running" || next.status === "awaiting") && handedOverTo(next) === undefined;
   return next;
 }
@@ -35,7 +35,6 @@ export function applyEntry(tasks: Map<string, TaskState>, entry: StreamEntry): v
   const task = tasks.get(entry.task_id) ?? newTask(entry.task_id);
   const event = entry.event;
   if (event.type === "web_deleted") return;
-  if (event.type === "web_context_window") return void tasks.set(entry.task_id, { ...task, contextWindow: event.tokens });
   const next = foldEvent(task, event);
   if (next !== task) tasks.set(entry.task_id, withRunning(task, next));
   else if (!tasks.has(entry.task_id)) tasks.set(entry.task_id, task);
