@@ -81,7 +81,7 @@ it("a recorded run replays into a fresh folder with the model server stopped, an
   server = undefined;
 
   const b = workspace("b");
-  const replayed = await runCairn(["replay", recording, "--cwd", b], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  const replayed = await runCairn(["replay", recording, "--yolo", "--cwd", b], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
   expect(replayed.code, replayed.stderr).toBe(0);
   expect(replayed.stdout).toContain("Wrote the plan and the build log.");
   expect(replayed.stderr).toContain("the replay went as recorded (3 model replies)");
@@ -92,7 +92,7 @@ it("a recorded run replays into a fresh folder with the model server stopped, an
   const tampered = path.join(root.dir, "tampered.jsonl");
   writeFileSync(tampered, text.trim().split("\n").filter((l) => JSON.parse(l).step !== 2).join("\n") + "\n");
   const c = workspace("c");
-  const diverged = await runCairn(["replay", tampered, "--cwd", c], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  const diverged = await runCairn(["replay", tampered, "--yolo", "--cwd", c], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
   expect(diverged.code).toBe(1);
   const said = diverged.stderr.split("\n").filter((l) => l.includes("diverged"));
   expect(said, diverged.stderr).toHaveLength(1);
@@ -103,7 +103,7 @@ it("a recorded run replays into a fresh folder with the model server stopped, an
   const short = path.join(root.dir, "short.jsonl");
   writeFileSync(short, text.trim().split("\n").filter((l) => JSON.parse(l).step !== 3).join("\n") + "\n");
   const d = workspace("d");
-  const ran = await runCairn(["replay", short, "--cwd", d], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  const ran = await runCairn(["replay", short, "--yolo", "--cwd", d], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
   expect(ran.code).toBe(1);
   expect(ran.stderr.split("\n").filter((l) => l.includes("diverged"))).toEqual(["✗ replay diverged at step 3: the run asked for reply 3, but the recording has only 2 replies."]);
 }, 240_000);
@@ -133,7 +133,7 @@ it("a resume recorded into its run's file is replayed after the run, as one task
   server = undefined;
 
   const b = workspace("b");
-  const replayed = await runCairn(["replay", recording, "--cwd", b], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  const replayed = await runCairn(["replay", recording, "--yolo", "--cwd", b], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
   expect(replayed.code, replayed.stderr).toBe(0);
   expect(replayed.stderr).toContain("the replay went as recorded (4 model replies)");
   expect(files(b)).toEqual(files(a));

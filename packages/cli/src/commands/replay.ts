@@ -1,11 +1,25 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { providers, readRecording, RecordingError, RecordingReplay, SessionRunner, type Recording, type SessionOverrides, type TaskResult } from "@cairn/core";
+import {
+  modes,
+  providers,
+  readRecording,
+  RecordingError,
+  RecordingReplay,
+  SessionRunner,
+  settingFromText,
+  settingOptions,
+  type Recording,
+  type RecordedSession,
+  type SessionOverrides,
+  type SettingKey,
+  type TaskResult,
+} from "@cairn/core";
 import type { Io } from "@cairn/host/io";
 import { argumentError, UsageError } from "@cairn/host/usage-error";
 import { driveHeadless, exitCodes } from "../headless.js";
 
-export const replayHelp = `Usage: cairn replay <file> [--cwd dir] [--json]
+export const replayHelp = `Usage: cairn replay <file> [--cwd dir] [--yolo] [--auto-approve list] [--sandbox mode] [--json]
 
 Runs a task recorded with cairn run --record <file> again, in --cwd (default: the current
 directory), against the recording: no model is asked and nothing goes to the network for it.
@@ -13,14 +27,29 @@ Each model request is answered with the recorded response; the tools really run 
 written, commands run in the sandbox as usual). The first request whose tool results differ from
 the recorded one, or that the recording has no reply for, is one line naming the step, exit code 1.
 
+The recording says how the model was asked (provider, model, protocol, what the model takes),
+never what the run may do: approvals, the sandbox, command rules, hooks and limits are yours (these
+flags and your settings), as for cairn run in that folder. A run recorded with --yolo replays as
+recorded only with --yolo.
+
 Options:
-  --cwd <dir>   the workspace to replay into
+  --cwd <dir>             the workspace to replay into
+  --yolo                  approve everything
+  --auto-approve <list>   as cairn run's (default: read)
+  --sandbox <mode>        as cairn run's (default: workspace-write)
   --json        one JSON event per line on stdout, as cairn run --json
   -h, --help    this help`;
 
 /** `cairn replay <file>`: the recorded task, run again with the recording as its model. */
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
-  const options = { cwd: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
+  const options = {
+    cwd: { type: "string" },
+    json: { type: "boolean" },
+    yolo: { type: "boolean" },
+    "auto-approve": { type: "string" },
+    sandbox: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  } as const;
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
@@ -42,12 +71,14 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   }
   const cwd = path.resolve(parsed.values.cwd ?? process.cwd());
   const replay = new RecordingReplay(recording, { live: cwd, recorded: first.workspace });
-  const overrides = { ...first.settings, mode: first.mode, ...(first.yolo ? { yolo: true } : {}) } as SessionOverrides;
+  const yours = yourFlags(parsed.values);
+  const overrides: SessionOverrides = { ...askedAsRecorded(first, file), ...yours };
+  if (first.yolo && !yours.yolo) io.stderr(`cairn: ${file} was recorded with --yolo; this replay approves only what your flags and settings approve (pass --yolo to approve everything, as the recorded run did).\n`);
   const runner = SessionRunner.fresh({ cwd, env: withoutKeys(io.env), overrides, modelFetch: replay.fetch, discover: false });
   const send = async (): Promise<TaskResult> => {
     let result: TaskResult | undefined;
     for (const [index, next] of recording.messages.entries()) {
-      if (index > 0 && next.mode) runner.setMode(next.mode);
+      if (index > 0 && isMode(next.mode)) runner.setMode(next.mode);
       result = await runner.send(next.text, next.images ?? []);
       if (replay.divergence) break;
     }
@@ -63,6 +94,55 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   }
   io.stderr(`cairn: the replay went as recorded (${replay.replies} model ${replay.replies === 1 ? "reply" : "replies"}).\n`);
   return code;
+}
+
+/**
+ * What a recording may set: how its model was asked, so the replay asks the same way. What the run
+ * may do (approvals, yolo, command rules, the sandbox, hooks, language servers, the problems
+ * command, the browser, budgets and limits) is never the file's to say, as a recording is a file
+ * someone hands you: those come from the person's flags and settings, as for cairn run there.
+ */
+const askedHow: readonly SettingKey[] = [
+  "provider",
+  "model",
+  "baseUrl",
+  "protocol",
+  "models",
+  "fallbackModel",
+  "compactionModel",
+  "thinking",
+  "effort",
+  "compaction",
+  "focusChain",
+  "toolExecution",
+  "requestTimeout",
+  "retry",
+];
+
+/** The recorded session's way of asking, each value checked as settings.json's would be. */
+function askedAsRecorded(session: RecordedSession, file: string): SessionOverrides {
+  const out: Record<string, unknown> = {};
+  const recorded = (session.settings ?? {}) as Record<string, unknown>;
+  for (const key of askedHow) {
+    if (recorded[key] === undefined) continue;
+    const checked = settingOptions[key].schema.safeParse(recorded[key]);
+    if (!checked.success) throw new UsageError(`${file} records a "${key}" setting that is not valid; record the run again.`);
+    out[key] = checked.data;
+  }
+  return { ...out, ...(isMode(session.mode) ? { mode: session.mode } : {}) } as SessionOverrides;
+}
+
+/** The person's own say over what the replay may do: the only source of its power. */
+function yourFlags(values: { yolo?: boolean; "auto-approve"?: string; sandbox?: string }): SessionOverrides {
+  return {
+    ...(values.yolo ? { yolo: true } : {}),
+    ...(values["auto-approve"] !== undefined ? { autoApprove: settingFromText("autoApprove", values["auto-approve"], "--auto-approve") } : {}),
+    ...(values.sandbox !== undefined ? { sandbox: settingFromText("sandbox", values.sandbox, "--sandbox") } : {}),
+  };
+}
+
+function isMode(mode: unknown): mode is "act" | "plan" {
+  return (modes as readonly unknown[]).includes(mode);
 }
 
 function read(file: string): Recording {
