@@ -1,4 +1,4 @@
-import type { AgentEvent, ImagePart, SessionRunner, TaskResult } from "@cairn/core";
+import { describeEstimate, type AgentEvent, type ImagePart, type PlanEstimate, type SessionRunner, type TaskResult } from "@cairn/core";
 import type { Io } from "@cairn/host/io";
 import { ProgressRenderer } from "./progress-renderer.js";
 import { terminalText } from "./terminal-text.js";
@@ -86,7 +86,15 @@ export async function driveHeadless(
     }
     if (result.subtype !== "success" && runner.id) io.stderr(`Task ${runner.id}: continue it with cairn resume ${runner.id} ["message"]\n`);
   }
+  // The cost is agreed before acting: said on stderr with --json too (the result carries it as plan_estimate).
+  if (result.subtype === "needs_input" && result.plan_estimate && runner.id) io.stderr(estimateText(result.plan_estimate, runner.id));
   return exitCodeFor(result);
+}
+
+/** The plan's estimate, and how to approve the plan with the budget it suggests. */
+function estimateText(estimate: PlanEstimate, id: string): string {
+  const approve = estimate.budget_usd === null ? "" : `Approve it with that budget: cairn resume ${id} --mode act --max-budget-usd ${estimate.budget_usd.toFixed(2)}\n`;
+  return `${describeEstimate(estimate)}\n  How: ${estimate.method}\n${approve}`;
 }
 
 /**

@@ -83,6 +83,8 @@ export class ProgressRenderer {
       this.line(`cairn · ${init.provider}/${init.model} · ${init.protocol} · ${init.mode} · ${init.cwd}`);
     }
     for (const { old, item } of changedItems(before, after)) this.changed(old, item);
+    // With a budget, the spend against it after each request: the person sees it coming.
+    if (event.type === "usage" && event.budget_usd !== undefined && event.total_cost_usd !== null) this.line(`· $${event.total_cost_usd.toFixed(4)} of the $${event.budget_usd} budget spent`);
   }
 
   /** What to say of an item that is new (`old` undefined) or has changed. */

@@ -11,6 +11,7 @@ import type { Decision } from "../policy/decision.js";
 import type { Mode } from "../policy/mode.js";
 import type { ToolKind } from "../policy/tool-kind.js";
 import type { ProtocolName } from "../model/protocol-name.js";
+import type { PlanEstimate } from "./plan-estimate.js";
 
 // Policy's vocabulary that events carry, kept on events' face for hosts.
 export type { Decision, ToolKind };
@@ -151,11 +152,15 @@ export type AgentEvent =
   /**
    * The task waits for the person: a plan to approve, whether to go on (max turns, a loop), or a
    * hand-off to a fresh task (`tool_use_id`: the new_task call). Approvals wait as tool_call_update
-   * awaiting_approval, questions as question.
+   * awaiting_approval, questions as question. A plan carries `estimate`: what its Act phase should
+   * take (see runtime/plan-estimate.ts), for the person to agree a budget with the approval.
    */
-  | { type: "awaiting"; kind: "plan" | "continue" | "handoff"; text: string; tool_use_id?: string }
-  /** The person answered what the task waited for (`text`: an answer or feedback; an approval's decision is on its tool_call_update). */
-  | { type: "answered"; kind: "question" | "plan" | "continue" | "handoff"; approved?: boolean; text?: string; tool_use_id?: string }
+  | { type: "awaiting"; kind: "plan" | "continue" | "handoff"; text: string; tool_use_id?: string; estimate?: PlanEstimate }
+  /**
+   * The person answered what the task waited for (`text`: an answer or feedback; an approval's
+   * decision is on its tool_call_update; `budget_usd`: a plan approved with this task budget).
+   */
+  | { type: "answered"; kind: "question" | "plan" | "continue" | "handoff"; approved?: boolean; text?: string; tool_use_id?: string; budget_usd?: number }
   /** The work goes on in a fresh task (new_task agreed to, /newtask): `task_id` is the new task, whose events follow; `context` is its first message. */
   | { type: "handoff"; from_task_id: string; task_id: string; context: string }
   /** The person took the task back to a checkpoint: its files, its conversation (to `message_index`), or both. */
@@ -209,7 +214,8 @@ export type AgentEvent =
   | { type: "checkpoint"; hash: string; message_index: number; label: string; changed_files: number }
   /** The model's checklist of the task (the focus chain), each time it changes. */
   | { type: "task_progress"; items: Array<{ text: string; done: boolean }> }
-  | { type: "usage"; model: string; usage: UsageJson; cost_usd: number | null; total_cost_usd: number | null }
+  /** One request's usage and cost, the task's cost so far, and its budget then (--max-budget-usd or one agreed with a plan), when it has one. */
+  | { type: "usage"; model: string; usage: UsageJson; cost_usd: number | null; total_cost_usd: number | null; budget_usd?: number }
   | { type: "question"; tool_use_id: string; question: string; options: string[] }
   /**
    * The errors an edit introduced in a file (not those it already had), as its language server
@@ -246,8 +252,9 @@ export type AgentEvent =
       permission_denials: Array<{ tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> }>;
       /** For needs_input: the question (and its options) the person must answer. */
       question?: { text: string; options: string[] };
-      /** For needs_input in Plan mode: the plan awaiting the person's approval. */
+      /** For needs_input in Plan mode: the plan awaiting the person's approval, and what its Act phase should take. */
       plan?: string;
+      plan_estimate?: PlanEstimate;
       /** For /newtask: the opening message of the fresh task that carries this work on. */
       new_task?: string;
       /** For success: a command the model suggests to show the result. */

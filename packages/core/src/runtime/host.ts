@@ -1,4 +1,4 @@
-import type { ApprovalPreview } from "../events/index.js";
+import type { ApprovalPreview, PlanEstimate } from "../events/index.js";
 import type { ApprovalCategory } from "../policy/approval-category.js";
 import type { RuleScope } from "../policy/permission-rules.js";
 
@@ -26,6 +26,9 @@ export type ApprovalResponse = {
   remember?: RuleScope;
 };
 
+/** The person's answer to a plan; `budgetUsd` (approved only): the whole task's budget in USD, counting what it has spent. */
+export type PlanReview = { approved: boolean; feedback?: string; budgetUsd?: number };
+
 /**
  * What a host supplies. A headless host answers from its flags; an interactive one asks the person.
  * Without `approve`, calls that need approval are denied; without `ask`, a question ends the run
@@ -35,8 +38,12 @@ export type Host = {
   approve?(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse>;
   /** The person's answer, or undefined when nobody can answer now. */
   ask?(question: string, options: string[], signal: AbortSignal): Promise<string | undefined>;
-  /** A plan from Plan mode: approve it (the task switches to Act) or send feedback. Without it, the run ends with needs_input. */
-  reviewPlan?(plan: string, signal: AbortSignal): Promise<{ approved: boolean; feedback?: string }>;
+  /**
+   * A plan from Plan mode, with what its Act phase should take: approve it (the task switches to
+   * Act; with `budgetUsd`, that is the task's budget from then on, as --max-budget-usd) or send
+   * feedback. Without it, the run ends with needs_input.
+   */
+  reviewPlan?(plan: string, signal: AbortSignal, estimate?: PlanEstimate): Promise<PlanReview>;
   /** Loop detection or the mistake limit stopped the task: true lets it go on. Without it, the run ends. */
   confirmContinue?(reason: string, signal: AbortSignal): Promise<boolean>;
   /**

@@ -3,7 +3,8 @@ import type { ToolResult } from "../tools/tool.js";
 import type { ExecutedCall } from "./execute-call.js";
 import type { FocusChain } from "./focus-chain.js";
 import { confirmHandoff } from "./handoff.js";
-import type { Host } from "./host.js";
+import type { Host, PlanReview } from "./host.js";
+import type { PlanEstimate } from "./plan-estimate.js";
 import type { TaskHooks } from "./task-hooks.js";
 
 export type Control = NonNullable<ToolResult["control"]>;
@@ -12,7 +13,9 @@ export type Control = NonNullable<ToolResult["control"]>;
 export type ControlAnswers = {
   control: Control | undefined;
   /** The person's review of a plan (plan_mode_respond); undefined when no host can ask. */
-  plan: { approved: boolean; feedback?: string } | undefined;
+  plan: PlanReview | undefined;
+  /** What the plan's Act phase should take, shown with it. */
+  estimate: PlanEstimate | undefined;
   handoff: { approved: true; context: string } | { approved: false; feedback?: string } | undefined;
   /** A hook's call that ends the run. */
   endRun: string | undefined;
@@ -31,13 +34,25 @@ export type ControlAnswers = {
  */
 export async function answerControls(
   executed: readonly ExecutedCall[],
-  ctx: { yolo: boolean; host: Host | undefined; focus: FocusChain; hooks: TaskHooks; stopContinuations: number; signal: AbortSignal; emit: (event: AgentEvent) => void },
+  ctx: {
+    yolo: boolean;
+    host: Host | undefined;
+    focus: FocusChain;
+    hooks: TaskHooks;
+    stopContinuations: number;
+    signal: AbortSignal;
+    emit: (event: AgentEvent) => void;
+    /** The Act phase of a plan, from the task's history so far. */
+    estimate: (plan: string) => PlanEstimate;
+  },
 ): Promise<ControlAnswers> {
   const notes: string[] = [];
   const control = executed.map((e) => e.result.control).find((c) => c !== undefined);
   let plan: ControlAnswers["plan"];
+  let estimate: PlanEstimate | undefined;
   if (control?.type === "plan") {
-    plan = ctx.yolo ? { approved: true } : await ctx.host?.reviewPlan?.(control.plan, ctx.signal);
+    estimate = ctx.estimate(control.plan);
+    plan = ctx.yolo ? { approved: true } : await ctx.host?.reviewPlan?.(control.plan, ctx.signal, estimate);
     if (plan?.approved) notes.push("[The user approved your plan. You are now in ACT mode: carry the plan out with the tools, and finish with attempt_completion.]");
     else if (plan?.feedback) notes.push(`[The user reviewed your plan and said: ${plan.feedback}]`);
   }
@@ -58,5 +73,5 @@ export async function answerControls(
       notes.push(`[A Stop hook does not let you finish yet: ${stopBlocked}. Keep working, then call attempt_completion again.]`);
     }
   }
-  return { control, plan, handoff, endRun, stopBlocked, stopHookBlocked, notes };
+  return { control, plan, estimate, handoff, endRun, stopBlocked, stopHookBlocked, notes };
 }

@@ -35,6 +35,7 @@ import type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-o
 import { TaskTools } from "./task-tools.js";
 import { TaskPrompt } from "./task-prompt.js";
 import { TaskSpend } from "./task-spend.js";
+import { estimatePlan, type PlanEstimate } from "./plan-estimate.js";
 import { RunProcesses } from "./run-processes.js";
 import { RequestTools } from "./request-tools.js";
 import { RunRecord, statusOf, type Run } from "./run-record.js";
@@ -63,6 +64,8 @@ export class Task {
   private running = false;
   private turns = 0;
   private readonly spend: TaskSpend;
+  /** USD the whole task may cost (--max-budget-usd), or as agreed with an approved plan since. */
+  private budget: { usd: number; from: string } | undefined;
   private readonly ignore: IgnoreRules;
   private readonly callHistory: CallRecord[] = [];
   /** The "always allow" rules in force; the person's "always allow" adds to them. */
@@ -112,6 +115,7 @@ export class Task {
     this.hooks = new TaskHooks(composeHooks([options.hooks?.loop, runner ? shellHooks(runner, session) : undefined]), Boolean(journal.messages?.length));
     this.context = new ContextFit({ compactionModel: options.model.compaction, strategy: options.limits?.compaction ?? "auto" });
     this.spend = new TaskSpend(journal.prior);
+    if (options.limits?.maxBudgetUsd !== undefined) this.budget = { usd: options.limits.maxBudgetUsd, from: "--max-budget-usd" };
     this.policyState = options.policy?.shared ?? { rules: [...(options.policy?.rules ?? [])] };
     this.turns = journal.prior?.turns ?? 0;
     this.tools = new TaskTools(options.tools.list, options.tools.mcp);
@@ -179,6 +183,11 @@ export class Task {
   /** What the task has cost so far (USD; 0 while unknown), for a budget its sub-agents share. */
   costSoFar(): number {
     return this.spend.costUsd ?? 0;
+  }
+
+  /** What the whole task may cost (USD), if it has a budget: its sub-agents share what is left of it. */
+  budgetUsd(): number | undefined {
+    return this.budget?.usd;
   }
 
   snapshot(): TaskSnapshot {
@@ -435,8 +444,8 @@ export class Task {
     const { options } = this;
     const { emit, protocol } = run;
     const spent = this.spend.costUsd;
-    if (options.limits.maxBudgetUsd !== undefined && spent !== null && spent >= options.limits.maxBudgetUsd) {
-      return this.finish(run, "error_max_budget_usd", `Stopped: the task has cost $${spent.toFixed(4)}, reaching the budget of $${options.limits.maxBudgetUsd} (--max-budget-usd).`);
+    if (this.budget !== undefined && spent !== null && spent >= this.budget.usd) {
+      return this.finish(run, "error_max_budget_usd", `Stopped: the task has cost $${spent.toFixed(4)}, reaching the budget of $${this.budget.usd} (${this.budget.from}).`);
     }
     if (turnLimitReached(this.turns - run.record.turnsAtStart, options.limits.maxTurns)) {
       return this.finish(run, "error_max_turns", `Stopped after ${options.limits.maxTurns} turns without completing the task (--max-turns).`);
@@ -473,6 +482,7 @@ export class Task {
       journal: options.journal.store,
       beforeWrite: () => this.stepCheckpoints.readyForWrites(emit),
       costSoFar: this.spend.costUsd,
+      ...(this.budget ? { budgetUsd: this.budget.usd } : {}),
       toolExecution: options.tools.execution ?? "parallel",
     });
     this.spend.add(outcome.usage, outcome.cost);
@@ -534,10 +544,10 @@ export class Task {
       notes.push(loopWarning(loop));
       emit({ type: "system", subtype: "notice", level: "warning", message: loop.reason });
     }
-    const answers = await answerControls(executed, { yolo: approval.yolo, host: options.host, focus: this.focus, hooks: this.hooks, stopContinuations: run.stopContinuations, signal: this.controller.signal, emit });
+    const answers = await answerControls(executed, { yolo: approval.yolo, host: options.host, focus: this.focus, hooks: this.hooks, stopContinuations: run.stopContinuations, signal: this.controller.signal, emit, estimate: (plan) => this.estimate(plan, run.model) });
     if (answers.stopHookBlocked) run.stopContinuations++;
     notes.push(...answers.notes);
-    const { control, plan, handoff, endRun, stopBlocked } = answers;
+    const { control, plan, estimate, handoff, endRun, stopBlocked } = answers;
     this.conversation.record(run.protocol.resultsMessage(executed, notes));
     this.journalState("running");
     if (changing.length > 0) this.stepCheckpoints.checkpoint(`turn ${this.turns}: ${changing.map((e) => e.call.name).join(", ")}`, emit, { step: true, ...touchedBy(this.tools.byName, changing, this.cwd) });
@@ -551,8 +561,9 @@ export class Task {
     }
     if (handoff?.approved) return this.finish(run, "success", handoff.context, { new_task: handoff.context });
     if (control?.type === "plan") {
-      if (!plan) return this.finish(run, "needs_input", control.plan, { plan: control.plan });
+      if (!plan) return this.finish(run, "needs_input", control.plan, { plan: control.plan, ...(estimate ? { plan_estimate: estimate } : {}) });
       if (plan.approved) {
+        if (plan.budgetUsd !== undefined) this.budget = { usd: plan.budgetUsd, from: "agreed with the plan" };
         this.mode = "act";
         emit({ type: "system", subtype: "mode", mode: "act", reason: approval.yolo ? "yolo: plans are approved automatically" : "the user approved the plan" });
       }
@@ -571,6 +582,12 @@ export class Task {
       run.mistakes = 0;
     }
     return "next_turn";
+  }
+
+  /** What the plan's Act phase should take, from this task's history so far and the model's price. */
+  private estimate(plan: string, model: Model): PlanEstimate {
+    const contextTokens = this.context.contextTokens || estimateMessagesTokens(this.conversation.messages);
+    return estimatePlan({ plan, turns: this.turns, usage: this.spend.usage, costUsd: this.spend.costUsd, contextTokens, pricing: model.info.pricing });
   }
 
   /** What the notes beside the conversation are made of, now (a resumed task has sent no request yet: its conversation is estimated). */

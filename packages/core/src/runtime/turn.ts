@@ -38,6 +38,8 @@ export type TurnInput = {
   beforeWrite(): Promise<void>;
   /** Cost so far in this task, to report running totals. */
   costSoFar: number | null;
+  /** The task's budget now, shown with the running totals. */
+  budgetUsd?: number;
   /** parallel: the reply's reads run side by side (see call-scheduler.ts); sequential: one call after another. */
   toolExecution?: ToolExecution;
 };
@@ -195,7 +197,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
           {
             const requestCost = costOf(event.usage, model.info.pricing);
             cost = addCost(cost, requestCost);
-            emit({ type: "usage", model: model.id, usage: usageJson(event.usage), cost_usd: requestCost, total_cost_usd: addCost(input.costSoFar, cost) });
+            emit({ type: "usage", model: model.id, usage: usageJson(event.usage), cost_usd: requestCost, total_cost_usd: addCost(input.costSoFar, cost), ...(input.budgetUsd !== undefined ? { budget_usd: input.budgetUsd } : {}) });
           }
           break;
       }

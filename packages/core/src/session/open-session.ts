@@ -354,7 +354,7 @@ function pinned(settings: ResolvedSettings): SessionOverrides {
 
 /** What the task may still spend, for its sub-agents to share; undefined without a budget. */
 function budgetLeft(settings: ResolvedSettings, task: Task | undefined): number | undefined {
-  const budget = settings.settings.maxBudgetUsd;
+  const budget = task?.budgetUsd() ?? settings.settings.maxBudgetUsd;
   if (budget === undefined) return undefined;
   return budget - (task?.costSoFar() ?? 0);
 }

@@ -409,8 +409,12 @@ export class SessionRunner {
     }
     if (host.reviewPlan) {
       const review = host.reviewPlan.bind(host);
-      wrapped.reviewPlan = (plan, signal) =>
-        around({ type: "awaiting", kind: "plan", text: plan }, () => review(plan, signal), (r) => ({ type: "answered", kind: "plan", approved: r?.approved === true, ...(r?.feedback ? { text: r.feedback } : {}) }));
+      wrapped.reviewPlan = (plan, signal, estimate) =>
+        around(
+          { type: "awaiting", kind: "plan", text: plan, ...(estimate ? { estimate } : {}) },
+          () => review(plan, signal, estimate),
+          (r) => ({ type: "answered", kind: "plan", approved: r?.approved === true, ...(r?.feedback ? { text: r.feedback } : {}), ...(r?.approved && r.budgetUsd !== undefined ? { budget_usd: r.budgetUsd } : {}) }),
+        );
     }
     if (host.confirmContinue) {
       const confirm = host.confirmContinue.bind(host);

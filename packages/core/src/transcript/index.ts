@@ -18,3 +18,4 @@ export type {
 } from "./types.js";
 export type { DiagnosticsRecord, SubagentRecord } from "../events/tool-call-record.js";
 export type { AgentEvent } from "../events/agent-event.js";
+export { describeEstimate, formatUsd, type EstimateRange, type PlanEstimate } from "../events/plan-estimate.js";

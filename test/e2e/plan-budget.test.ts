@@ -1,0 +1,75 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { useE2eFixture } from "../support/e2e-fixture.js";
+import { cleanEnv, runCairn } from "../support/cairn-cli.js";
+
+const fx = useE2eFixture((fx) => {
+  writeFileSync(path.join(fx.workspace.dir, "app.js"), "console.log('v1');\n");
+});
+
+// The default Anthropic model's price is known (Sonnet: $3 / $15 per million tokens in / out).
+const costly = (turn: ScriptedTurn, input: number): ScriptedTurn => ({ ...turn, usage: { input_tokens: input, output_tokens: 1_000 } });
+const call = (name: string, input: Record<string, unknown>, tokensIn: number): ScriptedTurn => costly({ content: [{ type: "tool_use", name, input }] }, tokensIn);
+const env = () => cleanEnv({ ANTHROPIC_API_KEY: "k", CAIRN_HOME: fx.home.dir });
+const plan = "1. Change the log line in app.js to v2.\n2. Add a v3 line.\n3. Check the file.";
+/** The Act phase: five writes, $0.315 each (100k in, 1k out), then the completion. */
+const actTurns = () => [...[2, 3, 4, 5, 6].map((v) => call("write_to_file", { path: "app.js", content: `console.log('v${v}');\n` }, 100_000)), call("attempt_completion", { result: "Updated app.js" }, 100_000)];
+
+/** A Plan mode run to its plan (two requests of 20k in, 1k out: $0.15), left waiting with its estimate. */
+async function planned() {
+  fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "app.js" }, 20_000), call("plan_mode_respond", { response: plan }, 20_000), ...actTurns()] });
+  const run = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--mode", "plan", "--json", "update the log line"], { env: env() });
+  expect(run.code, run.stderr).toBe(3);
+  const result = run.events.at(-1)!;
+  return { run, result, id: result.session_id as string };
+}
+
+const act = (id: string, budget: string) => runCairn(["resume", id, "--mode", "act", "--max-budget-usd", budget, "--auto-approve", "edit", "--base-url", fx.server.url, "--json"], { env: env() });
+
+describe("A cost agreed before acting", () => {
+  it("a plan carries its Act phase's estimate; approved with that budget, the Act phase stops at it", async () => {
+    const { run, result, id } = await planned();
+    expect(result).toMatchObject({ subtype: "needs_input", plan, total_cost_usd: expect.closeTo(0.15, 6) });
+    const estimate = result.plan_estimate;
+    // 3 steps: 4–8 requests, each resending the latest request's 20k tokens and growing, priced at the model's rates.
+    expect(estimate).toMatchObject({ steps: 3, turns: { low: 4, high: 8 }, spent_usd: expect.closeTo(0.15, 6), method: expect.stringContaining("3 steps in the plan") });
+    expect(estimate.usd.low).toBeLessThan(estimate.usd.high);
+    expect(estimate.budget_usd).toBe(Math.ceil((0.15 + estimate.usd.high) * 100) / 100);
+    const budget = estimate.budget_usd.toFixed(2);
+    expect(run.stderr).toContain(`Act phase estimate: $${estimate.usd.low.toFixed(2)}–$${estimate.usd.high.toFixed(2)}`);
+    expect(run.stderr).toContain(`Approve it with that budget: cairn resume ${id} --mode act --max-budget-usd ${budget}`);
+
+    const acting = await act(id, budget);
+    expect(acting.code, acting.stderr).toBe(1);
+    const stopped = acting.events.at(-1)!;
+    expect(stopped).toMatchObject({ subtype: "error_max_budget_usd", result: expect.stringContaining(`reaching the budget of $${Number(budget)}`) });
+    // Every request before the stop was allowed (the spend was under the budget), and the last one took it past.
+    const actRequests = fx.server.requests.length - 2;
+    expect(actRequests).toBeLessThan(6);
+    expect(stopped.total_cost_usd).toBeGreaterThanOrEqual(Number(budget));
+    expect(stopped.total_cost_usd - 0.315).toBeLessThan(Number(budget));
+    // The spend against the budget as it ran.
+    const usage = acting.events.filter((e) => e.type === "usage");
+    expect(usage.length).toBe(actRequests);
+    expect(usage.every((e) => e.budget_usd === Number(budget))).toBe(true);
+    expect(readFileSync(path.join(fx.workspace.dir, "app.js"), "utf8")).not.toContain("v6");
+  });
+
+  it("the same plan approved with a higher budget completes", async () => {
+    const { id } = await planned();
+    const acting = await act(id, "5");
+    expect(acting.code, acting.stderr).toBe(0);
+    expect(acting.events.at(-1)).toMatchObject({ subtype: "success", result: "Updated app.js" });
+    expect(fx.server.requests).toHaveLength(8);
+    expect(readFileSync(path.join(fx.workspace.dir, "app.js"), "utf8")).toBe("console.log('v6');\n");
+  });
+
+  it("without --json, the progress shows the spend against the budget", async () => {
+    const { id } = await planned();
+    const acting = await runCairn(["resume", id, "--mode", "act", "--max-budget-usd", "5", "--auto-approve", "edit", "--base-url", fx.server.url], { env: env() });
+    expect(acting.code, acting.stderr).toBe(0);
+    expect(acting.stderr).toContain("· $0.4650 of the $5 budget spent");
+  });
+});
