@@ -98,6 +98,12 @@ function importsOf(file: string): Array<{ from: string; typeOnly: boolean }> {
   );
 }
 
+it("@cairn/core/diff runs in a browser: the diff hosts show imports nothing but the line diff, which imports nothing", () => {
+  const edit = path.join(root, "tools", "edit");
+  expect(importsOf(path.join(edit, "diff-hunks.ts"))).toEqual([{ from: "./line-diff.js", typeOnly: false }]);
+  expect(importsOf(path.join(edit, "line-diff.ts"))).toEqual([]);
+});
+
 it("the transcript runs in a browser: it imports nothing but its own files and events/ (whose code it runs imports only types)", () => {
   const transcript = path.join(root, "transcript");
   const reached = new Set<string>();

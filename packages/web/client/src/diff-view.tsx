@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { diffHunks, type DiffLine } from "./line-diff.ts";
+import { diffHunks, type DiffLine } from "@cairn/core/diff";
 import { highlight } from "./highlight.ts";
 
 type Row = { left?: Extract<DiffLine, { type: string; text: string }>; right?: Extract<DiffLine, { type: string; text: string }>; gap?: number };
