@@ -127,6 +127,7 @@ function addUsage(u: TranscriptUsage, event: Extract<AgentEvent, { type: "usage"
     context_tokens: sent,
     estimated: event.usage.estimated === true,
     cost_usd: event.total_cost_usd ?? u.cost_usd,
+    ...(event.budget_usd !== undefined ? { budget_usd: event.budget_usd } : u.budget_usd !== undefined ? { budget_usd: u.budget_usd } : {}),
   };
 }
 
@@ -197,11 +198,15 @@ export function foldEvent(t: Transcript, event: AgentEvent): Transcript {
       return { ...next, status: "awaiting", awaiting: { kind: "question", tool_use_id: event.tool_use_id, text: event.question, options: event.options } };
     }
     case "awaiting": {
-      const next = added(t, { kind: "awaiting", awaiting: event.kind, text: event.text, ...(event.tool_use_id ? { tool_use_id: event.tool_use_id } : {}) });
-      return { ...next, status: "awaiting", awaiting: { kind: event.kind, text: event.text, ...(event.tool_use_id ? { tool_use_id: event.tool_use_id } : {}) } };
+      const extra = { ...(event.tool_use_id ? { tool_use_id: event.tool_use_id } : {}), ...(event.estimate ? { estimate: event.estimate } : {}) };
+      const next = added(t, { kind: "awaiting", awaiting: event.kind, text: event.text, ...extra });
+      return { ...next, status: "awaiting", awaiting: { kind: event.kind, text: event.text, ...extra } };
     }
-    case "answered":
-      return running(answered(t, event));
+    case "answered": {
+      // A plan approved with a budget: the spend is shown against it from now on.
+      const next = running(answered(t, event));
+      return event.budget_usd === undefined ? next : { ...next, usage: { ...next.usage, budget_usd: event.budget_usd } };
+    }
     case "task_progress":
       return { ...t, checklist: event.items };
     case "usage":
@@ -244,7 +249,11 @@ function answered(t: Transcript, event: Extract<AgentEvent, { type: "answered" }
       return { ...t, items: replaced(t.items, i, { ...item, answer: event.text ?? "" }) };
     }
     if (item.kind === "awaiting" && item.awaiting === event.kind && item.answer === undefined) {
-      const answer = { ...(event.approved === undefined ? {} : { approved: event.approved }), ...(event.text === undefined ? {} : { text: event.text }) };
+      const answer = {
+        ...(event.approved === undefined ? {} : { approved: event.approved }),
+        ...(event.text === undefined ? {} : { text: event.text }),
+        ...(event.budget_usd === undefined ? {} : { budget_usd: event.budget_usd }),
+      };
       return { ...t, items: replaced(t.items, i, { ...item, answer }) };
     }
   }

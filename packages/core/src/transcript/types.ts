@@ -1,5 +1,6 @@
 import type { AgentEvent, AssistantContentJson, ResultSubtype, UsageJson } from "../events/agent-event.js";
 import type { ToolCallRecord } from "../events/tool-call-record.js";
+import type { PlanEstimate } from "../events/plan-estimate.js";
 
 /** The task's mode as events carry it (act or plan). */
 export type TranscriptMode = Extract<AgentEvent, { type: "session_opened" }>["mode"];
@@ -26,6 +27,8 @@ export type TranscriptUsage = {
   estimated: boolean;
   /** The task's cost so far; null when the price of its model is unknown. */
   cost_usd: number | null;
+  /** What the task may cost (--max-budget-usd, or agreed with its plan), when it has a budget: hosts show cost_usd against it. */
+  budget_usd?: number;
 };
 
 export type TranscriptCheckpoint = { hash: string; message_index: number; label: string; changed_files: number };
@@ -39,7 +42,7 @@ export type ResultEvent = Extract<AgentEvent, { type: "result" }>;
 export type Awaiting =
   | { kind: "approval"; tool_use_id: string; text: string }
   | { kind: "question"; tool_use_id: string; text: string; options: string[] }
-  | { kind: "plan" | "continue" | "handoff"; text: string; tool_use_id?: string };
+  | { kind: "plan" | "continue" | "handoff"; text: string; tool_use_id?: string; estimate?: PlanEstimate };
 
 /**
  * One model response, keyed by its message_id across attempts and continuations. `text` and
@@ -71,7 +74,7 @@ export type TranscriptItem =
   /** ask_followup_question's question; `answer` once the person gave it here. */
   | { kind: "question"; key: string; tool_use_id: string; question: string; options: readonly string[]; answer?: string }
   /** A plan to approve, whether to go on, or a hand-off to confirm; `answer` once the person answered. */
-  | { kind: "awaiting"; key: string; awaiting: "plan" | "continue" | "handoff"; text: string; tool_use_id?: string; answer?: { approved?: boolean; text?: string } }
+  | { kind: "awaiting"; key: string; awaiting: "plan" | "continue" | "handoff"; text: string; tool_use_id?: string; estimate?: PlanEstimate; answer?: { approved?: boolean; text?: string; budget_usd?: number } }
   | { kind: "notice"; key: string; event: NoticeEvent }
   /** The work went on in a fresh task; the items after this one are that task's. */
   | { kind: "handoff"; key: string; from_task_id: string; task_id: string; context: string }
