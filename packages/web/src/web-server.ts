@@ -18,6 +18,7 @@ import { checkModel, modelCatalog } from "./model-choices.js";
 import { readJson, refuse, securityHeaders, send } from "./http-io.js";
 import { findRoute, type Route, type RouteContext } from "./route-table.js";
 import { serveFile } from "./static-files.js";
+import { settingsRoutes } from "./settings-routes.js";
 import { TaskHub } from "./task-hub.js";
 
 export type WebServerOptions = {
@@ -91,6 +92,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return streamEvents(req, res, hub.log, Number.isFinite(last) ? last : 0, securityHeaders);
     }],
     ...fleetRoutes(fleet),
+    ...settingsRoutes({ home: cairnHome(options.env), cwd: options.args.cwd, env: options.env }),
     ["GET", "/api/state", ({ res }) => send(res, 200, { tasks: hub.running(), mode: options.args.mode ?? "act" })],
     ["GET", "/api/complete", async ({ res, url }) => {
       const text = url.searchParams.get("text") ?? "";

@@ -6,6 +6,7 @@ import { FleetView } from "./fleet-view.tsx";
 import { FocusChain } from "./focus-chain.tsx";
 import { HistoryList } from "./history-list.tsx";
 import { ModelPicker } from "./model-picker.tsx";
+import { SettingsView } from "./settings-view.tsx";
 import { TaskInput } from "./task-input.tsx";
 import { storedTask, type Mode, type TaskState } from "./task-state.ts";
 import { TaskView } from "./task-view.tsx";
@@ -114,6 +115,7 @@ export function App({ store }: { store: EventStore }) {
   }, []);
   const [stored, setStored] = useState<HistoryEntry>();
   const [theme, setTheme] = useTheme();
+  const [settingsOpen, setSettingsOpen] = useState(false);
   const running = store.order.filter((id) => store.tasks.get(id)?.running).length;
   const [historyKey, setHistoryKey] = useState(0);
   useEffect(() => setHistoryKey((k) => k + 1), [running, store.deletions, store.handoff.count]);
@@ -167,6 +169,9 @@ export function App({ store }: { store: EventStore }) {
         <span className={`connection ${store.connection}`} role="status">
           {store.connection === "live" ? "" : store.connection === "connecting" ? "Connecting…" : "Reconnecting…"}
         </span>
+        <button type="button" aria-haspopup="dialog" onClick={() => setSettingsOpen(true)}>
+          Settings
+        </button>
         <label className="theme">
           <span className="visually-hidden">Theme</span>
           <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)} aria-label="Theme">
@@ -176,6 +181,7 @@ export function App({ store }: { store: EventStore }) {
           </select>
         </label>
       </header>
+      {settingsOpen ? <SettingsView onClose={() => setSettingsOpen(false)} /> : null}
       <div className="columns">
         <main className="main">
           {fleetJob !== undefined && fleetOn ? (
