@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
 import { cleanEnv, tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { sleep, TMUX, TuiTerminal } from "../support/tui-terminal.js";
@@ -117,5 +118,56 @@ describe("/settings in the terminal", () => {
     await t.type("/settings");
     await t.press("Enter");
     await t.waitFor(/Settings[\s\S]*Max requests per task: 25/);
+  });
+
+  it("a model typed in /settings is the one the next task asks, and the status line shows it; the session's own flag is said to win", { timeout: 90_000 }, async () => {
+    const t = await open([call("attempt_completion", { result: "Done with the other model" })]);
+    await t.waitFor("describe a task, or /help");
+    await t.type("/settings");
+    await t.press("Enter");
+    // Launched with --provider: that row says the flag wins for this session.
+    await t.waitFor("Provider: anthropic  --provider wins in this session");
+    // Read, Edit, Safe commands, All commands, Browser, MCP, the limit, Provider, then Model.
+    for (let i = 0; i < 8; i++) await t.press("Down");
+    await t.press("Enter");
+    await t.waitFor("Enter saves");
+    await t.press("C-u");
+    await t.type("claude-haiku-4-5");
+    await t.press("Enter");
+    await t.waitFor("Model: claude-haiku-4-5");
+    expect(settings()).toEqual({ checkpoints: false, provider: "anthropic", model: "claude-haiku-4-5" });
+    await t.press("Escape");
+    await closed(t);
+    await t.type("Say hello");
+    await t.press("Enter");
+    await t.waitFor("✓ Done with the other model");
+    expect(server!.requests[0]!.body.model).toBe("claude-haiku-4-5");
+    await t.waitFor(/ACT .*claude-haiku-4-5/);
+  });
+
+  it("an MCP server restarted from /settings lists its tools; switched off, the next task is not offered them", { timeout: 120_000 }, async () => {
+    const t = await open([call("attempt_completion", { result: "Done without memory" })]);
+    writeFileSync(path.join(home.dir, "mcp_settings.json"), JSON.stringify({ mcpServers: { mem: { command: process.execPath, args: [serverEntry.memory()] } } }));
+    await t.waitFor("describe a task, or /help");
+    await t.type("/settings");
+    await t.press("Enter");
+    await t.waitFor("[x] mem");
+    // Up from the first row wraps to the last one: the server (no rules files here).
+    await t.press("Up");
+    await t.waitFor("· r restarts it ·");
+    await t.press("r");
+    await t.waitFor(/\[x\] mem +connected · 9 tools: create_entities/, 60_000);
+    await t.press("Space");
+    await t.waitFor("[ ] mem");
+    const entry = (JSON.parse(readFileSync(path.join(home.dir, "mcp_settings.json"), "utf8")) as { mcpServers: Record<string, { disabled?: boolean }> }).mcpServers.mem;
+    expect(entry?.disabled).toBe(true);
+    await t.press("Escape");
+    await closed(t);
+    await t.type("Remember nothing");
+    await t.press("Enter");
+    await t.waitFor("✓ Done without memory");
+    const tools = (server!.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    expect(tools).toContain("write_to_file");
+    expect(tools.some((name) => name.includes("create_entities"))).toBe(false);
   });
 });

@@ -44,8 +44,8 @@ export function promptRows(prompt: Prompt | undefined, width: number): number {
     case "handoff":
       return 2 + 1 + 3;
     case "settings":
-      // Frame and title, the rows (scrolled on short terminals), a text field, a problem, the footer.
-      return 2 + 1 + prompt.source.rows().length + 2 + 2 + 3 + 2;
+      // Frame and title, the rows (scrolled on short terminals), a text field, what runs, a problem, the footer.
+      return 2 + 1 + prompt.source.rows().length + 2 + 2 + 1 + 3 + 2;
   }
 }
 

@@ -115,7 +115,12 @@ export class SessionController {
   private opening(): void {
     const { status, live } = this.view;
     const settings = this.runner.session?.settings;
-    if (settings) status.contextWindow = settings.model.info.contextWindow;
+    if (settings) {
+      // The task's own model: another one when /settings changed it since the session began.
+      status.provider = settings.model.provider;
+      status.model = settings.model.id;
+      status.contextWindow = settings.model.info.contextWindow;
+    }
     status.checkpoints = this.runner.session?.store.metadata().checkpoints.length ?? 0;
     status.contextTokens = 0;
     status.costUsd = null;

@@ -10,10 +10,13 @@ import type { Prompt } from "./view-types.js";
 /** One line of the settings screen: a group's heading, a checkbox, a value to edit or cycle, or a fact to read. */
 export type SettingsRow =
   | { kind: "heading"; label: string }
-  | { kind: "check"; id: string; label: string; on: boolean; hint?: string }
+  | { kind: "check"; id: string; label: string; on: boolean; hint?: string; /** A key that does something else to it (r: restart an MCP server). */ action?: RowAction }
   /** Enter edits it as text; with `choices`, Enter and Space move to the next choice instead. */
   | { kind: "value"; id: string; label: string; value: string; hint?: string; choices?: readonly string[]; /** The text the field starts from, when not `value` ("" for "no limit"). */ editText?: string }
   | { kind: "fact"; label: string; value: string };
+
+/** `key` does it; `label` says so in the key line ("restarts"), `doing` while it runs ("restarting"). */
+export type RowAction = { key: string; label: string; doing: string };
 
 /** What the screen shows and changes; each change is saved at once (the one line of what is wrong, or undefined). */
 export type SettingsScreenSource = {
@@ -24,6 +27,8 @@ export type SettingsScreenSource = {
   rows(): SettingsRow[];
   toggle(id: string): Promise<string | undefined>;
   set(id: string, text: string): Promise<string | undefined>;
+  /** The row's action (see RowAction); what went wrong, or undefined. */
+  act(id: string): Promise<string | undefined>;
 };
 
 const selectable = (row: SettingsRow | undefined) => row !== undefined && (row.kind === "check" || row.kind === "value");
@@ -51,6 +56,7 @@ export function SettingsScreen({ source, taskOpen, maxRows, onClose }: { source:
   const [editing, setEditing] = useState<Extract<SettingsRow, { kind: "value" }>>();
   const [problem, setProblem] = useState(() => source.problem());
   const [changed, setChanged] = useState(false);
+  const [working, setWorking] = useState<string>();
   // Current between renders, so keys that arrive in one burst each see the one before.
   const current = useRef({ rows, selected, saving: false });
   current.current.rows = rows;
@@ -59,22 +65,19 @@ export function SettingsScreen({ source, taskOpen, maxRows, onClose }: { source:
     current.current.selected = index;
     setSelected(index);
   };
-  const apply = (change: () => Promise<string | undefined>) => {
+  /** One change or action at a time; `doing` names one that takes a while (a server's restart). */
+  const apply = (change: () => Promise<string | undefined>, doing?: string, saves = true) => {
     if (current.current.saving) return;
     current.current.saving = true;
-    void change().then(
-      (error) => {
-        current.current.saving = false;
-        setProblem(error);
-        if (error !== undefined) return;
-        setChanged(true);
-        setRows(read());
-      },
-      (error: unknown) => {
-        current.current.saving = false;
-        setProblem(String((error as Error).message ?? error).split("\n")[0]);
-      },
-    );
+    setWorking(doing);
+    const done = (error: string | undefined) => {
+      current.current.saving = false;
+      setWorking(undefined);
+      setProblem(error);
+      if (saves && error === undefined) setChanged(true);
+      setRows(read());
+    };
+    void change().then(done, (error: unknown) => done(String((error as Error).message ?? error).split("\n")[0]));
   };
 
   useKeys((input, key) => {
@@ -88,6 +91,7 @@ export function SettingsScreen({ source, taskOpen, maxRows, onClose }: { source:
     if (key.upArrow) select(move(shown, at, -1));
     else if (key.downArrow || key.tab) select(move(shown, at, 1));
     else if (row?.kind === "check" && (input === " " || key.return)) apply(() => source.toggle(row.id));
+    else if (row?.kind === "check" && row.action && input === row.action.key) apply(() => source.act(row.id), `${row.action.doing} ${row.label}…`, false);
     else if (row?.kind === "value" && row.choices && (input === " " || key.return)) {
       const next = row.choices[(row.choices.indexOf(row.value) + 1) % row.choices.length]!;
       apply(() => source.set(row.id, next));
@@ -101,6 +105,8 @@ export function SettingsScreen({ source, taskOpen, maxRows, onClose }: { source:
   // Long lists scroll, keeping the selected row and its group's heading in view.
   const visible = Math.max(3, maxRows);
   const first = Math.max(0, Math.min(selected - visible + 2, rows.length - visible));
+  const shownRow = rows[selected];
+  const action = shownRow?.kind === "check" ? shownRow.action : undefined;
   const footer = changed ? `Saved. Changes apply from the next task${taskOpen ? " (/clear starts one)" : ""}.` : "Each change is saved at once and applies from the next task.";
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={theme.accent} paddingX={1}>
@@ -124,6 +130,7 @@ export function SettingsScreen({ source, taskOpen, maxRows, onClose }: { source:
           onCancel={() => setEditing(undefined)}
         />
       ) : null}
+      {working ? <Text color={theme.accent}>{working}</Text> : null}
       {problem ? (
         <Text color={theme.error} wrap="wrap">
           {problem}
@@ -133,7 +140,7 @@ export function SettingsScreen({ source, taskOpen, maxRows, onClose }: { source:
         {footer}
       </Text>
       <Text dimColor wrap="truncate-end">
-        ↑/↓ move · Space toggles · Enter edits · Esc closes
+        {`↑/↓ move · Space toggles · Enter edits${action ? ` · ${action.key} ${action.label}` : ""} · Esc closes`}
       </Text>
     </Box>
   );

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { builtinSlashCommands, listTasks, listWorkflows, previewTaskRestore, type CheckpointRecord, type Mode, type Session, type SessionRunner } from "@cairn/core";
 import type { SlashCommand } from "@cairn/host/completion";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import type { SessionView } from "./session-view.js";
 import { settingsSource } from "./settings-source.js";
 
@@ -17,6 +18,8 @@ export type SlashCommandSession = {
   readonly home: string;
   readonly cwd: string;
   readonly io: { readonly env: Record<string, string | undefined> };
+  /** The session's flags (and /model's choice): they win over settings.json while it lasts. */
+  readonly args: RunArgs;
   readonly commands: readonly SlashCommand[];
   readonly opened: Session | undefined;
   readonly runner: SessionRunner;
@@ -122,7 +125,7 @@ export async function runSlashCommand(session: SlashCommandSession, line: string
     case "settings":
       // Open while a task runs too: what changes is saved now and read by the next task.
       await view.ask<undefined>(
-        (resolve) => ({ kind: "settings", source: settingsSource({ home: session.home, env: session.io.env, cwd: session.cwd }), taskOpen: session.opened !== undefined, resolve }),
+        (resolve) => ({ kind: "settings", source: settingsSource({ home: session.home, env: session.io.env, cwd: session.cwd, overrides: overridesOf(session.args) }), taskOpen: session.opened !== undefined, resolve }),
         undefined,
       );
       return true;
