@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
 import { cleanEnv, runCairn } from "../support/cairn-cli.js";
+import { TMUX, TuiTerminal } from "../support/tui-terminal.js";
 
 const fx = useE2eFixture((fx) => {
   writeFileSync(path.join(fx.workspace.dir, "app.js"), "console.log('v1');\n");
@@ -71,5 +72,34 @@ describe("A cost agreed before acting", () => {
     const acting = await runCairn(["resume", id, "--mode", "act", "--max-budget-usd", "5", "--auto-approve", "edit", "--base-url", fx.server.url], { env: env() });
     expect(acting.code, acting.stderr).toBe(0);
     expect(acting.stderr).toContain("· $0.4650 of the $5 budget spent");
+  });
+});
+
+describe("A cost agreed before acting, in the terminal", () => {
+  let terminal: TuiTerminal | undefined;
+  afterEach(async () => {
+    await terminal?.close();
+    terminal = undefined;
+  });
+
+  it("the plan prompt shows the estimate and approves with its budget; the status line shows the spend against it until the budget stops the task", { timeout: 120_000 }, async () => {
+    expect(existsSync(TMUX), `tmux is needed for this test and is not at ${TMUX}`).toBe(true);
+    fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "app.js" }, 20_000), call("plan_mode_respond", { response: plan }, 20_000), ...actTurns()] });
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+    terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
+    terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url, "--mode", "plan", "--auto-approve", "read,edit"]);
+    const t = terminal;
+    await t.waitFor(" PLAN ");
+    await t.type("update the log line");
+    await t.press("Enter");
+    const prompt = await t.waitFor("The plan is above. Carry it out?");
+    expect(prompt).toMatch(/Act phase estimate: \$\d+\.\d\d–\$\d+\.\d\d \(4–8 requests/);
+    const budget = /Approve with budget \$(\d+\.\d\d)/.exec(await t.waitFor("Approve with budget"))![1]!;
+    await t.press("b");
+    const stopped = await t.waitFor("reaching the budget of", 60_000);
+    expect(stopped).toContain(`(agreed with the plan)`);
+    expect(stopped).toMatch(new RegExp(`\\$\\d+\\.\\d{4} / \\$${budget.replace(".", "\\.")}`));
+    expect(fx.server.requests.length).toBeLessThan(8);
+    expect(readFileSync(path.join(fx.workspace.dir, "app.js"), "utf8")).not.toContain("v6");
   });
 });

@@ -1,4 +1,4 @@
-import type { ApprovalRequest, ApprovalResponse, Host } from "@cairn/core";
+import type { ApprovalRequest, ApprovalResponse, Host, PlanEstimate, PlanReview } from "@cairn/core";
 import type { SessionView } from "./session-view.js";
 import type { ApprovalAnswer, HandoffAnswer } from "./view-types.js";
 
@@ -25,8 +25,8 @@ export class InteractiveHost implements Host {
     return this.view.ask<string | undefined>((resolve) => ({ kind: "question", question, options, resolve }), undefined, signal);
   }
 
-  reviewPlan(plan: string, signal: AbortSignal): Promise<{ approved: boolean; feedback?: string }> {
-    return this.view.ask<{ approved: boolean; feedback?: string }>((resolve) => ({ kind: "plan", plan, resolve }), { approved: false }, signal);
+  reviewPlan(plan: string, signal: AbortSignal, estimate?: PlanEstimate): Promise<PlanReview> {
+    return this.view.ask<PlanReview>((resolve) => ({ kind: "plan", plan, ...(estimate ? { estimate } : {}), resolve }), { approved: false }, signal);
   }
 
   /** new_task: the context is shown in full above the prompt (its awaiting event); the person starts the new task (adding to it) or keeps the work here. */

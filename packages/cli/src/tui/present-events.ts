@@ -77,7 +77,7 @@ export class EventPresenter {
     const shown = items.slice(-REPLAYED_ITEMS);
     if (shown.length < items.length) this.view.add({ kind: "notice", level: "info", text: "… earlier events of this task are not shown (cairn show <id> lists them)." });
     for (const item of shown) this.replayItem(item);
-    Object.assign(this.view.status, { taskId: task_id, model, provider, mode, contextTokens: usage.context_tokens, contextEstimated: usage.estimated, costUsd: usage.cost_usd });
+    Object.assign(this.view.status, { taskId: task_id, model, provider, mode, contextTokens: usage.context_tokens, contextEstimated: usage.estimated, costUsd: usage.cost_usd, ...(usage.budget_usd !== undefined ? { budgetUsd: usage.budget_usd } : {}) });
     this.view.changed();
   }
 
@@ -136,6 +136,7 @@ export class EventPresenter {
       case "awaiting":
         return this.awaiting(event.kind, event.text);
       case "answered":
+        if (event.budget_usd !== undefined) view.status.budgetUsd = event.budget_usd;
         return this.answered(event.kind, event.approved, event.text);
       case "handoff":
         this.flushReply();
@@ -221,6 +222,7 @@ export class EventPresenter {
         view.status.contextTokens = usageTotal(event.usage);
         view.status.contextEstimated = event.usage.estimated === true;
         if (event.total_cost_usd !== null) view.status.costUsd = event.total_cost_usd;
+        if (event.budget_usd !== undefined) view.status.budgetUsd = event.budget_usd;
         view.changed(false);
         return;
       case "question":

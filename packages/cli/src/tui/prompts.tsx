@@ -1,5 +1,5 @@
 /** @jsxRuntime automatic */
-import type { ApprovalRequest } from "@cairn/core";
+import { describeEstimate, type ApprovalRequest, type PlanReview } from "@cairn/core";
 import { Box, Text } from "ink";
 import { useState, type ReactNode } from "react";
 import { PickList, type PickItem } from "./pick-list.js";
@@ -96,17 +96,26 @@ export function QuestionPrompt({ prompt }: { prompt: Extract<Prompt, { kind: "qu
 
 export function PlanPrompt({ prompt }: { prompt: Extract<Prompt, { kind: "plan" }> }) {
   const [typing, setTyping] = useState(false);
+  // With a cost estimate, the plan can be approved with its budget: the Act phase stops there.
+  const budget = prompt.estimate?.budget_usd ?? undefined;
+  const answers: PlanReview[] = [{ approved: true }, ...(budget !== undefined ? [{ approved: true, budgetUsd: budget }] : [])];
   return (
     <Frame title={<Text bold>The plan is above. Carry it out?</Text>}>
+      {prompt.estimate ? (
+        <Text dimColor wrap="wrap">
+          {describeEstimate(prompt.estimate)}
+        </Text>
+      ) : null}
       {typing ? (
         <TextField label="What should change in the plan? Enter sends · Esc goes back" onSubmit={(text) => prompt.resolve({ approved: false, feedback: text })} onCancel={() => setTyping(false)} />
       ) : (
         <PickList
           items={[
             { label: "Approve: switch to Act and carry it out", shortcut: "y" },
+            ...(budget !== undefined ? [{ label: `Approve with budget $${budget.toFixed(2)}: the task stops once it has cost that much`, shortcut: "b" }] : []),
             { label: "Keep planning: tell the model what to change…", shortcut: "f" },
           ]}
-          onPick={(index) => (index === 0 ? prompt.resolve({ approved: true }) : setTyping(true))}
+          onPick={(index) => (index < answers.length ? prompt.resolve(answers[index]!) : setTyping(true))}
         />
       )}
     </Frame>

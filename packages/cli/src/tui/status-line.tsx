@@ -18,7 +18,8 @@ export function StatusLine({ status, width }: { status: StatusState; width: numb
   const percent = status.contextWindow > 0 ? ` (${Math.round((status.contextTokens / status.contextWindow) * 100)}%)` : "";
   const estimated = status.contextEstimated ? "~" : "";
   const context = `${estimated}${compactNumber(status.contextTokens)}/${status.contextWindow > 0 ? compactNumber(status.contextWindow) : "?"} tokens${status.contextEstimated ? " (estimated)" : ""}${percent}`;
-  const cost = status.costUsd === null ? "cost unknown" : `$${status.costUsd < 10 ? status.costUsd.toFixed(4) : status.costUsd.toFixed(2)}`;
+  const spent = status.costUsd === null ? "cost unknown" : `$${status.costUsd < 10 ? status.costUsd.toFixed(4) : status.costUsd.toFixed(2)}`;
+  const cost = status.budgetUsd === undefined ? spent : `${spent} / $${status.budgetUsd.toFixed(2)}`;
   const checkpoints = `${status.checkpoints} checkpoint${status.checkpoints === 1 ? "" : "s"}`;
   const prefix = mode.length + pending.length + 2 + (status.yolo ? 5 : 0);
   // The percentage goes first when space is short, then the key hints.

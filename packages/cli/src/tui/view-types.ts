@@ -1,4 +1,4 @@
-import type { ApprovalRequest, Decision, ResultSubtype, ToolCallStatus, ToolKind } from "@cairn/core";
+import type { ApprovalRequest, Decision, PlanEstimate, PlanReview, ResultSubtype, ToolCallStatus, ToolKind } from "@cairn/core";
 import type { Mode } from "@cairn/core";
 import type { EditDiff } from "./edit-diff.js";
 import type { SettingsScreenSource } from "./settings-screen.js";
@@ -100,6 +100,8 @@ export type StatusState = {
   contextEstimated?: boolean;
   contextWindow: number;
   costUsd: number | null;
+  /** What the task may cost (--max-budget-usd, or agreed with its plan): the cost is shown against it. */
+  budgetUsd?: number;
   checkpoints: number;
   taskId?: string;
   yolo: boolean;
@@ -112,7 +114,7 @@ export type ApprovalAnswer = { approved: boolean; feedback?: string; remember?: 
 export type Prompt =
   | { kind: "approval"; request: ApprovalRequest; resolve: (answer: ApprovalAnswer) => void }
   | { kind: "question"; question: string; options: string[]; resolve: (answer: string | undefined) => void }
-  | { kind: "plan"; plan: string; resolve: (answer: { approved: boolean; feedback?: string }) => void }
+  | { kind: "plan"; plan: string; estimate?: PlanEstimate; resolve: (answer: PlanReview) => void }
   | { kind: "confirm"; title: string; detail: string; resolve: (answer: boolean) => void }
   | {
       kind: "choice";
