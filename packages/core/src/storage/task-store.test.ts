@@ -117,7 +117,7 @@ describe("task ids", () => {
       const crafted = path.relative(path.join(home, "tasks"), victim);
       writeFileSync(path.join(store.dir, "metadata.json"), JSON.stringify({ ...meta, id: crafted }));
       expect(() => TaskStore.open(home, store.id)).toThrow(/names the task ".*cairn-victim-.*", not ".*"; it was edited or damaged/);
-      rmSync(path.join(home, "tasks", "index.json"));
+      rmSync(path.join(home, "tasks", "index.json"), { force: true });
       expect(listTasks(home).entries.map((e) => e.id)).not.toContain(crafted);
       expect(readFileSync(path.join(victim, "keep.txt"), "utf8")).toBe("keep");
 

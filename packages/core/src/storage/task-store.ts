@@ -59,6 +59,11 @@ const indexEveryMs = 2_000;
 /** Events worth keeping: everything but token-by-token deltas, which the complete messages repeat. */
 const skippedEvents = new Set<AgentEvent["type"]>(["text_delta", "reasoning_delta", "tool_call_delta", "message_start", "stream_discarded"]);
 
+/** Whether two states of a task differ only in when they were written. */
+function sameMetadata(a: TaskMetadata, b: TaskMetadata): boolean {
+  return JSON.stringify({ ...a, updatedAt: "" }) === JSON.stringify({ ...b, updatedAt: "" });
+}
+
 export class TaskNotFoundError extends Error {
   override name = "TaskNotFoundError";
 }
@@ -125,7 +130,11 @@ export class TaskStore implements TaskJournal {
     const store = new TaskStore(home, meta);
     mkdirSync(store.dir, { recursive: true });
     store.lock();
-    store.writeMetadata();
+    // Whole at once, but neither fsynced nor indexed: nothing is done yet that a crash could lose
+    // (the first step's state write makes it durable), and the history finds a folder its index
+    // does not name by reading it (listTasks); the index learns of the task when it changes.
+    store.writeMetadata({ index: false, durable: false });
+    store.indexedAt = Date.now();
     return store;
   }
 
@@ -238,6 +247,8 @@ export class TaskStore implements TaskJournal {
 
   update(patch: Partial<TaskMetadata>): void {
     const before = this.meta;
+    // A state the file already holds (a run's start on a task just created or claimed) is not written again.
+    if (!this.unwritten && sameMetadata(before, { ...before, ...patch })) return;
     this.meta = { ...this.meta, ...patch, updatedAt: new Date().toISOString() };
     // Each step's counts (turns, usage, cost) reach the history index, a cache, at most every few seconds; a change of status, mode or title at once.
     const listed =
@@ -249,14 +260,33 @@ export class TaskStore implements TaskJournal {
   private indexedAt = 0;
 
   checkpoint(record: CheckpointRecord): void {
-    // A checkpoint changes nothing the history index lists. Whole on disk at once, and durable with the
-    // step's next state write (its one fsync), which carries the same list.
+    // A checkpoint changes nothing the history index lists. It is written before this process does
+    // anything else (the next turn of the event loop), together with the state write or the other
+    // checkpoints of the same moment (a step's, then the task's end): one rename for them all.
+    // Durable with the step's next state write (its one fsync), which carries the same list.
     this.meta = { ...this.meta, checkpoints: [...this.meta.checkpoints, record], updatedAt: new Date().toISOString() };
-    this.writeMetadata({ index: false, durable: false });
+    this.unwritten = true;
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      if (!this.unwritten) return;
+      try {
+        this.writeMetadata({ index: false, durable: false });
+      } catch {
+        // Outside the journal's guard here: the next state write carries the list again, and a failure there stops the task with its reason.
+      }
+    });
   }
 
+  /** metadata.json does not hold this.meta yet: checkpoints recorded (written on the next turn of the event loop at the latest), or a write that failed. */
+  private unwritten = false;
+  private flushScheduled = false;
+
   private writeMetadata(options: { index?: boolean; durable?: boolean } = {}): void {
+    this.unwritten = true;
     writeFileAtomicSync(path.join(this.dir, "metadata.json"), `${JSON.stringify(this.meta, null, 2)}\n`, { durable: options.durable !== false });
+    this.unwritten = false;
     if (options.index === false) return;
     updateHistoryIndex(this.home, this.meta);
     this.indexedAt = Date.now();
