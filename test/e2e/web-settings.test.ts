@@ -87,6 +87,8 @@ describe("cairn web's Settings view", { timeout: 120_000 }, () => {
     await openSettings(page);
     expect(await isChecked(page, "Edit")).toBe(false);
     expect(await isChecked(page, "Read")).toBe(true);
+    // cairn web's own --provider wins over the file for its tasks, and the view says so.
+    await waitForText(page, "provider is set by this session's flags");
     await toggle(page, "Edit", true);
     expect(settingsFile().autoApprove).toEqual(["read", "edit"]);
     await closeSettings(page);

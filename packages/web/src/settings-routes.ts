@@ -1,4 +1,5 @@
-import { applySettingsChange, autoApproveChoices, readSettingsView, restartMcpServer, type SettingsChange } from "@cairn/core";
+import { applySettingsChange, autoApproveChoices, readSettingsView, restartMcpServer, type SettingsChange, type SettingsView } from "@cairn/core";
+import type { Settings } from "@cairn/core/storage";
 import { z } from "zod";
 import { readJson, send } from "./http-io.js";
 import type { Route } from "./route-table.js";
@@ -21,17 +22,25 @@ const changeBody = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("mcpServer"), name: serverName, enabled: z.boolean() }),
 ]);
 
-export function settingsRoutes(o: { home: string; cwd: string; env: NodeJS.ProcessEnv }): Route[] {
+export function settingsRoutes(o: { home: string; cwd: string; env: NodeJS.ProcessEnv; overrides: Partial<Settings> }): Route[] {
+  /** The last restart's failure per server, until one succeeds: the view's "last error" for servers no task here has started. */
+  const lastErrors = new Map<string, string>();
+  const withErrors = (view: SettingsView): SettingsView => ({
+    ...view,
+    mcpServers: view.mcpServers.map((s) => (s.error === undefined && lastErrors.has(s.name) && s.enabled ? { ...s, error: lastErrors.get(s.name)! } : s)),
+  });
   return [
-    ["GET", "/api/settings", ({ res }) => send(res, 200, readSettingsView(o))],
+    ["GET", "/api/settings", ({ res }) => send(res, 200, withErrors(readSettingsView(o)))],
     ["POST", "/api/settings", async ({ req, res }) => {
       const body = await readJson(req, changeBody);
       if (!body.ok) return send(res, 400, { error: body.message });
       const changed = applySettingsChange(o, body.value as SettingsChange);
-      return changed.ok ? send(res, 200, changed.view) : send(res, 400, { error: changed.error });
+      return changed.ok ? send(res, 200, withErrors(changed.view)) : send(res, 400, { error: changed.error });
     }],
     ["POST", /^\/api\/settings\/mcp\/([\w.-]+)\/restart$/, async ({ res, params: [name] }) => {
       const restarted = await restartMcpServer(o, name!);
+      if (restarted.ok && restarted.server.error) lastErrors.set(name!, restarted.server.error);
+      else if (restarted.ok) lastErrors.delete(name!);
       return restarted.ok ? send(res, 200, restarted.server) : send(res, 400, { error: restarted.error });
     }],
   ];

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { providerIds, type ProviderId } from "@cairn/core";
 import { cairnHome } from "@cairn/core/storage";
-import type { RunArgs } from "@cairn/host/run-args";
+import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { z } from "zod";
 import { checkAccess, hostPort, type AccessRules } from "./access-guard.js";
 import { stepDiff, timeline } from "./checkpoint-timeline.js";
@@ -92,7 +92,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return streamEvents(req, res, hub.log, Number.isFinite(last) ? last : 0, securityHeaders);
     }],
     ...fleetRoutes(fleet),
-    ...settingsRoutes({ home: cairnHome(options.env), cwd: options.args.cwd, env: options.env }),
+    ...settingsRoutes({ home: cairnHome(options.env), cwd: options.args.cwd, env: options.env, overrides: overridesOf(options.args) }),
     ["GET", "/api/state", ({ res }) => send(res, 200, { tasks: hub.running(), mode: options.args.mode ?? "act" })],
     ["GET", "/api/complete", async ({ res, url }) => {
       const text = url.searchParams.get("text") ?? "";

@@ -54,6 +54,17 @@ describe("the settings view", () => {
   });
 });
 
+describe("what wins over the file", () => {
+  it("the host's flags, the environment and the workspace's trusted settings are named per key", () => {
+    const view = readSettingsView({ home, env: { CAIRN_SANDBOX: "off" }, overrides: { autoApprove: ["read", "edit"] } });
+    expect(view.overridden).toEqual([
+      { key: "autoApprove", by: "this session's flags" },
+      { key: "sandbox", by: "the environment" },
+    ]);
+    expect(readSettingsView({ home, env }).overridden).toEqual([]);
+  });
+});
+
 describe("changes", () => {
   it("are written to settings.json, keeping every key the view does not show, and read back as settings", () => {
     writeFileSync(file(), JSON.stringify({ hooks: { Stop: [] }, models: { m: { images: true } }, sandbox: { mode: "read-only", network: "off" } }));

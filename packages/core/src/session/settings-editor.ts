@@ -12,7 +12,8 @@ import type { ApprovalCategory } from "../policy/approval-category.js";
 import { loadRules } from "../prompt/rules/load-rules.js";
 import { sandboxModes, type SandboxMode } from "../sandbox/sandbox-settings.js";
 import { settingsSchema, type Settings } from "../storage/settings.js";
-import type { Env } from "./overrides.js";
+import { settingsFromEnv, type Env } from "./overrides.js";
+import { loadWorkspaceSettings } from "./workspace-settings.js";
 import { mcpTaskSandbox } from "./task-sandbox.js";
 
 /**
@@ -80,7 +81,13 @@ export type SettingsView = {
   mcpServers: McpServerView[];
   /** Rules files found for the workspace (none without one). */
   rules: RuleFileView[];
+  /** Settings the view shows that a higher layer sets, so tasks here do not take the file's value: the key and what sets it. */
+  overridden: Array<{ key: ShownKey; by: string }>;
 };
+
+/** The settings.json keys a settings screen shows. */
+const shownKeys = ["autoApprove", "maxTurns", "provider", "model", "sandbox", "rulesOff"] as const;
+type ShownKey = (typeof shownKeys)[number];
 
 /** What a screen may change; values arrive as a person typed them and are checked by the schema. */
 export type SettingsChange =
@@ -91,7 +98,13 @@ export type SettingsChange =
   | { kind: "rule"; path: string; on: boolean }
   | { kind: "mcpServer"; name: string; enabled: boolean };
 
-export type SettingsEditorOptions = { home: string; env: Env; cwd?: string };
+export type SettingsEditorOptions = {
+  home: string;
+  env: Env;
+  cwd?: string;
+  /** The host's own flags (cairn web --auto-approve ...): they win over the file, and the view says so. */
+  overrides?: Partial<Settings>;
+};
 
 export type ChangeResult = { ok: true; view: SettingsView } | { ok: false; error: string };
 
@@ -129,7 +142,23 @@ export function readSettingsView(options: SettingsEditorOptions): SettingsView {
     sandboxModes,
     mcpServers: options.cwd ? mcpServers(options.home, options.cwd, options.env) : [],
     rules: options.cwd ? rulesFiles(options.home, options.cwd, settings.rulesOff ?? []) : [],
+    overridden: overridden(options),
   };
+}
+
+/** Which shown keys the flags, the environment or the workspace's trusted .cairn/settings.json set (highest first). */
+function overridden(options: SettingsEditorOptions): SettingsView["overridden"] {
+  const layers: Array<[string, Partial<Settings>]> = [["this session's flags", options.overrides ?? {}]];
+  try {
+    layers.push(["the environment", settingsFromEnv(options.env)]);
+  } catch {
+    // A bad variable is reported when a task starts; here it sets nothing.
+  }
+  if (options.cwd) layers.push(["the workspace's .cairn/settings.json", loadWorkspaceSettings(options.home, options.cwd).settings]);
+  return shownKeys.flatMap((key) => {
+    const layer = layers.find(([, settings]) => settings[key] !== undefined && (key !== "sandbox" || settings.sandbox?.mode !== undefined));
+    return layer ? [{ key, by: layer[0] }] : [];
+  });
 }
 
 /**

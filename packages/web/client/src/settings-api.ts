@@ -19,6 +19,8 @@ export type Settings = {
   sandboxModes: string[];
   mcpServers: McpServerEntry[];
   rules: RuleFileEntry[];
+  /** Keys set above the file (this server's flags, the environment, the workspace): tasks here take those. */
+  overridden: Array<{ key: string; by: string }>;
 };
 
 export type SettingsChange =

@@ -62,6 +62,11 @@ function SettingsForm({ settings, busy, onChange, onServer }: { settings: Settin
   const [model, setModel] = useState(settings.model);
   useEffect(() => setLimit(settings.maxRequests === undefined ? "" : String(settings.maxRequests)), [settings.maxRequests]);
   useEffect(() => setModel(settings.model), [settings.model, settings.provider]);
+  /** A line under a group whose setting something above settings.json sets for tasks here. */
+  const wins = (...keys: string[]) => {
+    const over = settings.overridden.filter((o) => keys.includes(o.key));
+    return over.length > 0 ? <p className="warning">{over.map((o) => `${o.key} is set by ${o.by}, which wins over this for tasks here.`).join(" ")}</p> : null;
+  };
   const key = settings.keyNeeded ? (settings.keySet ? `key set (${settings.keyVariables[0]})` : `no key: set ${settings.keyVariables.join(" or ")}`) : "no key needed";
 
   return (
@@ -89,6 +94,7 @@ function SettingsForm({ settings, busy, onChange, onServer }: { settings: Settin
             Set limit
           </button>
         </form>
+        {wins("autoApprove", "maxTurns")}
       </fieldset>
 
       <fieldset className="settings-group">
@@ -115,6 +121,7 @@ function SettingsForm({ settings, busy, onChange, onServer }: { settings: Settin
           </button>
         </form>
         <p className={settings.keySet ? "muted" : "warning"}>{key}</p>
+        {wins("provider", "model")}
       </fieldset>
 
       <fieldset className="settings-group">
@@ -129,6 +136,7 @@ function SettingsForm({ settings, busy, onChange, onServer }: { settings: Settin
             ))}
           </select>
         </div>
+        {wins("sandbox")}
       </fieldset>
 
       <fieldset className="settings-group">
