@@ -185,7 +185,9 @@ function RowView({ row, selected }: { row: SettingsRow; selected: boolean }) {
 /** The settings screen as the session's prompt: it has the keys until Esc. */
 export function SettingsPrompt({ prompt }: { prompt: Extract<Prompt, { kind: "settings" }> }) {
   const { stdout } = useStdout();
-  // The status line, the input under the screen and the screen's own frame and footer.
-  const maxRows = (stdout.rows || 24) - 14;
+  // Under the screen: the input (3 rows), the status line and a hint; around its rows: the frame,
+  // title, scroll markers, a field being edited, what runs, a problem (wrapped) and the footer.
+  // Counted high, so the part ink redraws stays shorter than the terminal (see layout.ts).
+  const maxRows = (stdout.rows || 24) - 18;
   return <SettingsScreen source={prompt.source} taskOpen={prompt.taskOpen} maxRows={maxRows} onClose={() => prompt.resolve(undefined)} />;
 }
