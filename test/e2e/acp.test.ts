@@ -584,7 +584,7 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
       await ctx.request("session/prompt", { sessionId: used.sessionId, prompt: [{ type: "text", text: "keep me" }] });
       return { empty: empty.sessionId, used: used.sessionId };
     });
-    const listed = (await runCairn(["history", "--json"], { env: cleanEnv({ CAIRN_HOME: fx.home.dir }) })).stdout;
+    const listed = (await runCairn(["history", "--all", "--json"], { env: cleanEnv({ CAIRN_HOME: fx.home.dir }) })).stdout;
     expect(listed).toContain(ids.used);
     expect(listed).toContain("keep me");
     expect(listed).not.toContain(ids.empty);
@@ -600,7 +600,7 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(request).toContain("begin now");
     expect(request).not.toContain("kept");
     expect(request).not.toMatch(/interrupted|resum/i);
-    const relisted = (await runCairn(["history", "--json"], { env: cleanEnv({ CAIRN_HOME: fx.home.dir }) })).stdout;
+    const relisted = (await runCairn(["history", "--all", "--json"], { env: cleanEnv({ CAIRN_HOME: fx.home.dir }) })).stdout;
     expect(relisted).toContain(ids.empty);
     expect(relisted).toContain("begin now");
   });

@@ -73,7 +73,7 @@ describe("escape sequences in the model's and tools' text", () => {
     expect(JSON.stringify(fx.server.requests[1]!.body)).toContain("Looking at it\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007");
     expect(JSON.stringify(fx.server.requests[2]!.body)).toContain("Exit code: 0");
 
-    const history = await runCairn(["history"], { env: env() });
+    const history = await runCairn(["history", "--all"], { env: env() });
     expect(history.code, history.stderr).toBe(0);
     expect(history.stdout).toContain("Tidy up the notes");
     const id = /^(\S+)\s/.exec(history.stdout)![1]!;

@@ -36,7 +36,7 @@ describe("kill -9, then cairn resume", () => {
     cairn.child.kill("SIGKILL");
     await cairn.exited;
 
-    const history = JSON.parse((await runCairn(["history", "--json"], { env: env() })).stdout) as Array<{ status: string }>;
+    const history = JSON.parse((await runCairn(["history", "--all", "--json"], { env: env() })).stdout) as Array<{ status: string }>;
     expect(history[0]!.status).toBe("interrupted");
 
     const resumed = await runCairn(["resume", taskId(), ...args], { env: env() });

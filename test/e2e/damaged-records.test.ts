@@ -33,7 +33,7 @@ describe("a task whose metadata.json is damaged", () => {
       expect(lines[0]).toContain("damaged");
       expect(lines[0]).toContain("cairn delete 20261124-0000dead");
     }
-    const history = await runCairn(["history"], { env });
+    const history = await runCairn(["history", "--all"], { env });
     expect(history.code).toBe(0);
     expect(history.stdout).toContain("a healthy task");
     expect(history.stderr).toContain("Skipped task 20261124-0000dead");
@@ -41,7 +41,7 @@ describe("a task whose metadata.json is damaged", () => {
     const deleted = await runCairn(["delete", "20261124-0000dead"], { env });
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(existsSync(dir)).toBe(false);
-    const after = await runCairn(["history"], { env });
+    const after = await runCairn(["history", "--all"], { env });
     expect(after.stderr).toBe("");
     expect(after.stdout).toContain("a healthy task");
   });
@@ -52,7 +52,7 @@ describe("a task whose metadata.json is damaged", () => {
     await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "a healthy task"], { env });
     const index = path.join(fx.home.dir, "tasks", "index.json");
     writeFileSync(index, JSON.stringify([{ id: 7, title: null }]));
-    const history = await runCairn(["history"], { env });
+    const history = await runCairn(["history", "--all"], { env });
     expect(history.code, history.stderr).toBe(0);
     noStack(history.stderr);
     expect(history.stdout).toContain("a healthy task");

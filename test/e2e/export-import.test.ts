@@ -87,7 +87,7 @@ describe("cairn export and cairn import", () => {
     expect(showThere.code, showThere.stderr).toBe(0);
     expect(shown(showThere.stdout)).toBe(shown(showHere.stdout));
     expect(showThere.stdout).toContain(`workspace ${there.workspace.dir}`);
-    const history = JSON.parse((await runCairn(["history", "--json"], { env: envThere() })).stdout) as Array<{ id: string; status: string }>;
+    const history = JSON.parse((await runCairn(["history", "--all", "--json"], { env: envThere() })).stdout) as Array<{ id: string; status: string }>;
     expect(history).toEqual([expect.objectContaining({ id, status: "completed" })]);
 
     there.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "more.txt", content: "more\n" }), call("attempt_completion", { result: "Added more.txt" })] });

@@ -18,7 +18,7 @@ describe("stored tasks", () => {
     const run = await runCairn(["run", ...provider(), "--cwd", fx.workspace.dir, "Check"], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/completed \(1 turn, /);
-    const history = await runCairn(["history"], { env: env() });
+    const history = await runCairn(["history", "--all"], { env: env() });
     expect(history.stdout).toMatch(/ 1 turn .*Check/);
     const show = await runCairn(["show", taskIds()[0]!], { env: env() });
     expect(show.stdout).toContain("  1 turn · ");
@@ -32,7 +32,7 @@ describe("stored tasks", () => {
     const [id] = taskIds();
     expect(id).toBeDefined();
 
-    const history = await runCairn(["history", "--json"], { env: env() });
+    const history = await runCairn(["history", "--all", "--json"], { env: env() });
     const entries = JSON.parse(history.stdout) as Array<Record<string, unknown>>;
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ id, title: "Write a.txt", status: "completed", workspace: fx.workspace.dir, turns: 2 });
@@ -53,7 +53,7 @@ describe("stored tasks", () => {
     const del = await runCairn(["delete", id!], { env: env() });
     expect(del.code).toBe(0);
     expect(existsSync(path.join(fx.home.dir, "tasks", id!))).toBe(false);
-    expect(JSON.parse((await runCairn(["history", "--json"], { env: env() })).stdout)).toEqual([]);
+    expect(JSON.parse((await runCairn(["history", "--all", "--json"], { env: env() })).stdout)).toEqual([]);
   });
 
   it("a damaged index is rebuilt from the task folders; a damaged task is reported and the rest still load", async () => {
@@ -64,7 +64,7 @@ describe("stored tasks", () => {
     writeFileSync(path.join(fx.home.dir, "tasks", "index.json"), "{ not json");
     const [damaged] = taskIds().sort();
     writeFileSync(path.join(fx.home.dir, "tasks", damaged!, "metadata.json"), '{"id": "trunc');
-    const history = await runCairn(["history", "--json"], { env: env() });
+    const history = await runCairn(["history", "--all", "--json"], { env: env() });
     expect(history.code).toBe(0);
     const entries = JSON.parse(history.stdout) as Array<{ title: string }>;
     expect(entries).toHaveLength(1);

@@ -108,7 +108,7 @@ describe("one writer per task", () => {
     await until(() => stateOf(pid)[0] === "Z", "the killed cairn to be a zombie");
     expect(JSON.parse(readFileSync(lockFile(), "utf8"))).toMatchObject({ pid });
 
-    const history = JSON.parse((await runCairn(["history", "--json"], { env: env() })).stdout) as Array<{ status: string }>;
+    const history = JSON.parse((await runCairn(["history", "--all", "--json"], { env: env() })).stdout) as Array<{ status: string }>;
     expect(history[0]!.status).toBe("interrupted");
     const resumed = await runCairn(["resume", taskId(), ...args()], { env: env() });
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -1,7 +1,9 @@
 import { parseArgs } from "node:util";
 // The store alone, not the agent: history, show and delete start in a fraction of the time.
-import { cairnHome, listTasks, DamagedTaskError, removeFromHistoryIndex, shownStatus, TaskInUseError, TaskNotFoundError, TaskStore } from "@cairn/core/storage";
+import path from "node:path";
+import { cairnHome, historyRows, listTasks, DamagedTaskError, removeFromHistoryIndex, shownStatus, TaskInUseError, TaskNotFoundError, TaskStore } from "@cairn/core/storage";
 import type { Io } from "@cairn/host/io";
+import { costText, statusWord } from "@cairn/host/task-status";
 import { UsageError } from "@cairn/host/usage-error";
 import { terminalText } from "../terminal-text.js";
 
@@ -39,27 +41,41 @@ function printed(io: Io): Io {
   return { ...io, stdout: (text) => io.stdout(terminalText(text)) };
 }
 
-/** `cairn history [--json] [--limit n]`: every stored task, newest first. */
+const relation = { handoff: "handed over", subagent: "sub-agent" } as const;
+
+/**
+ * `cairn history [--all] [--cwd dir] [--json] [--limit n]`: the tasks of this workspace (the
+ * folder, or --cwd, and those inside it), newest first, each task's sub-agents and hand-offs under
+ * it; --all: every workspace's, each row naming its workspace. --json: the same entries, flat,
+ * each with its depth under the task it came from.
+ */
 export function historyCommand(argv: string[], io: Io): number {
-  const { values } = parse(argv, { json: { type: "boolean" }, limit: { type: "string" } });
+  const { values } = parse(argv, { json: { type: "boolean" }, limit: { type: "string" }, all: { type: "boolean" }, cwd: { type: "string" } });
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit needs a whole number above 0, got "${values.limit}".`);
-  const { entries, warnings } = listTasks(cairnHome(io.env));
+  if (values.all && values.cwd !== undefined) throw new UsageError("--all lists every workspace; leave out --cwd, or --all to list one.");
+  const workspace = path.resolve(typeof values.cwd === "string" ? values.cwd : process.cwd());
+  const { entries, warnings } = listTasks(cairnHome(io.env), values.all ? {} : { workspace });
   for (const warning of warnings) io.stderr(`cairn: ${warning}\n`);
-  const shown = entries.slice(0, limit).map((e) => ({ ...e, status: shownStatus(e) }));
+  const rows = historyRows(entries, limit).map(({ entry, depth }) => ({ ...entry, status: shownStatus(entry), depth }));
   if (values.json) {
-    io.stdout(`${JSON.stringify(shown)}\n`);
+    io.stdout(`${JSON.stringify(rows)}\n`);
     return 0;
   }
-  if (shown.length === 0) {
-    io.stdout("No tasks yet. Start one with: cairn run \"describe the task\"\n");
+  if (rows.length === 0) {
+    io.stdout(values.all ? 'No tasks yet. Start one with: cairn run "describe the task"\n' : `No tasks in ${workspace} yet (cairn history --all lists every workspace's). Start one with: cairn run "describe the task"\n`);
     return 0;
   }
   // A title may be a model's words (a hand-off, a sub-agent's prompt): printed without its escapes.
   const out = printed(io);
-  for (const e of shown) {
-    const cost = e.totalCostUsd === null ? "" : ` $${e.totalCostUsd.toFixed(4)}`;
-    out.stdout(`${e.id}  ${e.status.padEnd(11)} ${e.updatedAt.slice(0, 16).replace("T", " ")}  ${e.turns} turn${e.turns === 1 ? "" : "s"}${cost}  ${e.title}\n    ${e.workspace}\n`);
+  for (const e of rows) {
+    const indent = "  ".repeat(e.depth);
+    const from = e.depth > 0 && e.parent ? `${relation[e.parent.relation]} · ` : "";
+    const cost = e.status === "running" ? "" : costText(e);
+    out.stdout(
+      `${indent}${e.id}  ${statusWord(e.status).padEnd(11)} ${e.updatedAt.slice(0, 16).replace("T", " ")}  ${e.turns} turn${e.turns === 1 ? "" : "s"}${cost ? ` · ${cost}` : ""}  ${from}${e.title}\n`,
+    );
+    if (values.all && e.depth === 0) out.stdout(`    ${e.workspace}\n`);
   }
   return 0;
 }
@@ -79,7 +95,7 @@ export function showCommand(argv: string[], io: Io): number {
   io = printed(io);
   const cost = meta.totalCostUsd === null ? "unknown" : `$${meta.totalCostUsd.toFixed(4)}`;
   io.stdout(
-    `${meta.id}: ${meta.title}\n  status ${status} · ${meta.mode} mode · ${meta.provider}/${meta.model} (${meta.protocol})\n  workspace ${meta.workspace}\n  ${meta.turns} turn${meta.turns === 1 ? "" : "s"} · ${meta.usage.input_tokens + meta.usage.cache_read_input_tokens + meta.usage.cache_creation_input_tokens} in / ${meta.usage.output_tokens} out tokens · cost ${cost}\n  created ${meta.createdAt} · updated ${meta.updatedAt}\n`,
+    `${meta.id}: ${meta.title}\n  status ${statusWord(status)} · ${meta.mode} mode · ${meta.provider}/${meta.model} (${meta.protocol})\n  workspace ${meta.workspace}\n  ${meta.turns} turn${meta.turns === 1 ? "" : "s"} · ${meta.usage.input_tokens + meta.usage.cache_read_input_tokens + meta.usage.cache_creation_input_tokens} in / ${meta.usage.output_tokens} out tokens · cost ${cost}\n  created ${meta.createdAt} · updated ${meta.updatedAt}\n`,
   );
   if (meta.parent) io.stdout(`  ${meta.parent.relation === "handoff" ? "handed over from" : "sub-agent of"} ${meta.parent.id}\n`);
   for (const child of meta.children ?? []) io.stdout(`  ${child.relation === "handoff" ? "handed over to" : "sub-agent"} ${child.id}\n`);
