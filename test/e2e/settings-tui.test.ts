@@ -170,4 +170,32 @@ describe("/settings in the terminal", () => {
     expect(tools).toContain("write_to_file");
     expect(tools.some((name) => name.includes("create_entities"))).toBe(false);
   });
+
+  it("a rules file switched off in /settings stays out of the next task's prompt (/clear starts it)", { timeout: 90_000 }, async () => {
+    writeFileSync(path.join(workspace.dir, ".clinerules"), "Always end with PINEAPPLE-RULE.\n");
+    const t = await open([call("attempt_completion", { result: "Done with the rule" }), call("attempt_completion", { result: "Done without the rule" })]);
+    await t.waitFor("describe a task, or /help");
+    await t.type("First thing");
+    await t.press("Enter");
+    await t.waitFor("✓ Done with the rule");
+    expect(JSON.stringify(server!.requests[0]!.body)).toContain("PINEAPPLE-RULE");
+    await t.type("/settings");
+    await t.press("Enter");
+    await t.waitFor("[x] .clinerules");
+    // Up from the first row wraps to the last one: the rules file.
+    await t.press("Up", "Space");
+    await t.waitFor("[ ] .clinerules");
+    await t.waitFor("Changes apply from the next task (/clear starts one).");
+    expect(settings().rulesOff).toEqual([path.join(workspace.dir, ".clinerules")]);
+    await t.press("Escape");
+    await closed(t);
+    await t.type("/clear");
+    await t.press("Enter");
+    await t.waitFor("Started over");
+    await t.type("Do the thing");
+    await t.press("Enter");
+    await t.waitFor("✓ Done without the rule");
+    expect(server!.requests).toHaveLength(2);
+    expect(JSON.stringify(server!.requests[1]!.body)).not.toContain("PINEAPPLE-RULE");
+  });
 });
