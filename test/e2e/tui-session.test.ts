@@ -155,8 +155,11 @@ describe("new_task in the terminal", () => {
 
     t.launch(provider());
     await t.waitFor("Resume a recent task, or start a new one");
-    // The most recent task, the fresh one, is first after "New task".
-    await t.press("Down", "Enter");
+    // The task it came from is first after "New task", the fresh one under it.
+    const picker = lastSession(await t.waitFor("↳ handed over: HANDOFF-CONTEXT"));
+    const [parentAt, childAt] = positions(picker, ["ORIGINAL-REQUEST: tidy up", "↳ handed over: HANDOFF-CONTEXT"]);
+    expect(parentAt).toBeLessThan(childAt!);
+    await t.press("Down", "Down", "Enter");
     const replay = lastSession(await t.waitFor(`Resumed task ${id}`));
     positions(replay, ["✓ write done.txt", "The new task wrote done.txt"]);
     await t.type("one more thing");

@@ -1,6 +1,7 @@
 import path from "node:path";
 import {
   cairnHome,
+  historyRows,
   ImageAttachmentError,
   imagesRefused,
   listTasks,
@@ -18,6 +19,7 @@ import {
 } from "@cairn/core";
 import type { Io } from "@cairn/host/io";
 import { overridesOf, type RunArgs } from "@cairn/host/run-args";
+import { costText, statusWord } from "@cairn/host/task-status";
 import { isUsageError } from "@cairn/host/usage-error";
 import { InteractiveHost } from "./interactive-host.js";
 import { pastedImagePath } from "./pasted-image.js";
@@ -131,8 +133,8 @@ export class SessionController {
   async start(): Promise<void> {
     await this.askTrust();
     if (this.args.task !== "") return this.submit(this.args.task);
-    const { entries } = listTasks(this.home);
-    if (entries.length > 0) await this.pickTask("Resume a recent task, or start a new one", entries.slice(0, 12), true);
+    const { entries } = listTasks(this.home, { workspace: this.cwd });
+    if (entries.length > 0) await this.pickTask("Resume a recent task, or start a new one", entries, true, 12);
   }
 
   /**
@@ -329,13 +331,21 @@ export class SessionController {
     if (queued !== undefined) await this.send(queued);
   }
 
-  /** Shows recent tasks (one whose process died as interrupted, as cairn history says); the one picked is reopened. */
-  async pickTask(title: string, entries: ReturnType<typeof listTasks>["entries"], offerNew: boolean): Promise<void> {
-    const options = entries.map((e) => ({
-      label: e.title || "(untitled)",
-      value: e.id,
-      hint: `${shownStatus(e)} · ${e.updatedAt.slice(0, 16).replace("T", " ")} · ${e.turns} turn${e.turns === 1 ? "" : "s"} · ${e.workspace}`,
-    }));
+  /**
+   * Shows the `limit` most recent tasks of `entries`, each task's sub-agents and hand-offs under it,
+   * in the words cairn history uses (one whose process died is interrupted); the one picked is
+   * reopened. `allWorkspaces`: each names its workspace.
+   */
+  async pickTask(title: string, entries: ReturnType<typeof listTasks>["entries"], offerNew: boolean, limit = 15, allWorkspaces = false): Promise<void> {
+    const options = historyRows(entries, limit).map(({ entry: e, depth }) => {
+      const status = shownStatus(e);
+      const cost = status === "running" ? "" : costText(e);
+      return {
+        label: `${depth > 0 ? `${"  ".repeat(depth - 1)}↳ ${e.parent?.relation === "subagent" ? "sub-agent: " : "handed over: "}` : ""}${e.title || "(untitled)"}`,
+        value: e.id,
+        hint: [statusWord(status), e.updatedAt.slice(0, 16).replace("T", " "), `${e.turns} turn${e.turns === 1 ? "" : "s"}`, cost, allWorkspaces && depth === 0 ? e.workspace : ""].filter(Boolean).join(" · "),
+      };
+    });
     if (offerNew) options.unshift({ label: "New task", value: "", hint: "type it below" });
     // With "New task" offered, typing starts it: the keys go to the input instead of being lost.
     const typing = (resolve: (answer: string | undefined) => void) => (text: string) => {
