@@ -248,12 +248,12 @@ describe("cairn web in a browser", { timeout: 90_000 }, () => {
     );
     const last = Number(await edit.jsonValue());
     // The edit's step shows what it changed.
-    await page.locator(`::-p-aria([name="Show changes of checkpoint ${last}"])`).click();
-    await page.waitForFunction(() => document.querySelector(".patch")?.textContent?.includes("+hello web"), { polling: 100, timeout: 30_000 });
-    expect(await page.$eval(".patch", (p) => p.textContent)).toContain("-hello world");
+    await page.locator(`.timeline-panel ::-p-aria([name="Compare checkpoint ${last}"])`).click();
+    await page.waitForFunction(() => document.querySelector(".timeline-panel .patch")?.textContent?.includes("+hello web"), { polling: 100, timeout: 30_000 });
+    expect(await page.$eval(".timeline-panel .patch", (p) => p.textContent)).toContain("-hello world");
     // Back to the first checkpoint, files only: the greeting is as it was, the edit is undoable.
-    await page.locator('::-p-aria([name="Restore… checkpoint 1"])').click();
-    await page.locator('::-p-aria([name="Restore checkpoint 1"]) ::-p-text(Restore files)').click();
+    await page.locator('.timeline-panel ::-p-aria([name="Restore… checkpoint 1"])').click();
+    await page.locator('.timeline-panel ::-p-aria([name="Restore checkpoint 1"]) ::-p-text(Restore files)').click();
     await waitForText(page, "Checkpoint 1: files restored");
     expect(readFileSync(path.join(ws.dir, "greeting.txt"), "utf8")).toBe("hello world\nsecond line\n");
     await page.close();

@@ -1,5 +1,7 @@
 import { useState } from "react";
 import { api } from "./api.ts";
+import { checkpointNumbers, isStepMarker, useCheckpointList } from "./checkpoint-actions.tsx";
+import { CheckpointMarker } from "./checkpoint-marker.tsx";
 import { CheckpointTimeline } from "./checkpoint-timeline.tsx";
 import { FocusChain } from "./focus-chain.tsx";
 import { StatusBar } from "./status-bar.tsx";
@@ -46,6 +48,8 @@ function ModeSwitch({ task }: { task: TaskState }) {
 /** One task: its conversation and tool calls as they stream, its status, and the box to carry it on. */
 export function TaskView({ task, onOpenTask }: { task: TaskState; onOpenTask(id: string): void }) {
   const title = task.title || task.id;
+  const checkpoints = useCheckpointList(task, task.checkpoints.length > 0);
+  const numbers = checkpointNumbers(task.items, checkpoints.entries);
   return (
     <section className="task-view" aria-label={`Task: ${title}`}>
       <header className="task-header">
@@ -66,9 +70,13 @@ export function TaskView({ task, onOpenTask }: { task: TaskState; onOpenTask(id:
         {announcement(task)}
       </p>
       <div className="timeline">
-        {task.items.map((item) => (
-          <ItemView key={item.key} item={item} task={task} onOpenTask={onOpenTask} />
-        ))}
+        {task.items.map((item) =>
+          item.kind !== "checkpoint" ? (
+            <ItemView key={item.key} item={item} task={task} onOpenTask={onOpenTask} />
+          ) : isStepMarker(item) ? (
+            <CheckpointMarker key={item.key} task={task} item={item} number={numbers.get(item.key)} />
+          ) : null,
+        )}
         {task.running ? (
           <p className="working" role="status">
             Working…
@@ -86,7 +94,7 @@ export function TaskView({ task, onOpenTask }: { task: TaskState; onOpenTask(id:
           return sent.ok ? undefined : sent.error;
         }}
       />
-      <CheckpointTimeline task={task} />
+      <CheckpointTimeline task={task} entries={checkpoints.entries} error={checkpoints.error} />
       <StatusBar task={task} />
     </section>
   );
