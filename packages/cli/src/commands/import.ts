@@ -16,8 +16,10 @@ newer Cairn is refused.
 
 Options:
   --cwd dir   the folder the task works in here (a copy of its workspace); needed when the
-              folder it worked in is not on this machine. Its "always allow for this task"
-              rules, made for the other folder, are dropped.`;
+              folder it worked in is not on this machine.
+
+The file brings a conversation, never power: its "always allow for this task" rules and its
+links to tasks it does not hold are dropped.`;
 
 /** `cairn import <file> [--cwd dir]`: an exported task, stored here. */
 export function importCommand(argv: string[], io: Io): number {

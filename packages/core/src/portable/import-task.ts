@@ -20,8 +20,13 @@ export type ImportedTask = {
 /**
  * Restores an exported task (and its sub-agents' tasks) under `home`, where cairn show and cairn
  * resume open it as any other. A task keeps its id unless one here has it; links between the
- * tasks of the file follow their new ids. `cwd` points it at another folder (its "always allow for
- * this task" rules, made for the other folder, go, as a resume in another folder drops them).
+ * tasks of the file follow their new ids. `cwd` points it at another folder.
+ *
+ * The file is someone else's: it brings a conversation, never power. Its "always allow for this
+ * task" rules go wherever it is imported (approvals are granted by the person who runs the task,
+ * not carried in a file), a link to a task the file does not hold goes (it would name one of this
+ * home's tasks), and a negative cost or token count (which would hold off --max-budget-usd on
+ * resume) is refused.
  * Throws TaskFileError (one line) for a file it cannot take, or a task whose folder is not here and
  * no `cwd` given (it could be shown, but not resumed).
  */
@@ -34,7 +39,8 @@ export function importTask(o: { home: string; file: string; cwd?: string }): Imp
   }
   const parsed = parseTaskFile(text, o.file);
   const workspace = parsed.tasks[0]!.metadata.workspace;
-  if (o.cwd === undefined && !existsSync(workspace)) {
+  parsed.tasks.forEach((task, index) => checkCounts(task.metadata as TaskMetadata, `tasks.${index}.metadata`, o.file));
+  if (o.cwd === undefined && (!path.isAbsolute(workspace) || !existsSync(workspace))) {
     throw new TaskFileError(`The task in ${o.file} worked in ${workspace}, which is not on this machine: import it with --cwd <folder> (a copy of that workspace).`);
   }
   const tasksDir = path.join(o.home, "tasks");
@@ -42,23 +48,22 @@ export function importTask(o: { home: string; file: string; cwd?: string }): Imp
 
   const ids = new Map<string, string>();
   for (const task of parsed.tasks) ids.set(task.metadata.id, freeId(tasksDir, task.metadata.id, ids));
-  const relinked = (link: TaskLink): TaskLink => ({ ...link, id: ids.get(link.id) ?? link.id });
+  // Only links between the file's own tasks survive, under their new ids.
+  const relinked = (link: TaskLink): TaskLink[] => (ids.has(link.id) ? [{ relation: link.relation, id: ids.get(link.id)! }] : []);
 
   // Sub-agents first, the task last: a task is never listed before the records its links name.
   for (const task of [...parsed.tasks].reverse()) {
-    const meta = task.metadata as TaskMetadata;
-    const moved = o.cwd !== undefined && o.cwd !== meta.workspace;
+    const { processStart: _start, taskRules: _rules, parent, children, ...meta } = task.metadata as TaskMetadata;
     const restored: TaskMetadata = {
       ...meta,
       id: ids.get(meta.id)!,
       // No process runs it here: a task exported while running shows as interrupted, and resumes.
       pid: 0,
       checkpoints: [],
-      ...(meta.parent ? { parent: relinked(meta.parent) } : {}),
-      ...(meta.children ? { children: meta.children.map(relinked) } : {}),
-      ...(moved ? { workspace: o.cwd!, taskRules: [] } : {}),
+      ...(parent && relinked(parent).length > 0 ? { parent: relinked(parent)[0]! } : {}),
+      ...(children ? { children: children.flatMap(relinked) } : {}),
+      ...(o.cwd !== undefined ? { workspace: o.cwd } : {}),
     };
-    delete restored.processStart;
     writeTask(o.home, restored, task);
     updateHistoryIndex(o.home, restored);
   }
@@ -72,6 +77,14 @@ export function importTask(o: { home: string; file: string; cwd?: string }): Imp
     subagents: parsed.tasks.length - 1,
     redactions: parsed.redactions.count,
   };
+}
+
+/** A cost or token count below zero is no task's: it would be counted against the budget of a resume. */
+function checkCounts(meta: TaskMetadata, where: string, file: string): void {
+  const counts: Array<[string, number | null]> = [["totalCostUsd", meta.totalCostUsd], ...Object.entries(meta.usage).map(([key, n]): [string, number] => [`usage.${key}`, n])];
+  for (const [key, n] of counts) {
+    if (n !== null && !(Number.isFinite(n) && n >= 0)) throw new TaskFileError(`${file} is damaged ("${where}.${key}": ${n} is below zero); export the task again.`);
+  }
 }
 
 /** `wanted` if no task here (nor one imported just now) has it, else a new id of the shape TaskStore makes. */
