@@ -198,4 +198,18 @@ describe("/settings in the terminal", () => {
     expect(server!.requests).toHaveLength(2);
     expect(JSON.stringify(server!.requests[1]!.body)).not.toContain("PINEAPPLE-RULE");
   });
+
+  it("waits for the turn to end: a running task's approvals are never hidden behind it", { timeout: 90_000 }, async () => {
+    const t = await open([{ delayMs: 30_000 }]);
+    await t.waitFor("describe a task, or /help");
+    await t.type("Slow task");
+    await t.press("Enter");
+    await t.waitFor("esc to stop");
+    await t.type("/settings");
+    await t.press("Enter");
+    await t.waitFor("/settings waits for the turn to end");
+    expect(window(t)).not.toContain("Space toggles");
+    await t.press("Escape");
+    await t.waitFor("Stopped.");
+  });
 });
