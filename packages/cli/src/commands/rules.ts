@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { cairnHome, findRepositoryRoot, formatKiB, loadRules, RULES_MAX_BYTES, type RuleSection } from "@cairn/core";
+import { cairnHome, findRepositoryRoot, formatKiB, loadRules, loadSettings, RULES_MAX_BYTES, SettingsError, type RuleSection } from "@cairn/core";
 import type { Io } from "@cairn/host/io";
 import { UsageError } from "@cairn/host/usage-error";
 
@@ -11,6 +11,8 @@ the most general to the most specific (later ones win when they conflict):
   CAIRN_HOME/AGENTS.md, AGENTS.md from the repository root down to the workspace, then in the
   workspace .windsurfrules, .cursorrules, .cursor/rules/*.mdc, .clinerules and .cairnrules
   (a file, or a folder of .md files; its workflows/ folder is not rules).
+A file listed in settings.json's rulesOff (the web page's Settings view switches them) is shown
+"off" and left out of the prompt.
 
 Each is read like any file the agent reads: a project file must really be inside the workspace
 (an AGENTS.md above it, inside the repository) and not blocked by .cairnignore/.clineignore, and
@@ -42,7 +44,7 @@ export function rulesCommand(argv: string[], io: Io): number {
   const cwd = workspace(values.cwd ?? process.cwd());
   const home = cairnHome(io.env);
   const activePaths = values.path ?? [];
-  const rules = loadRules({ cwd, home, activePaths });
+  const rules = loadRules({ cwd, home, activePaths, off: rulesOff(home, io) });
   const promptBytes = Buffer.byteLength(rules.text);
   const repositoryRoot = findRepositoryRoot(cwd) ?? null;
 
@@ -79,7 +81,19 @@ export function rulesCommand(argv: string[], io: Io): number {
   return 0;
 }
 
+/** The rules files the person switched off; a broken settings.json is said once, and then none are. */
+function rulesOff(home: string, io: Io): string[] {
+  try {
+    return loadSettings(home).rulesOff ?? [];
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    io.stderr(`cairn: ${error.message} (rules switched off there are listed as on)\n`);
+    return [];
+  }
+}
+
 function appliesNow(section: RuleSection): string {
+  if (section.off) return "off";
   if (section.cut === "dropped") return "dropped";
   if (section.cut === "shortened") return "cut";
   if (!section.appliesTo) return "always";
