@@ -7,7 +7,8 @@ type Publish = (task_id: string, event: AgentEvent | WebEvent) => void;
 
 export type Answer = { ok: true } | { ok: false; status: 400 | 404 | 409; message: string };
 
-type PromptAnswer = { approved: boolean; feedback?: string };
+/** `budgetUsd`: a plan approved with this task budget. */
+type PromptAnswer = { approved: boolean; feedback?: string; budgetUsd?: number };
 
 const working: Answer = { ok: false, status: 409, message: "The task is working; wait for it to finish or stop it first." };
 
@@ -136,12 +137,12 @@ export class LiveTask {
     return { ok: true };
   }
 
-  /** The person's answer to a plan (approve, or feedback), to whether to go on, or to a hand-off (start the new task, or stay with feedback). */
-  answerPrompt(approved: boolean, feedback: string | undefined): Answer {
+  /** The person's answer to a plan (approve, with a budget or not, or feedback), to whether to go on, or to a hand-off (start the new task, or stay with feedback). */
+  answerPrompt(approved: boolean, feedback: string | undefined, budgetUsd?: number): Answer {
     const resolve = this.prompt;
     if (!resolve) return { ok: false, status: 409, message: "The task is not waiting for a plan approval, a go-ahead or a hand-off." };
     this.prompt = undefined;
-    resolve({ approved, ...(feedback ? { feedback } : {}) });
+    resolve({ approved, ...(feedback ? { feedback } : {}), ...(approved && budgetUsd !== undefined ? { budgetUsd } : {}) });
     return { ok: true };
   }
 

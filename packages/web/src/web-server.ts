@@ -50,7 +50,7 @@ const approvalBody = z.object({
 const answerBody = z.object({ answer: z.string() });
 const restoreBody = z.object({ checkpoint: z.number().int().min(1), what: z.enum(["files", "conversation", "both"]) });
 const modeBody = z.object({ mode: z.enum(["act", "plan"]) });
-const promptBody = z.object({ approved: z.boolean(), feedback: z.string().optional() });
+const promptBody = z.object({ approved: z.boolean(), feedback: z.string().optional(), budget_usd: z.number().positive().optional() });
 
 /** A task this server runs, and the session it has open. */
 type Running = NonNullable<ReturnType<TaskHub["get"]>>;
@@ -177,7 +177,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ["POST", /^\/api\/tasks\/([\w.-]+)\/prompt$/, running(async (task, { req, res }) => {
       const body = await readJson(req, promptBody);
       if (!body.ok) return send(res, 400, { error: body.message });
-      const answered = task.answerPrompt(body.value.approved, body.value.feedback);
+      const answered = task.answerPrompt(body.value.approved, body.value.feedback, body.value.budget_usd);
       return answered.ok ? send(res, 200, { ok: true }) : send(res, answered.status, { error: answered.message });
     })],
     ["POST", /^\/api\/tasks\/([\w.-]+)\/answer$/, running(async (task, { req, res }) => {

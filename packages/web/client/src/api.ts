@@ -53,7 +53,8 @@ export const api = {
   approve: (id: string, tool_use_id: string, approved: boolean, feedback?: string, remember?: "task" | "workspace" | "user") =>
     post(`/api/tasks/${encodeURIComponent(id)}/approvals`, { tool_use_id, approved, ...(feedback ? { feedback } : {}), ...(remember ? { remember } : {}) }),
   answer: (id: string, answer: string) => post(`/api/tasks/${encodeURIComponent(id)}/answer`, { answer }),
-  prompt: (id: string, approved: boolean, feedback?: string) => post(`/api/tasks/${encodeURIComponent(id)}/prompt`, { approved, ...(feedback ? { feedback } : {}) }),
+  prompt: (id: string, approved: boolean, feedback?: string, budgetUsd?: number) =>
+    post(`/api/tasks/${encodeURIComponent(id)}/prompt`, { approved, ...(feedback ? { feedback } : {}), ...(budgetUsd !== undefined ? { budget_usd: budgetUsd } : {}) }),
   mode: (id: string, mode: Mode) => post(`/api/tasks/${encodeURIComponent(id)}/mode`, { mode }),
   stop: (id: string) => post(`/api/tasks/${encodeURIComponent(id)}/stop`, {}),
   /** Its answer's `summary` says in a line what was restored. */

@@ -23,6 +23,7 @@ export function StatusBar({ task }: { task: TaskState }) {
       ) : null}
       <span>
         <span className="muted">cost</span> {task.usage.cost_usd === null ? "—" : `$${task.usage.cost_usd.toFixed(4)}`}
+        {task.usage.budget_usd !== undefined ? ` / $${task.usage.budget_usd.toFixed(2)}` : null}
       </span>
       <span>
         <span className="muted">checkpoints</span> {task.checkpoints.length}

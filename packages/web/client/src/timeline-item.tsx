@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { NoticeEvent } from "@cairn/core/transcript";
+import { describeEstimate, type NoticeEvent } from "@cairn/core/transcript";
 import { api } from "./api.ts";
 import { ErrorAlert } from "./error-alert.tsx";
 import { Markdown } from "./markdown.tsx";
@@ -72,8 +72,10 @@ function AwaitingItem({ item, task }: { item: Extract<Item, { kind: "awaiting" }
   const [error, setError] = useState<string>();
   const words = waitText[item.awaiting];
   const open = item.answer === undefined && task.awaiting?.kind === item.awaiting;
-  const answer = async (approved: boolean, withFeedback?: string) => {
-    const sent = await api.prompt(task.id, approved, withFeedback);
+  // A plan's estimate: it may be approved with the budget that stops its Act phase at the high end.
+  const budget = item.estimate?.budget_usd ?? undefined;
+  const answer = async (approved: boolean, withFeedback?: string, budgetUsd?: number) => {
+    const sent = await api.prompt(task.id, approved, withFeedback, budgetUsd);
     setError(sent.ok ? undefined : sent.error);
   };
   const declined = item.awaiting === "handoff" ? `Stayed in this task${item.answer?.text ? `: ${item.answer.text}` : "."}` : item.answer?.text ? `Feedback: ${item.answer.text}` : "Stopped.";
@@ -88,13 +90,23 @@ function AwaitingItem({ item, task }: { item: Extract<Item, { kind: "awaiting" }
           <Markdown text={item.text} />
         </div>
       )}
-      {item.answer ? <p className="muted">{item.answer.approved ? words.approved : declined}</p> : null}
+      {item.estimate ? (
+        <p className="muted" title={item.estimate.method}>
+          {describeEstimate(item.estimate)}
+        </p>
+      ) : null}
+      {item.answer ? <p className="muted">{item.answer.approved ? `${words.approved}${item.answer.budget_usd !== undefined ? ` Budget: $${item.answer.budget_usd.toFixed(2)}.` : ""}` : declined}</p> : null}
       {open ? (
         <>
           <div className="choices">
             <button type="button" className="approve" onClick={() => void answer(true)}>
               {words.approve}
             </button>
+            {budget !== undefined ? (
+              <button type="button" className="approve" onClick={() => void answer(true, undefined, budget)}>
+                Approve with budget ${budget.toFixed(2)}
+              </button>
+            ) : null}
             {item.awaiting === "continue" ? (
               <button type="button" className="deny" onClick={() => void answer(false)}>
                 {words.decline}
