@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { foldEvent, initialTranscript, type AgentEvent } from "@cairn/core/transcript";
 import { beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
@@ -89,6 +90,10 @@ describe("checkpoints through the CLI", () => {
     expect(both.code, both.stderr).toBe(0);
     expect(read("a.txt")).toBe("changed a\n");
     expect(read("b.txt")).toBe("original b\n");
+    // Each restore is in the task's journal, so a host opening the task shows it where it happened.
+    const events = readFileSync(path.join(fx.home.dir, "tasks", id, "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as AgentEvent);
+    const shown = events.reduce(foldEvent, initialTranscript()).items.filter((item) => item.kind === "restored");
+    expect(shown.map((item) => item.kind === "restored" && [item.what, item.message_index])).toEqual([["files", 7], ["conversation", 3], ["both", 3]]);
   }, 60_000);
 
   it("works in a workspace that is not a git repository", async () => {

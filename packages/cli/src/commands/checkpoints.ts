@@ -5,11 +5,13 @@ import {
   CheckpointError,
   Checkpoints,
   readableCheckpoints,
-  restoreTaskFiles,
+  restoreCheckpoint,
+  SessionError,
   TaskInUseError,
   TaskNotFoundError,
   TaskStore,
   type CheckpointRecord,
+  type CheckpointRestore,
   type TaskRestoreOutcome,
   type UntouchedFile,
 } from "@cairn/core";
@@ -122,38 +124,33 @@ async function checkpointsSubcommand(argv: string[], io: Io): Promise<number> {
       if (error instanceof TaskInUseError) throw new UsageError(error.message);
       throw error;
     }
-    const number = meta.checkpoints.indexOf(target) + 1;
-    const cutConversation = values.task || values.both;
+    const what = values.both ? "both" : values.task ? "conversation" : "files";
     const { messages } = store.loadConversation();
-    if (cutConversation && target.messageIndex > messages.length) {
-      throw new UsageError(
-        `The conversation is already shorter than at checkpoint ${number} (${messages.length} of ${target.messageIndex} messages); restore only its files with --workspace.`,
-      );
-    }
-    let outcome: TaskRestoreOutcome | undefined;
-    if (values.workspace || values.both) {
-      outcome = await restoreTaskFiles({
-        checkpoints: await openRepo(store, home),
-        records: meta.checkpoints,
-        target,
+    let done: CheckpointRestore;
+    try {
+      // What every host's restore does, its restored event journaled so a host opening the task shows it.
+      done = await restoreCheckpoint({
+        store,
+        checkpoints: what === "conversation" ? undefined : await openRepo(store, home),
+        checkpoint: meta.checkpoints.indexOf(target) + 1,
+        what,
         untouched: values["all-files"] ? "restore" : "keep",
-        messageIndex: messages.length,
-        messageIndexAfter: cutConversation ? target.messageIndex : messages.length,
-        record: (record) => store.checkpoint(record),
+        messages,
+        cut: (kept) => store.replaceMessages(kept),
+        publish: (event) => store.event(event),
       });
-    }
-    if (cutConversation) {
-      store.replaceMessages(messages.slice(0, target.messageIndex));
-      // Every checkpoint stays listed: the later ones are still the way forward for the files.
-      store.update({ status: "aborted" });
+    } catch (error) {
+      if (error instanceof SessionError) throw new UsageError(error.message);
+      throw error;
     }
     if (values.json) {
-      io.stdout(`${JSON.stringify({ checkpoint: number, ...(outcome ? { files: outcome } : {}), ...(cutConversation ? { messagesKept: target.messageIndex } : {}) })}\n`);
+      const { hash: _hash, ...shown } = done;
+      io.stdout(`${JSON.stringify(shown)}\n`);
       return 0;
     }
-    if (outcome) printFileRestore(io, meta.id, number, target.label, outcome);
-    if (cutConversation) {
-      io.stdout(`Conversation cut back to checkpoint ${number} (${target.messageIndex} messages kept). Continue with: cairn resume ${meta.id} ["message"]\n`);
+    if (done.files) printFileRestore(io, meta.id, done.checkpoint, target.label, done.files);
+    if (done.messagesKept !== undefined) {
+      io.stdout(`Conversation cut back to checkpoint ${done.checkpoint} (${done.messagesKept} messages kept). Continue with: cairn resume ${meta.id} ["message"]\n`);
     }
     return 0;
   }

@@ -1,4 +1,3 @@
-import { restoreTaskFiles, type TaskRestoreOutcome } from "../checkpoints/index.js";
 import type { AgentEvent } from "../events/index.js";
 import type { ImagePart } from "../model/types.js";
 import type { Mode } from "../policy/mode.js";
@@ -7,6 +6,7 @@ import type { TaskResult } from "../runtime/task-options.js";
 import { removeFromHistoryIndex } from "../storage/history.js";
 import type { TaskStore } from "../storage/task-store.js";
 import { openSession, resumeSession, type OpenSessionOptions, type Session } from "./open-session.js";
+import { restoreCheckpoint, type CheckpointRestore } from "./restore-checkpoint.js";
 import { resumeMessage, type ResumedState } from "./resumed-state.js";
 import { SessionError } from "./session-error.js";
 import { afterStop } from "./stop-note.js";
@@ -15,7 +15,7 @@ import { afterStop } from "./stop-note.js";
 export type RunnerOptions = Omit<OpenSessionOptions, "cwd" | "title" | "parent" | "subagent">;
 
 /** What `restore` did: the checkpoint's number, the files' outcome (when files were restored), the messages kept (when the conversation was cut). */
-export type RunnerRestore = { checkpoint: number; hash: string; files?: TaskRestoreOutcome; messagesKept?: number };
+export type RunnerRestore = CheckpointRestore;
 
 /**
  * One person's session with a task, for any host (the terminal UI, `cairn run`, the editor, the
@@ -175,34 +175,20 @@ export class SessionRunner {
     const target =
       typeof checkpoint === "number" ? records[checkpoint - 1] : records.find((r) => checkpoint.length >= 4 && r.hash.startsWith(checkpoint));
     if (!target) throw new SessionError(`No checkpoint ${JSON.stringify(String(checkpoint))} in task ${session.id}: it has ${records.length}, numbered from 1.`);
-    const number = records.indexOf(target) + 1;
-    const cut = what !== "files";
-    const messages = session.task.snapshot().messages;
-    if (cut && target.messageIndex > messages.length) {
-      throw new SessionError(`The conversation is already shorter than at checkpoint ${number} (${messages.length} of ${target.messageIndex} messages): restore only its files.`);
-    }
-    const done: RunnerRestore = { checkpoint: number, hash: target.hash };
-    if (what !== "conversation") {
-      if (!session.checkpoints) throw new SessionError("Checkpoints are off for this task: there are no files to restore.");
-      done.files = await restoreTaskFiles({
-        checkpoints: session.checkpoints,
-        records,
-        target,
-        untouched: o?.untouched ?? "keep",
-        messageIndex: messages.length,
-        messageIndexAfter: cut ? target.messageIndex : messages.length,
-        record: (record) => session.store.checkpoint(record),
-      });
-    }
-    if (cut) {
-      session.task.restore(messages.slice(0, target.messageIndex));
-      // Every checkpoint stays listed: the later ones are still the way forward for the files.
-      session.store.update({ status: "aborted" });
+    const done = await restoreCheckpoint({
+      store: session.store,
+      checkpoints: session.checkpoints,
+      checkpoint: records.indexOf(target) + 1,
+      what,
+      untouched: o?.untouched ?? "keep",
+      messages: session.task.snapshot().messages,
+      cut: (kept) => session.task.restore(kept),
+      publish: (event) => session.task.publish(event),
+    });
+    if (done.messagesKept !== undefined) {
       if (this.pendingResume) this.pendingResume = { ...this.pendingResume, meta: session.store.metadata() };
       this.restoredConversation = true;
-      done.messagesKept = target.messageIndex;
     }
-    session.task.publish({ type: "restored", hash: target.hash, message_index: cut ? target.messageIndex : messages.length, what });
     return done;
   }
 
