@@ -22,8 +22,8 @@ export class TaskPrompt {
       cwd: string;
       /** CAIRN_HOME: with it, rules and memory files go into the system prompt. */
       home: string | undefined;
-      /** Rules files the person switched off. */
-      rulesOff: readonly string[];
+      /** Rules files the person switched off (settings' rulesOff). */
+      rulesOff?: readonly string[];
       /** Replaces the built system prompt entirely. */
       replacement: string | undefined;
       customInstructions: string | undefined;
@@ -70,7 +70,7 @@ export class TaskPrompt {
   system(protocol: ProtocolName, tools: AnyTool[], mode: Mode): string {
     const p = this.parts;
     if (p.replacement) return p.replacement;
-    const rules = p.home ? loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore, off: p.rulesOff }).text : undefined;
+    const rules = p.home ? loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore, off: p.rulesOff ?? [] }).text : undefined;
     const skills = this.skillCatalog();
     return buildSystemPrompt({
       cwd: p.cwd,
@@ -94,7 +94,7 @@ export class TaskPrompt {
   skippedRules(): string[] {
     const p = this.parts;
     if (p.replacement || !p.home) return [];
-    const lines = loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore, off: p.rulesOff }).skipped.map((s) => `The rules file ${s.source} was skipped: ${s.reason}.`);
+    const lines = loadRules({ cwd: p.cwd, home: p.home, activePaths: [...p.activePaths], ignore: p.ignore, off: p.rulesOff ?? [] }).skipped.map((s) => `The rules file ${s.source} was skipped: ${s.reason}.`);
     const skills = this.skills();
     if (skills) {
       lines.push(...skills.skipped.map((s) => `The skill ${s.source} was skipped: ${s.reason}.`));
