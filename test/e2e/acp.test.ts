@@ -334,6 +334,8 @@ describe("cairn acp: an editor drives Cairn over the Agent Client Protocol", () 
     expect(editor.updates.map((n) => n.update)).toContainEqual({ sessionUpdate: "current_mode_update", currentModeId: "plan" });
     expect(bodyText(1)).toMatch(/plan mode/i);
     expect(editor.text()).toContain("My plan: write plan.txt in act mode.");
+    // Under the plan, what carrying it out should cost (the default model's price is known).
+    expect(editor.text()).toMatch(/My plan: write plan\.txt in act mode\.\n+Act phase estimate: \$\d+\.\d\d–\$\d+\.\d\d \(2–4 requests/);
   });
 
   it("a plan the task approves itself (--yolo) switches to Act: the editor's mode follows, and a later load opens in Act", async () => {

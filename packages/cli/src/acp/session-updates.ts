@@ -1,6 +1,6 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "@cairn/core";
-import { cardOf, conversationCalls, foldEvent, initialTranscript } from "@cairn/core/transcript";
+import { cardOf, conversationCalls, describeEstimate, foldEvent, initialTranscript } from "@cairn/core/transcript";
 import { HeldProse } from "./held-prose.js";
 import { acpStatus, conversationMessage, diffContent, endContent, previewContent, textContent, toolCallStart } from "./tool-card.js";
 
@@ -78,6 +78,9 @@ export class SessionUpdates {
         }
         return [{ sessionUpdate: "tool_call_update", toolCallId: card.tool_use_id, status: acpStatus(card.status), content: endContent(card, this.cwd) }];
       }
+      case "result":
+        // A plan waiting for the editor's next prompt: what carrying it out should cost, under the plan.
+        return event.plan_estimate ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${describeEstimate(event.plan_estimate)}\n` } }] : [];
       default:
         return [];
     }
