@@ -1,5 +1,5 @@
 import type { AgentEvent, ApprovalPreview } from "@cairn/core";
-import { cardOf, conversationCalls, endReplay, foldEvent, initialTranscript, type NoticeEvent, type ResultEvent, type ToolCard as CallRecord, type Transcript, type TranscriptItem } from "@cairn/core/transcript";
+import { cardOf, conversationCalls, endReplay, foldEvent, initialTranscript, marksAStep, type NoticeEvent, type ResultEvent, type ToolCard as CallRecord, type Transcript, type TranscriptCheckpoint, type TranscriptItem } from "@cairn/core/transcript";
 import { editDiff, type EditDiff } from "./edit-diff.js";
 import { imageChip } from "./pasted-image.js";
 import type { SessionView } from "./session-view.js";
@@ -76,12 +76,30 @@ export class EventPresenter {
     const { items, usage, task_id, model, provider, mode } = this.transcript;
     const shown = items.slice(-REPLAYED_ITEMS);
     if (shown.length < items.length) this.view.add({ kind: "notice", level: "info", text: "… earlier events of this task are not shown (cairn show <id> lists them)." });
-    for (const item of shown) this.replayItem(item);
+    const numbers = this.replayedNumbers(items);
+    for (const item of shown) this.replayItem(item, numbers);
     Object.assign(this.view.status, { taskId: task_id, model, provider, mode, contextTokens: usage.context_tokens, contextEstimated: usage.estimated, costUsd: usage.cost_usd, ...(usage.budget_usd !== undefined ? { budgetUsd: usage.budget_usd } : {}) });
     this.view.changed();
   }
 
-  private replayItem(item: TranscriptItem): void {
+  /**
+   * The /checkpoints number of each checkpoint in a stored task's record: its place among the
+   * task's checkpoints (from its last hand-off on), when those are all the task's list holds. A
+   * restore adds to the list without an event of its own: the markers then name their hash.
+   */
+  private replayedNumbers(items: readonly TranscriptItem[]): Map<string, number | string> {
+    const numbers = new Map<string, number | string>();
+    let count = 0;
+    for (const item of items) {
+      if (item.kind === "handoff") count = 0;
+      if (item.kind === "checkpoint") numbers.set(item.key, ++count);
+    }
+    if (count === this.view.status.checkpoints) return numbers;
+    for (const item of items) if (item.kind === "checkpoint") numbers.set(item.key, item.hash.slice(0, 10));
+    return numbers;
+  }
+
+  private replayItem(item: TranscriptItem, numbers: ReadonlyMap<string, number | string>): void {
     const { view } = this;
     switch (item.kind) {
       case "user":
@@ -105,6 +123,8 @@ export class EventPresenter {
         return this.notice(item.event);
       case "handoff":
         return this.handoff(item.context);
+      case "checkpoint":
+        return this.checkpoint(item, numbers.get(item.key));
       case "restored":
         return this.restored(item);
       case "result":
@@ -215,7 +235,9 @@ export class EventPresenter {
         return;
       }
       case "checkpoint":
+        // The count follows the task's list (set from it as the task opens and after each run and restore): this one's number in it.
         view.status.checkpoints++;
+        this.checkpoint(event, view.status.checkpoints);
         view.changed();
         return;
       case "usage":
@@ -271,6 +293,12 @@ export class EventPresenter {
 
   private handoff(context: string): void {
     this.view.add({ kind: "info", title: "A fresh task carries this work on, starting from:", lines: context.split("\n") });
+  }
+
+  /** A step's checkpoint, dim, where it was made: how to go back to it. */
+  private checkpoint(checkpoint: TranscriptCheckpoint, ref: number | string | undefined): void {
+    if (!marksAStep(checkpoint) || ref === undefined) return;
+    this.view.add({ kind: "notice", level: "info", text: `checkpoint ${ref} · ${plural(checkpoint.changed_files, "file")} · /checkpoints restore ${ref}` });
   }
 
   private restored(event: { hash: string; message_index: number; what: "files" | "conversation" | "both" }): void {

@@ -1,0 +1,68 @@
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, tempDir } from "../support/cairn-cli.js";
+import { TMUX, TuiTerminal } from "../support/tui-terminal.js";
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+
+/** Checkpoints in the interactive `cairn`'s conversation, in a real terminal (tmux, 100x40). */
+
+let workspace: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let server: ScriptedModelServer | undefined;
+let terminal: TuiTerminal | undefined;
+
+beforeAll(() => {
+  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
+});
+beforeEach(() => {
+  workspace = tempDir("cp-tui-ws");
+  home = tempDir("cp-tui-home");
+  writeFileSync(path.join(workspace.dir, "greeting.txt"), "hello world\nsecond line\n");
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await server?.close();
+  server = undefined;
+  workspace.cleanup();
+  home.cleanup();
+});
+
+const edit = (search: string, replace: string): ScriptedTurn => ({
+  content: [{ type: "tool_use", name: "replace_in_file", input: { path: "greeting.txt", diff: `------- SEARCH\n${search}\n=======\n${replace}\n+++++++ REPLACE` } }],
+});
+
+describe("checkpoints in the terminal's conversation", () => {
+  it("a dim line after each edit's step says its number and how to go back to it, live and when the task is reopened", { timeout: 120_000 }, async () => {
+    server = await startScriptedModelServer({
+      turns: [edit("hello world", "hello tui"), edit("second line", "second tui line"), { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "Both lines changed" } }] }],
+    });
+    const provider = ["--provider", "anthropic", "--base-url", server.url, "--auto-approve", "edit"];
+    const t = (terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" }), home.dir, workspace.dir));
+    t.launch(provider);
+    await t.waitFor("describe a task, or /help");
+    await t.type("Change both lines");
+    await t.press("Enter");
+    const screen = await t.waitFor("✓ Both lines changed", 60_000);
+    // The task's start is checkpoint 1; each edit's step the next, its line after its card.
+    const run = screen.slice(screen.indexOf("Change both lines"));
+    const first = run.indexOf("checkpoint 2 · 1 file · /checkpoints restore 2");
+    const second = run.indexOf("checkpoint 3 · 1 file · /checkpoints restore 3");
+    expect(first).toBeGreaterThan(run.indexOf("hello tui"));
+    expect(second).toBeGreaterThan(first);
+    expect(second).toBeGreaterThan(run.indexOf("second tui line"));
+    expect(run).not.toMatch(/checkpoint 1 ·/); // the task's start marks no step
+    // Dim, as the other notes between the steps are (tmux writes an attribute where it changes: after the edit's card).
+    expect(t.screen(true)).toMatch(/\u001b\[(?:[0-9;]*;)?2m(?:\u001b\[[0-9;]*m)*· checkpoint 3 · 1 file/);
+
+    // Reopened from the pick list, its record shows the same lines in the same places.
+    t.launch(provider);
+    await t.waitFor("Resume a recent task, or start a new one");
+    await t.press("Down", "Enter");
+    const resumed = await t.waitFor(/Resumed task \S+/);
+    const replayed = resumed.slice(resumed.lastIndexOf("❯ Change both lines"), resumed.lastIndexOf("Resumed task"));
+    expect(replayed.indexOf("checkpoint 2 · 1 file · /checkpoints restore 2")).toBeGreaterThan(replayed.indexOf("hello tui"));
+    expect(replayed.indexOf("checkpoint 3 · 1 file · /checkpoints restore 3")).toBeGreaterThan(replayed.indexOf("checkpoint 2 ·"));
+  });
+});
