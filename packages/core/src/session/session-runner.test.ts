@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../../../../test/support/scripted-model-server.js";
-import type { AgentEvent } from "../events/index.js";
+import type { AgentEvent, PlanEstimate } from "../events/index.js";
 import { listTasks } from "../storage/history.js";
 import { TaskStore } from "../storage/task-store.js";
 import { SessionRunner, type RunnerOptions } from "./session-runner.js";
@@ -258,19 +258,26 @@ describe("SessionRunner", () => {
   it("awaiting and answered frame the host's callbacks", async () => {
     server = await startScriptedModelServer({ turns: [call("plan_mode_respond", { response: "Step 1" }), done("Did step 1")] });
     writeFileSync(path.join(cwd, "x.txt"), "x\n");
-    const runner = SessionRunner.fresh({
-      cwd,
-      ...common({ overrides: { autoApprove: ["read", "edit"], mode: "plan" }, host: { reviewPlan: async () => ({ approved: true }) } }),
-    });
+    // The host is shown the plan's estimate, and approves with the budget it suggests.
+    const shown: Array<PlanEstimate | undefined> = [];
+    const reviewPlan = async (_plan: string, _signal: AbortSignal, estimate?: PlanEstimate) => {
+      shown.push(estimate);
+      return { approved: true, budgetUsd: estimate!.budget_usd! };
+    };
+    const runner = SessionRunner.fresh({ cwd, ...common({ overrides: { autoApprove: ["read", "edit"], mode: "plan" }, host: { reviewPlan } }) });
     const events = record(runner);
     const result = await runner.send("Plan it");
     await runner.close();
     expect(result.result).toBe("Did step 1");
+    const estimate = shown[0]!;
+    expect(estimate).toMatchObject({ steps: 1, turns: { low: 2, high: 4 }, budget_usd: expect.any(Number) });
     const framed = events.filter((e) => e.type === "awaiting" || e.type === "answered");
     expect(framed).toEqual([
-      { type: "awaiting", kind: "plan", text: "Step 1" },
-      { type: "answered", kind: "plan", approved: true },
+      { type: "awaiting", kind: "plan", text: "Step 1", estimate },
+      { type: "answered", kind: "plan", approved: true, budget_usd: estimate.budget_usd },
     ]);
+    // The Act phase's requests are counted against the budget agreed with the plan.
+    expect(events.filter((e) => e.type === "usage").at(-1)).toMatchObject({ budget_usd: estimate.budget_usd });
     expect(kinds(runner.session!.store.loadEvents())).toEqual(expect.arrayContaining(["awaiting", "answered"]));
   });
   it("a question answered by the host and a hand-off it agrees to are framed with their calls' ids", async () => {
