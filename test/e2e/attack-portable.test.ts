@@ -148,3 +148,64 @@ it("an id that is a path is not a folder name, and the file's words reach the te
   expect(shown.stdout).toContain("Title ");
   expect(shown.stdout).toContain("Result ");
 });
+
+it("a secret a command printed in two pieces, a 'signature' in a tool call's input and a key used as a name are not in the export", async () => {
+  const token = "acme-live-92f1c0ffee4b1d2e";
+  const keyInInput = "sk-ant-api03-INPUTkeyINPUTkeyINPUTkey0123";
+  const keyAsName = "sk-ant-api03-NAMEkeyNAMEkeyNAMEkey012345";
+  // The command prints the token's first half, then waits until its first half is in the journal before the second.
+  const go = path.join(workspace.dir, "go");
+  const command = `printf 'deploying acme-live-'; while [ ! -f ${go} ]; do sleep 0.1; done; printf '92f1c0ff'; printf 'ee4b1d2e done\\n'`;
+  const url = await model([
+    call("execute_command", { command, requires_approval: false, signature: keyInInput, labels: { [keyAsName]: "x" } }),
+    done("deployed"),
+  ]);
+  const home = theirs.dir;
+  const envWithToken = cleanEnv({ CAIRN_HOME: home, ANTHROPIC_API_KEY: "sk-ant-test", ACME_DEPLOY_TOKEN: token });
+  const running = runCairn(["run", "--provider", "anthropic", "--base-url", url, "--cwd", workspace.dir, "--yolo", "--json", "Deploy"], { env: envWithToken, timeoutMs: 120_000 });
+  const journal = await waitFor(() => journalHolding(home, '"text":"deploying acme-live-"'), 60_000);
+  writeFileSync(go, "");
+  const run = await running;
+  expect(run.code, run.stderr).toBe(0);
+  // The journal holds the token in two pieces, and the conversation holds the key in the input: there is something to leave out.
+  const pieces = readFileSync(journal, "utf8").split("\n").filter((l) => l.includes('"tool_output"'));
+  const outputs = pieces.map((l) => (JSON.parse(l) as { text: string }).text);
+  expect(outputs.join("")).toContain(token);
+  expect(outputs.some((t) => t.includes(token))).toBe(false);
+  const id = run.events.find((e) => e.type === "system" && e.subtype === "init")!.session_id as string;
+  expect(readFileSync(path.join(home, "tasks", id, "conversation.jsonl"), "utf8")).toContain(keyInInput);
+
+  const file = path.join(home, "task.json");
+  const exported = await runCairn(["export", id, "-o", file], { env: envWithToken });
+  expect(exported.code, exported.stderr).toBe(0);
+  const text = readFileSync(file, "utf8");
+  for (const secret of [token, "92f1c0ffee4b1d2e", keyInInput, keyAsName]) expect(text, secret).not.toContain(secret);
+
+  // The output is whole, with the token's mark in it, and the task imports and shows.
+  expect(text).toContain("deploying [REDACTED:env:ACME_DEPLOY_TOKEN] done");
+  const imported = await runCairn(["import", file], { env: env(mine.dir) });
+  expect(imported.code, imported.stderr).toBe(0);
+  const shown = await runCairn(["show", importedId(imported.stdout)], { env: env(mine.dir) });
+  expect(shown.code, shown.stderr).toBe(0);
+});
+
+/** The events.jsonl of a task in `home` that holds `text`, if one does yet. */
+function journalHolding(home: string, text: string): string | undefined {
+  const tasks = path.join(home, "tasks");
+  if (!existsSync(tasks)) return undefined;
+  for (const id of readdirSync(tasks)) {
+    const file = path.join(tasks, id, "events.jsonl");
+    if (existsSync(file) && readFileSync(file, "utf8").includes(text)) return file;
+  }
+  return undefined;
+}
+
+async function waitFor<T>(check: () => T | undefined, timeoutMs: number): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const found = check();
+    if (found !== undefined) return found;
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -56,7 +56,27 @@ function exportOne(store: TaskStore): { task: ExportedTask; lineWarnings: string
   const { pid: _pid, processStart: _start, checkpoints: _checkpoints, ...kept } = store.metadata();
   const metadata = { ...kept, pid: 0, checkpoints: [] } satisfies TaskMetadata;
   const { lines, lineWarnings } = conversationLines(store);
-  return { task: { metadata, conversation: lines, events: store.loadEvents() as ExportedTask["events"] }, lineWarnings };
+  return { task: { metadata, conversation: lines, events: wholeOutput(store.loadEvents()) as ExportedTask["events"] }, lineWarnings };
+}
+
+/**
+ * A call's live output as one event: the journal keeps it in the pieces it arrived in, and a
+ * secret printed across two of them would pass the redaction in halves. Each call's pieces are
+ * joined into its last piece's place, which is still before the call's end.
+ */
+function wholeOutput(events: ReadonlyArray<{ type: string }>): Array<{ type: string }> {
+  const output = (event: { type: string }): event is { type: "tool_output"; tool_use_id: string; text: string } => event.type === "tool_output";
+  const texts = new Map<string, string>();
+  const last = new Map<string, number>();
+  events.forEach((event, index) => {
+    if (!output(event)) return;
+    texts.set(event.tool_use_id, `${texts.get(event.tool_use_id) ?? ""}${event.text}`);
+    last.set(event.tool_use_id, index);
+  });
+  return events.flatMap((event, index) => {
+    if (!output(event)) return [event];
+    return last.get(event.tool_use_id) === index ? [{ ...event, text: texts.get(event.tool_use_id)! }] : [];
+  });
 }
 
 /** conversation.jsonl as stored, line by line (its resets and results written ahead of their message included). */

@@ -42,7 +42,9 @@ describe("SecretRedactor", () => {
 
   it("leaves a thinking block's signature and a picture's data as they are: opaque, and checked byte for byte", () => {
     const redactor = new SecretRedactor();
-    expect(redactor.redactJson({ text: anthropicKey, signature: anthropicKey })).toEqual({ text: "[REDACTED:anthropic-key]", signature: anthropicKey });
+    expect(redactor.redactJson({ type: "reasoning", text: anthropicKey, signature: anthropicKey })).toEqual({ type: "reasoning", text: "[REDACTED:anthropic-key]", signature: anthropicKey });
+    // Anywhere else a "signature" is text like any other (a tool call's input is the model's to write), and so is a key.
+    expect(redactor.redactJson({ type: "tool-call", input: { signature: anthropicKey, [anthropicKey]: 1 } })).toEqual({ type: "tool-call", input: { signature: "[REDACTED:anthropic-key]", "[REDACTED:anthropic-key]": 1 } });
     const picture = { type: "image", mediaType: "image/png", data: "iVBO/AKIAABCDEFGHIJKLMNOP/xyz" };
     expect(redactor.redactJson([picture, { type: "text", data: picture.data }])).toEqual([picture, { type: "text", data: "iVBO/[REDACTED:aws-access-key]/xyz" }]);
   });

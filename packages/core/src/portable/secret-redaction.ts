@@ -35,6 +35,13 @@ const bearerToken = /\b(Bearer\s+)([A-Za-z0-9._~+/-]{20,}=*)/g;
  */
 const shortestSecretValue = 8;
 
+/**
+ * The one key of a block, by the block's type, whose value is opaque data: a thinking block's
+ * signature (stored, and on Anthropic's wire in a recording), an encrypted thinking block's data,
+ * a picture's base64 (stored, and Anthropic's `source`).
+ */
+const opaqueKey: Readonly<Record<string, string>> = { reasoning: "signature", thinking: "signature", redacted_thinking: "data", image: "data", base64: "data" };
+
 /** Replaces the secrets in text and counts what it replaced, by kind (never keeping a value). */
 export class SecretRedactor {
   readonly counts = new Map<string, number>();
@@ -82,20 +89,21 @@ export class SecretRedactor {
   }
 
   /**
-   * A copy of a JSON value with every string redacted but two kinds of opaque data a pattern could
-   * only damage: a thinking block's `signature` (the provider's proof, checked byte for byte) and a
-   * picture's base64 `data`.
+   * A copy of a JSON value with every string (and key) redacted but two kinds of opaque data a
+   * pattern could only damage: a thinking block's `signature` (the provider's proof, checked byte
+   * for byte) and a picture's base64 `data`. Only in those blocks: a `signature` anywhere else (a
+   * tool call's input, which the model writes) is text like any other.
    */
   redactJson<T>(value: T): T {
-    return this.walk(value, undefined) as T;
+    return this.walk(value) as T;
   }
 
-  private walk(value: unknown, key: string | undefined): unknown {
-    if (typeof value === "string") return key === "signature" ? value : this.redact(value);
-    if (Array.isArray(value)) return value.map((item) => this.walk(item, undefined));
+  private walk(value: unknown): unknown {
+    if (typeof value === "string") return this.redact(value);
+    if (Array.isArray(value)) return value.map((item) => this.walk(item));
     if (value !== null && typeof value === "object") {
-      const picture = (value as { type?: unknown }).type === "image";
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, picture && k === "data" ? v : this.walk(v, k)]));
+      const opaque = opaqueKey[String((value as { type?: unknown }).type)];
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k === opaque ? k : this.redact(k), k === opaque ? v : this.walk(v)]));
     }
     return value;
   }
