@@ -29,7 +29,7 @@ async function planned() {
 
 const act = (id: string, budget: string) => runCairn(["resume", id, "--mode", "act", "--max-budget-usd", budget, "--auto-approve", "edit", "--base-url", fx.server.url, "--json"], { env: env() });
 
-describe("A cost agreed before acting", () => {
+describe("A cost agreed before acting", { timeout: 120_000 }, () => {
   it("a plan carries its Act phase's estimate; approved with that budget, the Act phase stops at it", async () => {
     const { run, result, id } = await planned();
     expect(result).toMatchObject({ subtype: "needs_input", plan, total_cost_usd: expect.closeTo(0.15, 6) });
