@@ -158,9 +158,9 @@ describe("MCP servers", () => {
       }),
     );
     const options = { home, env: { PATH: process.env.PATH }, cwd: ws };
-    expect(readSettingsView(options).mcpServers.map((s) => [s.name, s.enabled])).toEqual([
-      ["memory", true],
-      ["broken", true],
+    expect(readSettingsView(options).mcpServers.map((s) => [s.name, s.enabled, s.status])).toEqual([
+      ["memory", true, "not started"],
+      ["broken", true, "not started"],
     ]);
     const off = applySettingsChange(options, { kind: "mcpServer", name: "memory", enabled: false });
     expect(off.ok && off.view.mcpServers.find((s) => s.name === "memory")).toMatchObject({ enabled: false, status: "disabled" });
@@ -175,7 +175,7 @@ describe("MCP servers", () => {
     // The tools seen are remembered: the view shows them without starting the server again.
     expect(readSettingsView(options).mcpServers.find((s) => s.name === "memory")?.tools).toContain("read_graph");
     const failed = await restartMcpServer(options, "broken");
-    expect(failed.ok && failed.server.error).toBeTruthy();
+    expect(failed.ok && failed.server).toMatchObject({ status: "failed", error: expect.stringMatching(/\S/) });
     expect(applySettingsChange(options, { kind: "mcpServer", name: "ghost", enabled: false })).toMatchObject({ ok: false, error: expect.stringContaining("no MCP server named ghost") });
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import { addServerEntry } from "../mcp/config-edit.js";
 import { globalConfigFile, isPlainObject, McpConfigError, serverEntries } from "../mcp/config.js";
 import { McpHub, type ServerInfo } from "../mcp/hub.js";
 import { McpHubError } from "../mcp/connection.js";
+import { stateText } from "../mcp/describe.js";
 import { apiKeyFromEnv, providers } from "../model/providers.js";
 import type { ProviderId } from "../model/types.js";
 import type { ApprovalCategory } from "../policy/approval-category.js";
@@ -42,7 +43,7 @@ export type McpServerView = {
   source: "global" | "project";
   file: string;
   enabled: boolean;
-  /** idle, connected, failed, disabled, needs-approval, ... (as cairn mcp list says). */
+  /** In a few words, as cairn mcp list says it: not started, connected, failed, disabled, needs approval. */
   status: string;
   /** Tool names, live or as last seen; empty when never connected. */
   tools: string[];
@@ -260,7 +261,7 @@ function serverView(hub: McpHub, info: ServerInfo, failure?: string): McpServerV
     source: info.source,
     file: info.file,
     enabled: state.status !== "disabled",
-    status: state.status,
+    status: state.status === "failed" ? "failed" : stateText(state),
     tools: (hub.knownTools(info.name) ?? []).map((t) => t.name),
     ...(error ? { error } : {}),
   };
