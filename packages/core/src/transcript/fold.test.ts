@@ -263,6 +263,34 @@ describe("foldEvent", () => {
     expect(fold([result("error_aborted")]).status).toBe("stopped");
   });
 
+  it("a step's checkpoint follows its step's cards, even when it comes as the next turn has begun", () => {
+    const checkpoint = (turn: number): AgentEvent => ({ type: "checkpoint", hash: `h${turn}`, message_index: 2 * turn, label: `turn ${turn}: replace_in_file`, changed_files: 1 });
+    const t = fold([
+      { type: "user_message", text: "edit twice" },
+      { type: "turn_start", turn: 1, reason: "task" },
+      call("tool_a", "replace_in_file", { path: "a.ts" }),
+      ended("tool_a", "replace_in_file"),
+      { type: "turn_start", turn: 2, reason: "next_turn" },
+      start("msg_b"),
+      delta("msg_b", "Now the second."),
+      checkpoint(1), // made while turn 2 streams
+      call("tool_b", "replace_in_file", { path: "a.ts" }),
+      ended("tool_b", "replace_in_file"),
+      checkpoint(2), // before turn 3 began: in place
+      { type: "turn_start", turn: 3, reason: "next_turn" },
+      { type: "assistant", message: { id: "msg_c", model: "m", role: "assistant", content: [{ type: "text", text: "Done." }], stop_reason: "end_turn", usage } },
+    ]);
+    expect(seen(t)).toEqual([
+      "user: edit twice",
+      "card tool_a replace_in_file completed",
+      "checkpoint turn 1: replace_in_file (1 files)",
+      "assistant (streaming): Now the second.",
+      "card tool_b replace_in_file completed",
+      "checkpoint turn 2: replace_in_file (1 files)",
+      "assistant: Done.",
+    ]);
+  });
+
   it("a call's arguments streaming, then its card", () => {
     const t = fold([
       { type: "tool_call_delta", id: "tool_e", name: "replace_in_file", param: null, text: '{"path":"a.ts"' },

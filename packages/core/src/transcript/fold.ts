@@ -7,7 +7,7 @@ const noUsage: TranscriptUsage = { input_tokens: 0, output_tokens: 0, context_to
 
 /** A transcript before any event: no task yet, nothing said. */
 export function initialTranscript(): Transcript {
-  return { task_id: undefined, title: "", cwd: "", model: "", provider: "", context_window: null, mode: "act", items: [], checklist: [], usage: noUsage, checkpoints: [], status: "idle", segment: 0, turnStart: 0, seq: 0 };
+  return { task_id: undefined, title: "", cwd: "", model: "", provider: "", context_window: null, mode: "act", items: [], checklist: [], usage: noUsage, checkpoints: [], status: "idle", segment: 0, turnStart: 0, turn: 0, seq: 0 };
 }
 
 const messageKey = (t: Transcript, id: string) => `m${t.segment}:${id}`;
@@ -155,7 +155,7 @@ export function foldEvent(t: Transcript, event: AgentEvent): Transcript {
     case "error":
       return added(t, { kind: "notice", event });
     case "turn_start":
-      return running({ ...t, turnStart: t.items.length });
+      return running({ ...t, turnStart: t.items.length, turn: event.turn });
     case "user_message": {
       const next = added(t, { kind: "user", text: event.text, ...(event.images ? { images: event.images } : {}) });
       return running({ ...next, turnStart: next.items.length });
@@ -214,7 +214,10 @@ export function foldEvent(t: Transcript, event: AgentEvent): Transcript {
     case "checkpoint": {
       const { type: _type, ...checkpoint } = event;
       const next = added(t, { kind: "checkpoint", ...checkpoint });
-      return { ...next, checkpoints: [...t.checkpoints, checkpoint] };
+      // A step's checkpoint is made while the next turn starts: it goes after its step, before that turn's items.
+      const step = /^turn (\d+): /.exec(checkpoint.label);
+      const items = step && Number(step[1]) < t.turn ? [...t.items.slice(0, t.turnStart), next.items.at(-1)!, ...t.items.slice(t.turnStart)] : next.items;
+      return { ...next, items, checkpoints: [...t.checkpoints, checkpoint], turnStart: items === next.items ? t.turnStart : t.turnStart + 1 };
     }
     case "restored":
       return added(t, { kind: "restored", hash: event.hash, message_index: event.message_index, what: event.what });

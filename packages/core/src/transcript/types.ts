@@ -124,6 +124,8 @@ export type Transcript = {
   segment: number;
   /** Where the current turn's items begin: a message with no streamed start is placed here, before its cards. */
   turnStart: number;
+  /** The turn in progress (turn_start's number): a step's checkpoint that comes after the next turn began goes before it. */
+  turn: number;
   /** Counter for keys of items that have no id of their own. */
   seq: number;
 };
