@@ -102,4 +102,23 @@ describe("A cost agreed before acting, in the terminal", () => {
     expect(fx.server.requests.length).toBeLessThan(8);
     expect(readFileSync(path.join(fx.workspace.dir, "app.js"), "utf8")).not.toContain("v6");
   });
+
+  it("a plan left waiting by cairn run is offered again with its estimate when the task is resumed at a terminal, and approved with its budget", { timeout: 120_000 }, async () => {
+    expect(existsSync(TMUX), `tmux is needed for this test and is not at ${TMUX}`).toBe(true);
+    const { result, id } = await planned();
+    const budget = (result.plan_estimate.budget_usd as number).toFixed(2);
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+    terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
+    terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "read,edit"]);
+    const t = terminal;
+    await t.waitFor("Resume a recent task, or start a new one");
+    await t.press("Down", "Enter");
+    await t.waitFor(`Resumed task ${id}`);
+    const prompt = await t.waitFor(`Approve with budget $${budget}`);
+    expect(prompt).toContain(`Act phase estimate: $${result.plan_estimate.usd.low.toFixed(2)}–$${result.plan_estimate.usd.high.toFixed(2)}`);
+    await t.press("b");
+    const stopped = await t.waitFor("reaching the budget of", 60_000);
+    expect(stopped).toContain(`$${Number(budget)} (agreed with the plan)`);
+    expect(readFileSync(path.join(fx.workspace.dir, "app.js"), "utf8")).not.toContain("v6");
+  });
 });

@@ -375,8 +375,12 @@ export class SessionController {
     this.view.add({ kind: "notice", level: "info", text: `Resumed task ${meta.id} (${how}): ${meta.title}. Type a message, or press Enter to carry on.` });
     // Left waiting for the person: asked again now, the answer carrying the task on.
     if (resumed.plan) {
-      const review = await this.host.reviewPlan(resumed.plan, new AbortController().signal);
+      const review = await this.host.reviewPlan(resumed.plan, new AbortController().signal, resumed.planEstimate);
       if (review.approved) {
+        if (review.budgetUsd !== undefined) {
+          runner.session!.task.agreeBudget(review.budgetUsd);
+          this.view.status.budgetUsd = review.budgetUsd;
+        }
         this.setMode("act");
         await this.send("");
       } else if (review.feedback) {

@@ -185,6 +185,11 @@ export class Task {
     return this.spend.costUsd ?? 0;
   }
 
+  /** A plan left waiting was approved with a budget (a host asking again on resume): the whole task may cost this much from now on. */
+  agreeBudget(usd: number): void {
+    this.budget = { usd, from: "agreed with the plan" };
+  }
+
   /** What the whole task may cost (USD), if it has a budget: its sub-agents share what is left of it. */
   budgetUsd(): number | undefined {
     return this.budget?.usd;
@@ -563,7 +568,7 @@ export class Task {
     if (control?.type === "plan") {
       if (!plan) return this.finish(run, "needs_input", control.plan, { plan: control.plan, ...(estimate ? { plan_estimate: estimate } : {}) });
       if (plan.approved) {
-        if (plan.budgetUsd !== undefined) this.budget = { usd: plan.budgetUsd, from: "agreed with the plan" };
+        if (plan.budgetUsd !== undefined) this.agreeBudget(plan.budgetUsd);
         this.mode = "act";
         emit({ type: "system", subtype: "mode", mode: "act", reason: approval.yolo ? "yolo: plans are approved automatically" : "the user approved the plan" });
       }

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../events/index.js";
+import type { AgentEvent, PlanEstimate } from "../events/index.js";
 import type { Message } from "../model/types.js";
 import type { Mode } from "../policy/mode.js";
 import { resumeText } from "../runtime/resume.js";
@@ -16,6 +16,8 @@ export type ResumedState = {
   /** A question or plan it was waiting on. */
   question?: { text: string; options: string[] };
   plan?: string;
+  /** What the plan's Act phase should take, as estimated when it was presented. */
+  planEstimate?: PlanEstimate;
   /** The workspace it worked in before, when it carries on in another folder (resumeSession's cwd). */
   movedFrom?: string;
 };
@@ -26,6 +28,7 @@ export function resumedState(store: TaskStore, meta: TaskMetadata, interrupted: 
   const resumed: ResumedState = { meta, interrupted, events, messages, ...(movedFrom ? { movedFrom } : {}) };
   if (meta.status === "needs_input" && last?.question) resumed.question = last.question;
   if (meta.status === "needs_input" && last?.plan) resumed.plan = last.plan;
+  if (meta.status === "needs_input" && last?.plan && last.plan_estimate) resumed.planEstimate = last.plan_estimate;
   return resumed;
 }
 
