@@ -1,4 +1,4 @@
-import { cairnHome, listTasks, removeFromHistoryIndex, shownStatus, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
+import { cairnHome, historyRows, listTasks, removeFromHistoryIndex, shownStatus, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
 import type { RunArgs } from "@cairn/host/run-args";
 import { EventLog } from "./event-log.js";
 import type { RestoreDone, RestoreWhat } from "./checkpoint-timeline.js";
@@ -130,9 +130,14 @@ export class TaskHub {
     }
   }
 
-  history(): Array<Omit<HistoryEntry, "status"> & { status: ReturnType<typeof shownStatus> }> {
-    // A task left "running" by a process that is gone shows as interrupted, as cairn history says.
-    return listTasks(cairnHome(this.env)).entries.map((entry) => ({ ...entry, status: shownStatus(entry) }));
+  /**
+   * The tasks of this server's workspace (every workspace's with `all`), as cairn history lists
+   * them: each task's sub-agents and hand-offs after it, one level deeper; a task left "running" by
+   * a process that is gone is interrupted.
+   */
+  history(all: boolean): { workspace: string; tasks: Array<Omit<HistoryEntry, "status"> & { status: ReturnType<typeof shownStatus>; depth: number }> } {
+    const { entries } = listTasks(cairnHome(this.env), all ? {} : { workspace: this.args.cwd });
+    return { workspace: this.args.cwd, tasks: historyRows(entries).map(({ entry, depth }) => ({ ...entry, status: shownStatus(entry), depth })) };
   }
 
   running(): Array<{ id: string; running: boolean }> {

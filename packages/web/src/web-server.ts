@@ -102,7 +102,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const found = await completions.at(cwd, text, Number.isInteger(cursor) ? Math.min(Math.max(cursor, 0), text.length) : text.length);
       send(res, 200, found ?? { items: [], from: 0, to: 0 });
     }],
-    ["GET", "/api/history", ({ res }) => send(res, 200, { tasks: hub.history() })],
+    ["GET", "/api/history", ({ res, url }) => send(res, 200, hub.history(url.searchParams.get("all") === "1"))],
     ["GET", "/api/models", ({ res }) => send(res, 200, modelCatalog(options.args, options.env))],
     ["GET", "/api/models/check", async ({ res, url }) => {
       const chosen = modelChoice.safeParse({ provider: url.searchParams.get("provider"), model: url.searchParams.get("model") });

@@ -1,4 +1,5 @@
 import { apiFetch } from "./access-token.ts";
+import type { TaskStatus } from "@cairn/host/task-status";
 import type { AgentEvent, Mode } from "./task-state.ts";
 
 /** Calls to the server, each with the access token in its Authorization header (access-token.ts). */
@@ -73,10 +74,11 @@ export const api = {
   },
   /** A stored task's journal (its events as recorded, the person's messages among them). */
   storedEvents: (id: string) => get<{ events: AgentEvent[] }>(`/api/history/${encodeURIComponent(id)}/events`),
-  history: async (): Promise<HistoryEntry[]> => {
-    const res = await apiFetch("/api/history");
-    if (!res.ok) return [];
-    return ((await res.json()) as { tasks: HistoryEntry[] }).tasks;
+  /** This server's workspace's tasks (every workspace's with `all`), each task's sub-agents and hand-offs after it. */
+  history: async (all = false): Promise<{ workspace: string; tasks: HistoryEntry[] }> => {
+    const res = await apiFetch(all ? "/api/history?all=1" : "/api/history");
+    if (!res.ok) return { workspace: "", tasks: [] };
+    return (await res.json()) as { workspace: string; tasks: HistoryEntry[] };
   },
 };
 
@@ -87,10 +89,14 @@ export type HistoryEntry = {
   workspace: string;
   model: string;
   mode: string;
-  status: string;
+  status: TaskStatus;
   updatedAt: string;
   turns: number;
   totalCostUsd: number | null;
+  /** Every token it sent and received (shown when its price is unknown). */
+  tokens?: number;
+  /** How deep under the task it came from it is listed (0: a task of its own). */
+  depth: number;
   /** The task it carries on (a hand-off) or serves (a sub-agent). */
   parent?: { id: string; relation: "handoff" | "subagent" };
 };

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { statusWord } from "@cairn/host/task-status";
 import { api, type HistoryEntry, type ModelChoice } from "./api.ts";
 import type { EventStore } from "./event-store.ts";
 import { fleetApi } from "./fleet-api.ts";
@@ -71,7 +72,7 @@ function StoredTask({ entry, onSent, onOpenTask }: { entry: HistoryEntry; onSent
       <header className="task-header">
         <h2>{entry.title}</h2>
         <span className="muted">
-          {entry.status} · {entry.turns} turn{entry.turns === 1 ? "" : "s"} · {entry.workspace}
+          {statusWord(entry.status)} · {entry.turns} turn{entry.turns === 1 ? "" : "s"} · {entry.workspace}
         </span>
       </header>
       <div className="timeline">{task ? task.items.map((item) => <ItemView key={item.key} item={item} task={task} onOpenTask={onOpenTask} />) : null}</div>
@@ -127,8 +128,8 @@ export function App({ store }: { store: EventStore }) {
   /** Any task by its id: one of this server's, else the stored one from the history. */
   const openTask = (id: string) => {
     if (store.tasks.has(id)) return setSelected(id);
-    void api.history().then((entries) => {
-      const entry = entries.find((e) => e.id === id);
+    void api.history(true).then(({ tasks }) => {
+      const entry = tasks.find((e) => e.id === id);
       if (entry) setStored(entry);
       setSelected(id);
     });
