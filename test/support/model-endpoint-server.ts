@@ -61,7 +61,8 @@ export async function startModelEndpointServer(o: ModelEndpointOptions): Promise
       return send(res, 200, endpointFixture(where === "/api/v0/models" ? o.lmstudioModels! : o.openrouterModels!));
     }
     if (!o.chat) return send(res, 404, JSON.stringify({ error: "not found" }));
-    const target = new URL(req.url ?? "/", o.chat);
+    // OpenRouter's API root is /api/v1; the scripted model server's is /v1.
+    const target = new URL((req.url ?? "/").replace(/^\/api\/v1\//, "/v1/"), o.chat);
     const onward = request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);

@@ -14,7 +14,8 @@ const fields: ReadonlyArray<keyof ModelInfo> = ["contextWindow", "maxOutputToken
 /**
  * A model's capabilities, each from the highest source that states it: settings.json (`models`)
  * beats what the endpoint said (discover.ts), which beats the built-in list, which beats the
- * conservative guess for a model nobody describes.
+ * conservative guess for a model nobody describes. A price is the exception: the endpoint's only
+ * where the built-in list has none.
  */
 export function layeredModelInfo(id: string, provider: ProviderId | undefined, layers: { discovered?: ModelFacts; settings?: ModelFacts }): LayeredModelInfo {
   const base = modelInfo(id, provider);
@@ -27,6 +28,9 @@ export function layeredModelInfo(id: string, provider: ProviderId | undefined, l
   ] as const) {
     for (const field of fields) {
       if (facts?.[field] === undefined) continue;
+      // An endpoint's price never replaces the one Cairn knows: --max-budget-usd counts by it, and an
+      // endpoint that called a priced model free would hold the person's budget off. It fills a gap.
+      if (source === "discovered" && field === "pricing" && base.pricing) continue;
       (info as Record<string, unknown>)[field] = facts[field];
       sources[field] = source;
     }
