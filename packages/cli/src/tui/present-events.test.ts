@@ -128,3 +128,36 @@ describe("a live reply that streamed no prose", () => {
     expect(lines).toEqual(["card: mcp s/t", "text: Asking the server."]);
   });
 });
+
+describe("checkpoints in the conversation", () => {
+  const checkpoint = (hash: string, label: string, changed_files: number): AgentEvent => ({ type: "checkpoint", hash, message_index: 2, label, changed_files });
+  const task: AgentEvent[] = [
+    { type: "turn_start", turn: 1, reason: "start" } as AgentEvent,
+    checkpoint("aaaaaaaaaaaa", "task start", 3),
+    ...call("c1", "write_to_file", { path: "a.txt", content: "A" }, "write a.txt"),
+    checkpoint("bbbbbbbbbbbb", "turn 1: write_to_file", 1),
+    ...call("c2", "write_to_file", { path: "b.txt", content: "B" }, "write b.txt"),
+    checkpoint("cccccccccccc", "turn 2: write_to_file", 2),
+    checkpoint("cccccccccccc", "task completed", 0),
+  ];
+  /** The notes a person sees, after the cards they follow. */
+  function notes(how: "live" | "replay", listed: number): string[] {
+    const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
+    view.status.checkpoints = how === "live" ? 0 : listed;
+    const presenter = new EventPresenter(view);
+    if (how === "replay") presenter.replay(task, false);
+    else for (const event of task) presenter.apply(event);
+    view.flush();
+    return view.getSnapshot().history.flatMap((item: HistoryItem) => (item.kind === "tool" ? [`card: ${item.card.summary}`] : item.kind === "notice" ? [item.text] : []));
+  }
+
+  it("each step that changed files is followed by its number in the task's list and the command back to it; the start and an empty end are not", () => {
+    const expected = ["card: write a.txt", "checkpoint 2 · 1 file · /checkpoints restore 2", "card: write b.txt", "checkpoint 3 · 2 files · /checkpoints restore 3"];
+    expect(notes("live", 0)).toEqual(expected);
+    expect(notes("replay", 4)).toEqual(expected);
+  });
+
+  it("a reopened task whose list a restore added to (no event says where) names each by its hash", () => {
+    expect(notes("replay", 6)).toEqual(["card: write a.txt", "checkpoint bbbbbbbbbb · 1 file · /checkpoints restore bbbbbbbbbb", "card: write b.txt", "checkpoint cccccccccc · 2 files · /checkpoints restore cccccccccc"]);
+  });
+});
