@@ -16,8 +16,8 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { AgentEvent, TaskResult } from "../packages/core/src/index.js";
 import { startScriptedModelServer, type ScriptedTurn } from "../test/support/scripted-model-server.js";
+import { drainRun } from "./drain-run.js";
 import type { BenchRow } from "./run.js";
 
 const TURNS = 300;
@@ -168,8 +168,7 @@ async function sessionHeadless(): Promise<{ at10: Sample; at300: Sample }> {
   const samples: Partial<Record<10 | 300, Sample>> = {};
   try {
     for (let n = 0; script.turns() < TURNS; n++) {
-      const run: AsyncGenerator<AgentEvent, TaskResult> = n === 0 ? task.run("Step 0") : task.continue(`Carry on with step ${n}`);
-      while (!(await run.next()).done);
+      await drainRun(n === 0 ? task.run("Step 0") : task.continue(`Carry on with step ${n}`));
       server.requests.length = 0;
       for (const at of [10, 300] as const) if (script.turns() >= at && !samples[at]) samples[at] = memory();
     }

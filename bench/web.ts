@@ -15,8 +15,8 @@ import os from "node:os";
 import path from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { AgentEvent, TaskResult } from "@cairn/core";
 import { startScriptedModelServer, type ScriptedTurn } from "../test/support/scripted-model-server.js";
+import { drainRun } from "./drain-run.js";
 import type { BenchRow } from "./run.js";
 
 const TURNS = 300;
@@ -127,8 +127,7 @@ async function headlessSession(): Promise<{ at10: number; at300: number }> {
   const samples: Partial<Record<10 | 300, number>> = {};
   try {
     for (let n = 0; script.turns() < TURNS; n++) {
-      const run: AsyncGenerator<AgentEvent, TaskResult> = n === 0 ? task.run("Step 0") : task.continue(`Carry on with step ${n}`);
-      while (!(await run.next()).done);
+      await drainRun(n === 0 ? task.run("Step 0") : task.continue(`Carry on with step ${n}`));
       model.requests.length = 0;
       for (const at of [10, 300] as const) if (script.turns() >= at && !samples[at]) samples[at] = heap();
     }
@@ -174,9 +173,9 @@ async function pageStreaming(web: Web, rates: number[]): Promise<{ idle: FrameSt
   const server = await web.startWebServer({ host: "127.0.0.1", port: 0, args, env: { ...process.env, ANTHROPIC_API_KEY: "k", CAIRN_HOME: ws.home } });
   const browser = await puppeteer.launch({ executablePath: found.path, headless: true, args: chromiumArgs() });
   const task = "bench-task";
-  server.hub.log.append(task, { type: "web_task", title: "A long answer", cwd: ws.dir, model: "m", provider: "anthropic", context_window: 200_000, mode: "act", resumed: false });
-  server.hub.log.append(task, { type: "web_user_message", text: "Write a long answer" });
-  server.hub.log.append(task, { type: "web_run", running: true });
+  server.hub.log.append(task, { type: "session_opened", task_id: task, title: "A long answer", cwd: ws.dir, model: "m", provider: "anthropic", context_window: 200_000, mode: "act" });
+  server.hub.log.append(task, { type: "user_message", text: "Write a long answer" });
+  server.hub.log.append(task, { type: "turn_start", turn: 1, reason: "task" });
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1200, height: 800 });

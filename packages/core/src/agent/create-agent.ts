@@ -1,15 +1,15 @@
 import type { AgentEvent } from "../events/index.js";
 import type { ImagePart } from "../model/types.js";
 import { emptyUsage } from "../model/types.js";
-import { openSession, resumeSession, type Session } from "../session/open-session.js";
+import { SessionRunner, type RunnerOptions } from "../session/session-runner.js";
 import { loopHooks } from "./agent-hooks.js";
 import type { Agent, AgentConfig, AgentHooks, AgentSnapshot, AgentStatus, PendingToolCall, RunInput, AgentRunResult } from "./agent-types.js";
 
 /**
  * An agent for programs: `run` resolves with the result, events go to subscribers and hooks, and
- * `snapshot` / `restore` carry it between processes. It is a session (openSession / resumeSession)
- * driven to the end of each run, so it behaves as `cairn run` does: same settings, store,
- * checkpoints, MCP servers, sandbox and policy.
+ * `snapshot` / `restore` carry it between processes. It is a session runner (as `cairn run` and
+ * every host drive one), so it behaves as `cairn run` does: same settings, store, checkpoints, MCP
+ * servers, sandbox and policy, a stored task's resume, and `new_task` hand-offs.
  */
 export function createAgent(config: AgentConfig): Agent {
   return new SessionAgent(config);
@@ -18,13 +18,9 @@ export function createAgent(config: AgentConfig): Agent {
 const statusOf = (subtype: AgentRunResult["subtype"]): AgentStatus =>
   subtype === "success" ? "completed" : subtype === "needs_input" ? "needs_input" : subtype === "error_aborted" ? "aborted" : "failed";
 
-const firstLine = (text: string): string => (text.split("\n").find((l) => l.trim() !== "") ?? "task").trim().slice(0, 120);
-
 class SessionAgent implements Agent {
-  private session: Session | undefined;
+  private runner: SessionRunner | undefined;
   private status: AgentStatus = "idle";
-  /** A stored task taken up by `restore`: its record is claimed by this process on the next run. */
-  private unclaimed = false;
   private readonly pending = new Map<string, PendingToolCall>();
   private readonly listeners = new Set<(event: AgentEvent) => void>();
   private readonly hooks: Partial<AgentHooks>;
@@ -36,20 +32,20 @@ class SessionAgent implements Agent {
   }
 
   get id(): string | undefined {
-    return this.session?.id;
+    return this.runner?.id;
   }
 
   run(input: RunInput): Promise<AgentRunResult> {
-    return this.send(input, "run");
+    return this.send(input);
   }
 
   continue(input: RunInput): Promise<AgentRunResult> {
-    if (!this.session) return Promise.reject(new Error("Nothing to continue yet: call run first, or restore a snapshot."));
-    return this.send(input, "continue");
+    if (!this.runner?.session) return Promise.reject(new Error("Nothing to continue yet: call run first, or restore a snapshot."));
+    return this.send(input);
   }
 
   abort(): void {
-    this.session?.task.abort();
+    this.runner?.stop();
   }
 
   subscribe(listener: (event: AgentEvent) => void): () => void {
@@ -58,11 +54,12 @@ class SessionAgent implements Agent {
   }
 
   snapshot(): AgentSnapshot {
-    const task = this.session?.task.snapshot();
+    const session = this.runner?.session;
+    const task = session?.task.snapshot();
     return structuredClone({
-      id: this.session?.id,
+      id: session?.id,
       // The host's word, else the stored link (a sub-agent's or a handed-over task's parent).
-      parentId: this.parentId ?? this.session?.store.metadata().parent?.id,
+      parentId: this.parentId ?? session?.store.metadata().parent?.id,
       status: this.status,
       iteration: task?.turns ?? 0,
       mode: task?.mode ?? this.config.overrides?.mode ?? "act",
@@ -76,23 +73,23 @@ class SessionAgent implements Agent {
   async restore(snapshot: AgentSnapshot): Promise<void> {
     if (this.status === "running") throw new Error("Cannot restore while the agent is running; abort it and wait for run to end first.");
     if (snapshot.id === undefined) throw new Error("This snapshot was taken before the agent's first run, so there is no task to restore; call run instead.");
-    const session = await resumeSession({ id: snapshot.id, ...this.sessionParts() });
-    await this.session?.close();
-    this.session = session;
-    this.unclaimed = true;
+    const runner = this.follow(await SessionRunner.resume({ id: snapshot.id, ...this.runnerOptions() }));
+    await this.runner?.close();
+    this.runner = runner;
     // The store is written as the task goes, so it may hold more than the snapshot: go back to the snapshot's
     // conversation. A snapshot taken mid-run keeps the stored one, whose cut calls the task repairs when it goes on.
-    if (snapshot.status !== "running" && session.task.snapshot().messages.length !== snapshot.messages.length) session.task.restore(snapshot.messages);
+    const task = runner.session!.task;
+    if (snapshot.status !== "running" && task.snapshot().messages.length !== snapshot.messages.length) task.restore(snapshot.messages);
     this.status = snapshot.status === "running" ? "aborted" : snapshot.status;
     this.parentId = snapshot.parentId ?? this.config.parentId;
     this.pending.clear();
   }
 
   async close(): Promise<void> {
-    await this.session?.close();
+    await this.runner?.close();
   }
 
-  private sessionParts() {
+  private runnerOptions(): RunnerOptions {
     const { config } = this;
     return {
       ...(config.home ? { home: config.home } : {}),
@@ -105,7 +102,12 @@ class SessionAgent implements Agent {
     };
   }
 
-  private async send(input: RunInput, how: "run" | "continue"): Promise<AgentRunResult> {
+  private follow(runner: SessionRunner): SessionRunner {
+    runner.subscribe((event) => this.observe(event));
+    return runner;
+  }
+
+  private async send(input: RunInput): Promise<AgentRunResult> {
     if (this.status === "running") throw new Error("This agent is already running; wait for its run to end, or abort it.");
     this.status = "running";
     try {
@@ -114,19 +116,8 @@ class SessionAgent implements Agent {
         const changed = await hook(message);
         if (changed) message = { text: changed.text, images: changed.images ?? message.images };
       }
-      this.session ??= await openSession({ cwd: this.config.cwd, title: this.config.title ?? firstLine(message.text), ...this.sessionParts() });
-      const { task, store } = this.session;
-      if (this.unclaimed) {
-        store.claim();
-        this.unclaimed = false;
-      }
-      const events = how === "run" ? task.run(message.text, message.images) : task.continue(message.text, message.images);
-      let next = await events.next();
-      while (!next.done) {
-        this.observe(next.value);
-        next = await events.next();
-      }
-      const result = next.value;
+      this.runner ??= this.follow(SessionRunner.fresh({ cwd: this.config.cwd, ...(this.config.title ? { title: this.config.title } : {}), ...this.runnerOptions() }));
+      const result = await this.runner.send(message.text, message.images);
       this.status = statusOf(result.subtype);
       this.pending.clear();
       for (const hook of this.hooks.afterRun ?? []) await hook(result);

@@ -12,6 +12,7 @@
 export { openSession, resumeSession, type OpenSessionOptions, type ResumeSessionOptions, type Session } from "./open-session.js";
 export { mergeSettings, settingFromText, settingsFromEnv, type Env, type SessionOverrides } from "./overrides.js";
 export { resolveSettings, resolveSettingsDiscovering, type ResolvedSettings } from "./resolve-settings.js";
+export { drainRun } from "./drain.js";
 export { restoreCheckpoint, type CheckpointRestore, type CheckpointRestoreRequest } from "./restore-checkpoint.js";
 export { resumeMessage, type ResumedState } from "./resumed-state.js";
 export { SessionRunner, type RunnerOptions, type RunnerRestore } from "./session-runner.js";

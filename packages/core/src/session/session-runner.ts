@@ -5,6 +5,7 @@ import type { Host } from "../runtime/host.js";
 import type { TaskResult } from "../runtime/task-options.js";
 import { removeFromHistoryIndex } from "../storage/history.js";
 import type { TaskStore } from "../storage/task-store.js";
+import { drainRun } from "./drain.js";
 import { openSession, resumeSession, type OpenSessionOptions, type Session } from "./open-session.js";
 import { restoreCheckpoint, type CheckpointRestore } from "./restore-checkpoint.js";
 import { resumeMessage, type ResumedState } from "./resumed-state.js";
@@ -36,6 +37,8 @@ export class SessionRunner {
   private readonly history: AgentEvent[] = [];
   /** A stored task opened but not carried on yet: its first message is worded for how it was left. */
   private pendingResume: ResumedState | undefined;
+  /** A fresh task's title, when the host gives one (else its first message). */
+  private title: string | undefined;
   /** The store a fresh task is handed over from (stored linked to it). */
   private handedOverFrom: TaskStore | undefined;
   private lastResult: TaskResult | undefined;
@@ -58,11 +61,15 @@ export class SessionRunner {
     this.overrides = { ...options.overrides };
   }
 
-  /** A runner with no task yet: the first `send` opens one in `cwd` (linked to `handedOverFrom` when it carries that task on). */
-  static fresh(o: RunnerOptions & { cwd: string; handedOverFrom?: TaskStore }): SessionRunner {
-    const { cwd, handedOverFrom, ...options } = o;
+  /**
+   * A runner with no task yet: the first `send` opens one in `cwd` (linked to `handedOverFrom` when
+   * it carries that task on), titled `title` or else by the first message.
+   */
+  static fresh(o: RunnerOptions & { cwd: string; title?: string; handedOverFrom?: TaskStore }): SessionRunner {
+    const { cwd, title, handedOverFrom, ...options } = o;
     const runner = new SessionRunner(options, cwd);
     runner.handedOverFrom = handedOverFrom;
+    runner.title = title;
     return runner;
   }
 
@@ -237,7 +244,7 @@ export class SessionRunner {
   private async firstRun(text: string, images: readonly ImagePart[] | undefined) {
     if (!this.current) {
       const parent = this.handedOverFrom ? { parent: { store: this.handedOverFrom, relation: "handoff" as const } } : {};
-      const session = await openSession({ ...this.openOptions(), cwd: this.cwd!, title: text, ...parent });
+      const session = await openSession({ ...this.openOptions(), cwd: this.cwd!, title: this.title ?? text, ...parent });
       this.handedOverFrom = undefined;
       await this.adopt(session);
       this.userMessage(text, images);
@@ -299,14 +306,11 @@ export class SessionRunner {
   }
 
   /** The one drain loop: the events reach subscribers through the task; this pulls the run to its result. */
-  private async drain(run: AsyncGenerator<AgentEvent, TaskResult>): Promise<TaskResult> {
-    let next = await run.next();
-    while (!next.done) {
-      // Stopped before the run began (while its task opened): it stops at its first event.
+  private drain(run: AsyncGenerator<AgentEvent, TaskResult>): Promise<TaskResult> {
+    // Stopped before the run began (while its task opened): it stops at its first event.
+    return drainRun(run, () => {
       if (this.stopped) this.current?.task.abort();
-      next = await run.next();
-    }
-    return next.value;
+    });
   }
 
   /** Follows `session` from now on and says it is open (session_opened). */
