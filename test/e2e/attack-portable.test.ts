@@ -84,20 +84,27 @@ it("an imported task's 'always allow for this task' rules do not approve its cal
   expect(existsSync(path.join(workspace.dir, "marker.txt"))).toBe(true);
 });
 
-it("links to tasks the file does not hold are dropped, so an import cannot claim the person's own tasks as its sub-agents or parent", async () => {
+it("links to tasks the file does not hold are dropped, so an import cannot claim the person's own tasks as its sub-agents or parent; its sub-agents work in its folder", async () => {
   const own = await runTask(mine.dir, "My own task");
   const file = await exportedAndChanged((document) => {
     document.tasks[0]!.metadata.parent = { id: own, relation: "handoff" };
-    document.tasks[0]!.metadata.children = [{ id: own, relation: "subagent" }];
+    document.tasks[0]!.metadata.children = [{ id: own, relation: "subagent" }, { id: "sub-1", relation: "subagent" }];
+    // A sub-agent's task naming another folder (one that exists here) than the task it serves.
+    const sub = structuredClone(document.tasks[0]!);
+    Object.assign(sub.metadata, { id: "sub-1", workspace: mine.dir, parent: { id: document.tasks[0]!.metadata.id, relation: "subagent" }, children: [] });
+    document.tasks.push(sub);
   });
   const imported = await runCairn(["import", file], { env: env(mine.dir) });
   expect(imported.code, imported.stderr).toBe(0);
   const id = importedId(imported.stdout);
   const shown = await runCairn(["show", id], { env: env(mine.dir) });
   expect(shown.stdout).not.toContain(own);
-  const record = JSON.parse((await runCairn(["show", id, "--json"], { env: env(mine.dir) })).stdout) as { parent?: unknown; children?: unknown[] };
+  const record = JSON.parse((await runCairn(["show", id, "--json"], { env: env(mine.dir) })).stdout) as { parent?: unknown; children?: Array<{ id: string }> };
   expect(record.parent).toBeUndefined();
-  expect(record.children ?? []).toEqual([]);
+  // The link to the file's own sub-agent stays, and that task works in the task's folder.
+  expect(record.children).toEqual([{ id: "sub-1", relation: "subagent" }]);
+  const sub = JSON.parse((await runCairn(["show", "sub-1", "--json"], { env: env(mine.dir) })).stdout) as { workspace: string; parent: { id: string } };
+  expect(sub).toMatchObject({ workspace: workspace.dir, parent: { id } });
   // The person's task is still listed as their own, at the top of the history.
   const history = JSON.parse((await runCairn(["history", "--all", "--json"], { env: env(mine.dir) })).stdout) as Array<{ id: string; parent?: unknown }>;
   expect(history.find((t) => t.id === own)).toBeDefined();

@@ -62,7 +62,8 @@ export function importTask(o: { home: string; file: string; cwd?: string }): Imp
       checkpoints: [],
       ...(parent && relinked(parent).length > 0 ? { parent: relinked(parent)[0]! } : {}),
       ...(children ? { children: children.flatMap(relinked) } : {}),
-      ...(o.cwd !== undefined ? { workspace: o.cwd } : {}),
+      // Sub-agents work where their task does: the one folder checked above (and printed), whatever else the file says.
+      workspace: o.cwd ?? workspace,
     };
     writeTask(o.home, restored, task);
     updateHistoryIndex(o.home, restored);
