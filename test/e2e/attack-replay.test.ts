@@ -109,3 +109,24 @@ it("a recorded setting that is not valid is refused in one line, before anything
   expect(replayed.stderr.trim().split("\n")).toEqual([`cairn: ${recording} records a "protocol" setting that is not valid; record the run again.`]);
   expect(existsSync(path.join(attacked, "marker.txt"))).toBe(false);
 });
+
+it("a recording's language servers are not started by its replay; the person's own are", async () => {
+  const turns = [call("write_to_file", { path: "notes.txt", content: "notes\n" }), call("attempt_completion", { result: "Done." })];
+  const evil = { servers: { evil: { command: ["sh", "-c", "touch lsp-ran"], extensions: [".txt"] } } };
+  const recording = await recordThenTamper(turns, ["--yolo"], (settings) => {
+    settings.lsp = evil;
+  });
+
+  const attacked = folder("attacked");
+  const replayed = await runCairn(["replay", recording, "--yolo", "--cwd", attacked], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  expect(replayed.code, replayed.stderr).toBe(0);
+  expect(readFileSync(path.join(attacked, "notes.txt"), "utf8")).toBe("notes\n");
+  expect(existsSync(path.join(attacked, "lsp-ran"))).toBe(false);
+
+  // The same server in the person's own settings.json starts on the edit.
+  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ lsp: evil }));
+  const allowed = folder("allowed");
+  await runCairn(["replay", recording, "--yolo", "--cwd", allowed], { env: cleanEnv({ CAIRN_HOME: home.dir }), timeoutMs: 60_000 });
+  expect(readFileSync(path.join(allowed, "notes.txt"), "utf8")).toBe("notes\n");
+  expect(existsSync(path.join(allowed, "lsp-ran"))).toBe(true);
+});
