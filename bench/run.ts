@@ -35,6 +35,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   "parallel-reads": () => import("./parallel-reads.js"),
   lsp: () => import("./lsp.js"),
   web: () => import("./web.js"),
+  journal: () => import("./journal.js"),
 };
 
 function cell(value: string | undefined): string {
