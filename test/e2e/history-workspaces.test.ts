@@ -41,7 +41,7 @@ describe("cairn history: per workspace, children under their parent, cost", () =
     }
 
     // Run in the workspace: its four tasks, none from the other folder; each child right after its parent, one level in.
-    const here = await runCairn(["history", "--all"], { env: env(), cwd: fx.workspace.dir });
+    const here = await runCairn(["history"], { env: env(), cwd: fx.workspace.dir });
     expect(here.code, here.stderr).toBe(0);
     const lines = here.stdout.trimEnd().split("\n");
     expect(here.stdout).not.toContain("ELSEWHERE");
@@ -83,7 +83,7 @@ describe("cairn history: per workspace, children under their parent, cost", () =
     // A folder with no tasks says so, and where the rest are.
     const empty = tempDir("empty-ws");
     try {
-      const none = await runCairn(["history", "--all"], { env: env(), cwd: empty.dir });
+      const none = await runCairn(["history"], { env: env(), cwd: empty.dir });
       expect(none.stdout).toMatch(/^No tasks in .* yet \(cairn history --all lists every workspace's\)/);
     } finally {
       empty.cleanup();

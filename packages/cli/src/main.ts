@@ -37,7 +37,7 @@ Usage:
   cairn run [options] [--] <task...>        run a task headlessly (scripts, CI)
   cairn resume <id> [message] [options]     carry a stored task on (same options as run)
   cairn replay <file> [--cwd dir]           run a task recorded with run --record again, no model
-  cairn history [--json] [--limit n]        stored tasks, newest first
+  cairn history [--all] [--json] [--limit n]  this workspace's tasks, newest first (--all: every one's)
   cairn show <id> [--json]                  one task's record
   cairn delete <id>                         remove a stored task
   cairn export <id> [-o file]               a stored task as one file, secrets redacted

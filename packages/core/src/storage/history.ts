@@ -128,7 +128,8 @@ export type HistoryRow = { entry: HistoryEntry; depth: number };
  * The tasks as a person reads them: each task that came from another (its sub-agents, the task it
  * handed over to) under that one, oldest first as they happened; the rest newest first, by the
  * latest activity of anything under them. A task whose parent is not listed (another workspace,
- * deleted) stands on its own. `limit` counts tasks of their own, each shown with everything under it.
+ * deleted), or whose links go round in a loop, stands on its own. `limit` counts tasks of their own,
+ * each shown with everything under it.
  */
 export function historyRows(entries: readonly HistoryEntry[], limit = Infinity): HistoryRow[] {
   const listed = new Set(entries.map((e) => e.id));
@@ -148,10 +149,13 @@ export function historyRows(entries: readonly HistoryEntry[], limit = Infinity):
     rows.push({ entry, depth });
     for (const child of [...(under.get(entry.id) ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) add(child, depth + 1);
   };
-  const latest = (entry: HistoryEntry, depth = 0): string =>
-    depth > 50 ? entry.updatedAt : (under.get(entry.id) ?? []).reduce((newest, child) => { const t = latest(child, depth + 1); return t > newest ? t : newest; }, entry.updatedAt);
+  // Each task has one parent, so what hangs under a root has no loop to walk round.
+  const latest = (entry: HistoryEntry): string => (under.get(entry.id) ?? []).map(latest).reduce((newest, at) => (at > newest ? at : newest), entry.updatedAt);
   const ordered = roots.map((entry) => ({ entry, at: latest(entry) })).sort((a, b) => b.at.localeCompare(a.at));
   for (const { entry } of ordered.slice(0, limit)) add(entry, 0);
+  // Tasks whose links go round in a loop (edited metadata) hang under no root: listed on their own all the same.
+  let own = Math.min(ordered.length, limit);
+  for (const entry of entries) if (!seen.has(entry.id) && own++ < limit) add(entry, 0);
   return rows;
 }
 
