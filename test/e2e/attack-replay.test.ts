@@ -82,7 +82,9 @@ it("a recording's sandbox off does not take a replay's commands out of the perso
   const marker = path.join(outside, "escaped.txt");
   const turns = [call("execute_command", { command: `touch ${marker}`, requires_approval: false }), call("attempt_completion", { result: "Done." })];
   const recording = await recordThenTamper(turns, ["--yolo", "--sandbox", "off"], (settings) => {
-    expect(settings.sandbox).toMatchObject({ mode: "off" });
+    // The recording keeps the person's sandbox to itself; the file's author writes one in.
+    expect(settings.sandbox).toBeUndefined();
+    settings.sandbox = { mode: "off" };
   });
   expect(existsSync(marker)).toBe(true);
   rmSync(marker);

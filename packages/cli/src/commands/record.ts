@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { RecordingError, RunRecorder, type ImagePart, type ModelInfo, type SessionRunner } from "@cairn/core";
+import { recordedSettingKeys, redactedUrl, RecordingError, RunRecorder, type ImagePart, type ModelInfo, type SessionRunner } from "@cairn/core";
 import { SecretRedactor } from "@cairn/core/portable";
 import type { Io } from "@cairn/host/io";
 import type { RunArgs } from "@cairn/host/run-args";
@@ -29,7 +29,10 @@ export function recordMessage(recorder: RunRecorder, runner: SessionRunner, mess
   recorder.message({ text: message.text, ...(message.images.length > 0 ? { images: [...message.images] } : {}), ...(message.mode ? { mode: message.mode } : {}) });
   const session = () => {
     const opened = runner.session!;
-    const { hooks: _hooks, ...settings } = opened.settings.settings as Record<string, unknown>;
+    // Only how the model was asked: the rest of the settings is the person's, and no replay's to take.
+    const merged = opened.settings.settings as Record<string, unknown>;
+    const settings = Object.fromEntries(recordedSettingKeys.flatMap((key) => (merged[key] === undefined ? [] : [[key, merged[key]]])));
+    if (typeof settings.baseUrl === "string") settings.baseUrl = redactedUrl(settings.baseUrl);
     // What the layers left to defaults is written as chosen, so a replay asks the same way wherever it runs.
     // What the models take is written too, from wherever it was learned (the endpoint, settings, the
     // built-in list), so a replay needs no endpoint to tell it.

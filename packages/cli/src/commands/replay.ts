@@ -4,6 +4,7 @@ import {
   modes,
   providers,
   readRecording,
+  recordedSettingKeys,
   RecordingError,
   RecordingReplay,
   SessionRunner,
@@ -12,7 +13,6 @@ import {
   type Recording,
   type RecordedSession,
   type SessionOverrides,
-  type SettingKey,
   type TaskResult,
 } from "@cairn/core";
 import type { Io } from "@cairn/host/io";
@@ -97,33 +97,14 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
 }
 
 /**
- * What a recording may set: how its model was asked, so the replay asks the same way. What the run
- * may do (approvals, yolo, command rules, the sandbox, hooks, language servers, the problems
- * command, the browser, budgets and limits) is never the file's to say, as a recording is a file
- * someone hands you: those come from the person's flags and settings, as for cairn run there.
+ * The recorded session's way of asking (recordedSettingKeys), each value checked as settings.json's
+ * would be; anything else a recording says of its settings (approvals, yolo, the sandbox, command
+ * rules, language servers) is not read: a replay's power is the person's own flags and settings.
  */
-const askedHow: readonly SettingKey[] = [
-  "provider",
-  "model",
-  "baseUrl",
-  "protocol",
-  "models",
-  "fallbackModel",
-  "compactionModel",
-  "thinking",
-  "effort",
-  "compaction",
-  "focusChain",
-  "toolExecution",
-  "requestTimeout",
-  "retry",
-];
-
-/** The recorded session's way of asking, each value checked as settings.json's would be. */
 function askedAsRecorded(session: RecordedSession, file: string): SessionOverrides {
   const out: Record<string, unknown> = {};
   const recorded = (session.settings ?? {}) as Record<string, unknown>;
-  for (const key of askedHow) {
+  for (const key of recordedSettingKeys) {
     if (recorded[key] === undefined) continue;
     const checked = settingOptions[key].schema.safeParse(recorded[key]);
     if (!checked.success) throw new UsageError(`${file} records a "${key}" setting that is not valid; record the run again.`);

@@ -10,6 +10,6 @@ export { discoveredFacts, discoverModels, type DiscoveryTarget } from "./discove
 export { reasoningEfforts, reasoningProviderOptions, type ReasoningEffort, type ReasoningOptions } from "./reasoning.js";
 export { defaultRetryPolicy, parseRetryAfter, retryDelayMs, sleep, type RetryPolicy } from "./retry.js";
 export { apiKeyFromEnv, createModel, isProviderId, ModelConfigError, providerIds, providers, type ModelConfig } from "./providers.js";
-export { readRecording, RecordingError, recordingVersion, type Recording, type RecordedExchange, type RecordedMessage, type RecordedSession } from "./recording-format.js";
-export { RunRecorder } from "./recording.js";
+export { readRecording, recordedSettingKeys, RecordingError, recordingVersion, type Recording, type RecordedExchange, type RecordedMessage, type RecordedSession } from "./recording-format.js";
+export { redactedUrl, RunRecorder } from "./recording.js";
 export { RecordingReplay } from "./recording-replay.js";

@@ -15,9 +15,32 @@ export type RecordingHeader = { type: "recording"; version: number; created: str
 export type RecordedMessage = { type: "message"; text: string; images?: ImagePart[]; mode?: "act" | "plan" };
 
 /**
+ * The settings a recording carries: how the model was asked, so a replay asks the same way. What
+ * the run may do (approvals, yolo, command rules, the sandbox, hooks, language servers, the problems
+ * command, the browser, budgets and limits) is neither written nor read back: a recording is a
+ * file someone hands over, and a replay's power is the person's own flags and settings.
+ */
+export const recordedSettingKeys = [
+  "provider",
+  "model",
+  "baseUrl",
+  "protocol",
+  "models",
+  "fallbackModel",
+  "compactionModel",
+  "thinking",
+  "effort",
+  "compaction",
+  "focusChain",
+  "toolExecution",
+  "requestTimeout",
+  "retry",
+] as const;
+
+/**
  * The task the message went to, as it opened: its workspace (tool results naming it are compared
- * with the replay's own in its place), its settings as merged from every layer (the replay takes
- * them as its flags, so it asks the same provider the same way), and, for a resume, which task.
+ * with the replay's own in its place), its settings of `recordedSettingKeys` as merged from every
+ * layer (so a replay asks the same provider the same way), and, for a resume, which task.
  */
 export type RecordedSession = {
   type: "session";

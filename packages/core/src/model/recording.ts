@@ -110,10 +110,11 @@ function recordedRequest(input: Parameters<typeof fetch>[0], init: Parameters<ty
   return { method: init?.method ?? "GET", url: redactedUrl(url), headers: redactedHeaders(new Headers(init?.headers)), body };
 }
 
-/** A key passed in the query (?key=...) is a credential too. */
-function redactedUrl(raw: string): string {
+/** A key passed in the query (?key=...) is a credential too, and so is a password in the address. */
+export function redactedUrl(raw: string): string {
   try {
     const url = new URL(raw);
+    if (url.password) url.password = "[redacted]";
     for (const name of [...url.searchParams.keys()]) if (/key|token|secret|auth/i.test(name)) url.searchParams.set(name, "[redacted]");
     return url.href;
   } catch {
