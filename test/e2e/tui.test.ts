@@ -115,9 +115,10 @@ describe("cairn in a terminal", () => {
 
     t.launch(["--provider", "anthropic", "--base-url", server!.url]);
     await t.waitFor("Resume a recent task, or start a new one");
-    await t.waitFor("Slow task");
+    // Listed, and reopened, in the words cairn history uses: a task stopped by the person is "stopped".
+    expect(await t.waitFor("Slow task")).toMatch(/Slow task\s+stopped ·/);
     await t.press("Down", "Enter");
-    await t.waitFor(`Resumed task ${id} (aborted)`);
+    await t.waitFor(`Resumed task ${id} (stopped)`);
     await t.type("carry on please");
     await t.press("Enter");
     await t.waitFor("✓ Finished after the stop");

@@ -371,7 +371,7 @@ export class SessionController {
     this.carryOn = true;
     const resumed = runner.session!.resumed!;
     const meta = resumed.meta;
-    const how = resumed.interrupted ? "interrupted" : meta.status;
+    const how = statusWord(resumed.interrupted ? "interrupted" : meta.status);
     this.view.add({ kind: "notice", level: "info", text: `Resumed task ${meta.id} (${how}): ${meta.title}. Type a message, or press Enter to carry on.` });
     // Left waiting for the person: asked again now, the answer carrying the task on.
     if (resumed.plan) {
