@@ -8,6 +8,7 @@ import { firstLine } from "../tools/first-line.js";
 import { allTools } from "../tools/registry.js";
 import type { SubagentOutcome, SubagentReport, SubagentRunner } from "../tools/subagent-capability.js";
 import type { AnyTool } from "../tools/tool.js";
+import { drainRun } from "./drain.js";
 
 /** What a sub-agent may use unless its definition says otherwise: it reads and reports, nothing else. */
 export const readOnlySubagentTools = ["read_file", "search_files", "list_files", "list_code_definition_names", "web_fetch"] as const;
@@ -112,20 +113,15 @@ async function runOne(one: One, open: () => Promise<SubagentSession>): Promise<S
   one.signal.addEventListener("abort", stop, { once: true });
   try {
     progress("running", firstLine(one.prompt));
-    const run = session.task.run(one.prompt);
     const waiting = new Map<string, { category: string; summary: string }>();
-    let next = await run.next();
-    while (!next.done) {
-      const event = next.value;
+    const result = await drainRun(session.task.run(one.prompt), (event) => {
       if (event.type === "tool_call") progress("running", event.summary);
       if (event.type === "tool_call_update" && event.status === "awaiting_approval") waiting.set(event.tool_use_id, event.approval);
       // A sub-agent has no way to ask the person (it never reaches the host), so a call it needed
       // approval for is refused; the person sees it here, or the refusal would show nowhere.
       const asked = event.type === "tool_call_update" && event.status === "denied" ? waiting.get(event.tool_use_id) : undefined;
       if (asked) progress("running", `refused, needs your approval (${asked.category}) and sub-agents cannot ask: ${asked.summary}`);
-      next = await run.next();
-    }
-    const result = next.value;
+    });
     const usage = usageOf(result.usage);
     const ok = result.subtype === "success";
     const report = ok ? result.result : `The sub-agent stopped without a report (${result.subtype}): ${result.result}`;
