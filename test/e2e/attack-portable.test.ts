@@ -67,6 +67,8 @@ it("an imported task's 'always allow for this task' rules do not approve its cal
   // Imported without --cwd: the folder it names is on this machine, where the rules were made.
   const imported = await runCairn(["import", file], { env: env(mine.dir) });
   expect(imported.code, imported.stderr).toBe(0);
+  // The model a resume asks is the file's: said, with how to pick one's own.
+  expect(imported.stdout).toMatch(/\n {2}resumes with anthropic\/\S+, the file's choice \(cairn resume --provider\/--model pick yours\)\n/);
   const id = importedId(imported.stdout);
   const command = call("execute_command", { command: "touch marker.txt", requires_approval: false });
   const denied = await runCairn(["resume", id, "Go on", "--base-url", await model([command, done("tried")])], { env: env(mine.dir) });

@@ -44,7 +44,10 @@ export function importCommand(argv: string[], io: Io): number {
     const redacted = imported.redactions > 0 ? `\n  ${imported.redactions} secret${imported.redactions === 1 ? " was" : "s were"} redacted when it was exported: [REDACTED:<kind>] stands in their place` : "";
     // The title and folder come from the file: printed without their escapes, as cairn show prints them.
     io.stdout(
-      terminalText(`Imported task ${imported.id}${renamed}${subagents}: ${imported.title}\n  works in ${imported.workspace}${redacted}\n  cairn show ${imported.id} · cairn resume ${imported.id} "..."\n`),
+      terminalText(
+        `Imported task ${imported.id}${renamed}${subagents}: ${imported.title}\n  works in ${imported.workspace}${redacted}\n` +
+          `  resumes with ${imported.model}, the file's choice (cairn resume --provider/--model pick yours)\n  cairn show ${imported.id} · cairn resume ${imported.id} "..."\n`,
+      ),
     );
     return 0;
   } catch (error) {

@@ -12,6 +12,8 @@ export type ImportedTask = {
   exportedId: string;
   title: string;
   workspace: string;
+  /** The provider and model a resume asks (the file's choice: a resume's --provider and --model pick others). */
+  model: string;
   /** Its sub-agents' tasks, imported with it. */
   subagents: number;
   redactions: number;
@@ -75,6 +77,7 @@ export function importTask(o: { home: string; file: string; cwd?: string }): Imp
     exportedId: first!.metadata.id,
     title: first!.metadata.title,
     workspace: o.cwd ?? first!.metadata.workspace,
+    model: `${first!.metadata.provider}/${first!.metadata.model}`,
     subagents: parsed.tasks.length - 1,
     redactions: parsed.redactions.count,
   };
