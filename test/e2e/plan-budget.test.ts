@@ -21,15 +21,15 @@ const actTurns = () => [...[2, 3, 4, 5, 6].map((v) => call("write_to_file", { pa
 /** A Plan mode run to its plan (two requests of 20k in, 1k out: $0.15), left waiting with its estimate. */
 async function planned() {
   fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "app.js" }, 20_000), call("plan_mode_respond", { response: plan }, 20_000), ...actTurns()] });
-  const run = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--mode", "plan", "--json", "update the log line"], { env: env() });
+  const run = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--mode", "plan", "--json", "update the log line"], { env: env(), timeoutMs: 90_000 });
   expect(run.code, run.stderr).toBe(3);
   const result = run.events.at(-1)!;
   return { run, result, id: result.session_id as string };
 }
 
-const act = (id: string, budget: string) => runCairn(["resume", id, "--mode", "act", "--max-budget-usd", budget, "--auto-approve", "edit", "--base-url", fx.server.url, "--json"], { env: env() });
+const act = (id: string, budget: string) => runCairn(["resume", id, "--mode", "act", "--max-budget-usd", budget, "--auto-approve", "edit", "--base-url", fx.server.url, "--json"], { env: env(), timeoutMs: 90_000 });
 
-describe("A cost agreed before acting", { timeout: 120_000 }, () => {
+describe("A cost agreed before acting", { timeout: 240_000 }, () => {
   it("a plan carries its Act phase's estimate; approved with that budget, the Act phase stops at it", async () => {
     const { run, result, id } = await planned();
     expect(result).toMatchObject({ subtype: "needs_input", plan, total_cost_usd: expect.closeTo(0.15, 6) });
@@ -69,7 +69,7 @@ describe("A cost agreed before acting", { timeout: 120_000 }, () => {
 
   it("without --json, the progress shows the spend against the budget", async () => {
     const { id } = await planned();
-    const acting = await runCairn(["resume", id, "--mode", "act", "--max-budget-usd", "5", "--auto-approve", "edit", "--base-url", fx.server.url], { env: env() });
+    const acting = await runCairn(["resume", id, "--mode", "act", "--max-budget-usd", "5", "--auto-approve", "edit", "--base-url", fx.server.url], { env: env(), timeoutMs: 90_000 });
     expect(acting.code, acting.stderr).toBe(0);
     expect(acting.stderr).toContain("· $0.4650 of the $5 budget spent");
   });
@@ -82,28 +82,28 @@ describe("A cost agreed before acting, in the terminal", () => {
     terminal = undefined;
   });
 
-  it("the plan prompt shows the estimate and approves with its budget; the status line shows the spend against it until the budget stops the task", { timeout: 120_000 }, async () => {
+  it("the plan prompt shows the estimate and approves with its budget; the status line shows the spend against it until the budget stops the task", { timeout: 240_000 }, async () => {
     expect(existsSync(TMUX), `tmux is needed for this test and is not at ${TMUX}`).toBe(true);
     fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "app.js" }, 20_000), call("plan_mode_respond", { response: plan }, 20_000), ...actTurns()] });
     writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
     terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
     terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url, "--mode", "plan", "--auto-approve", "read,edit"]);
     const t = terminal;
-    await t.waitFor(" PLAN ");
+    await t.waitFor(" PLAN ", 60_000);
     await t.type("update the log line");
     await t.press("Enter");
-    const prompt = await t.waitFor("The plan is above. Carry it out?");
+    const prompt = await t.waitFor("The plan is above. Carry it out?", 60_000);
     expect(prompt).toMatch(/Act phase estimate: \$\d+\.\d\d–\$\d+\.\d\d \(4–8 requests/);
     const budget = /Approve with budget \$(\d+\.\d\d)/.exec(await t.waitFor("Approve with budget"))![1]!;
     await t.press("b");
-    const stopped = await t.waitFor("reaching the budget of", 60_000);
+    const stopped = await t.waitFor("reaching the budget of", 120_000);
     expect(stopped).toContain(`(agreed with the plan)`);
     expect(stopped).toMatch(new RegExp(`\\$\\d+\\.\\d{4} / \\$${budget.replace(".", "\\.")}`));
     expect(fx.server.requests.length).toBeLessThan(8);
     expect(readFileSync(path.join(fx.workspace.dir, "app.js"), "utf8")).not.toContain("v6");
   });
 
-  it("a plan left waiting by cairn run is offered again with its estimate when the task is resumed at a terminal, and approved with its budget", { timeout: 120_000 }, async () => {
+  it("a plan left waiting by cairn run is offered again with its estimate when the task is resumed at a terminal, and approved with its budget", { timeout: 240_000 }, async () => {
     expect(existsSync(TMUX), `tmux is needed for this test and is not at ${TMUX}`).toBe(true);
     const { result, id } = await planned();
     const budget = (result.plan_estimate.budget_usd as number).toFixed(2);
@@ -111,13 +111,13 @@ describe("A cost agreed before acting, in the terminal", () => {
     terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
     terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "read,edit"]);
     const t = terminal;
-    await t.waitFor("Resume a recent task, or start a new one");
+    await t.waitFor("Resume a recent task, or start a new one", 60_000);
     await t.press("Down", "Enter");
-    await t.waitFor(`Resumed task ${id}`);
-    const prompt = await t.waitFor(`Approve with budget $${budget}`);
+    await t.waitFor(`Resumed task ${id}`, 60_000);
+    const prompt = await t.waitFor(`Approve with budget $${budget}`, 60_000);
     expect(prompt).toContain(`Act phase estimate: $${result.plan_estimate.usd.low.toFixed(2)}–$${result.plan_estimate.usd.high.toFixed(2)}`);
     await t.press("b");
-    const stopped = await t.waitFor("reaching the budget of", 60_000);
+    const stopped = await t.waitFor("reaching the budget of", 120_000);
     expect(stopped).toContain(`$${Number(budget)} (agreed with the plan)`);
     expect(readFileSync(path.join(fx.workspace.dir, "app.js"), "utf8")).not.toContain("v6");
   });
