@@ -29,7 +29,7 @@ const beforeBin = process.env.CAIRN_BENCH_BEFORE_BIN;
 const CPU_RUNS = 7;
 const EXIT_RUNS = 2;
 /** Counted (strace, the main process) on the build before the batching, commit 4fcf446. */
-const BEFORE = { fsyncs: 4, renames: 8 };
+const BEFORE = { fsyncs: 4, renames: 8, ms: Number.NaN };
 
 const done = { content: [{ type: "tool_use" as const, name: "attempt_completion", input: { result: "Done." } }] };
 const taskArgs = (url: string, cwd: string) => ["run", "--provider", "anthropic", "--base-url", url, "--cwd", cwd, "--json", "Say you are done."];
@@ -42,13 +42,15 @@ function tempHome(prefix: string, checkpoints = true): string {
 }
 
 /** One one-turn task under the fs counter: its fsyncs and renames of task files. */
-async function counted(bin: string, url: string, ws: string): Promise<{ fsyncs: number; renames: number }> {
+async function counted(bin: string, url: string, ws: string): Promise<{ fsyncs: number; renames: number; ms: number }> {
   const home = tempHome("cairn-bench-journal-");
   const report = path.join(home, "fs-count.txt");
   try {
     await measured([process.execPath, `--import=${counter}`, bin, ...taskArgs(url, ws)], { env: { ...process.env, CAIRN_HOME: home, ANTHROPIC_API_KEY: "k", CAIRN_COUNT_FS: report }, cwd: ws });
     const lines = readFileSync(report, "utf8").split("\n").filter((l) => l.includes(`${path.sep}tasks${path.sep}`));
-    return { fsyncs: lines.filter((l) => l.startsWith("fsync ")).length, renames: lines.filter((l) => l.startsWith("rename ")).length };
+    // Each line ends with the call's wall time: what it held the main thread.
+    const ms = lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+    return { fsyncs: lines.filter((l) => l.startsWith("fsync ")).length, renames: lines.filter((l) => l.startsWith("rename ")).length, ms };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -103,9 +105,9 @@ export async function run(): Promise<BenchRow[]> {
     const before = beforeBin ? await counted(beforeBin, server.url, ws) : BEFORE;
     rows.push({
       bench: "journal",
-      case: "one-turn task: fsyncs and renames of its task files (counted)",
-      measure: `${writes.fsyncs} fsyncs, ${writes.renames} renames`,
-      baseline: `before batching per step${beforeBin ? " (CAIRN_BENCH_BEFORE_BIN)" : " (4fcf446)"}: ${before.fsyncs} fsyncs, ${before.renames} renames`,
+      case: "one-turn task: fsyncs and renames of its task files (counted; their wall time beside)",
+      measure: `${writes.fsyncs} fsyncs, ${writes.renames} renames (${writes.ms.toFixed(1)} ms in them)`,
+      baseline: `before batching per step${beforeBin ? " (CAIRN_BENCH_BEFORE_BIN)" : " (4fcf446)"}: ${before.fsyncs} fsyncs, ${before.renames} renames${beforeBin ? ` (${before.ms.toFixed(1)} ms)` : ""}`,
       ratio: `${(writes.fsyncs / before.fsyncs).toFixed(2)}× fsyncs, ${(writes.renames / before.renames).toFixed(2)}× renames`,
       goal: "fewer, each step's state and the result still fsynced",
       pass: writes.fsyncs < before.fsyncs && writes.renames < before.renames,

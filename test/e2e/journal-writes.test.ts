@@ -27,8 +27,8 @@ function taskWrites() {
   const lines = readFileSync(countFile(), "utf8").split("\n").filter((l) => l.includes(`${path.sep}tasks${path.sep}`));
   return {
     fsyncs: lines.filter((l) => l.startsWith("fsync ")).length,
-    metadataRenames: lines.filter((l) => l.startsWith("rename ") && l.endsWith(`${path.sep}metadata.json`)).length,
-    indexRenames: lines.filter((l) => l.startsWith("rename ") && l.endsWith(`${path.sep}index.json`)).length,
+    metadataRenames: lines.filter((l) => l.startsWith("rename ") && / \S*\/metadata\.json /.test(l)).length,
+    indexRenames: lines.filter((l) => l.startsWith("rename ") && / \S*\/tasks\/index\.json /.test(l)).length,
   };
 }
 

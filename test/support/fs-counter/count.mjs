@@ -2,7 +2,8 @@
  * Preload that counts a Node process's fsyncs and renames: `node --import <this file>` with
  * CAIRN_COUNT_FS=<file>. The `node:fs` functions are wrapped and the ES module bindings synced
  * (syncBuiltinESMExports), so `import { renameSync } from "node:fs"` in the program sees the
- * wrappers too. At exit the file gets one line per call: `fsync <path>` or `rename <target>`.
+ * wrappers too. At exit the file gets one line per call: `fsync <path> <ms>` or `rename <target> <ms>`,
+ * the call's wall time (what it held the thread).
  */
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
@@ -22,17 +23,22 @@ if (out) {
     opened.delete(fd);
     return closeSync.call(this, fd);
   };
+  const timed = (line, call) => {
+    const started = performance.now();
+    try {
+      return call();
+    } finally {
+      lines.push(`${line} ${(performance.now() - started).toFixed(3)}`);
+    }
+  };
   fs.fsyncSync = function (fd) {
-    lines.push(`fsync ${opened.get(fd) ?? `fd ${fd}`}`);
-    return fsyncSync.call(this, fd);
+    return timed(`fsync ${opened.get(fd) ?? `fd ${fd}`}`, () => fsyncSync.call(this, fd));
   };
   fs.fdatasyncSync = function (fd) {
-    lines.push(`fsync ${opened.get(fd) ?? `fd ${fd}`}`);
-    return fdatasyncSync.call(this, fd);
+    return timed(`fsync ${opened.get(fd) ?? `fd ${fd}`}`, () => fdatasyncSync.call(this, fd));
   };
   fs.renameSync = function (from, to) {
-    lines.push(`rename ${to}`);
-    return renameSync.call(this, from, to);
+    return timed(`rename ${to}`, () => renameSync.call(this, from, to));
   };
   fs.promises.rename = function (from, to) {
     lines.push(`rename ${to}`);
