@@ -131,11 +131,15 @@ describe("cairn run: the read-only calls of one reply run side by side", () => {
     // The journal (what a resume starts from) wrote each result down in call order too.
     const tasks = readdirSync(path.join(fx.home.dir, "tasks"));
     const journal = readFileSync(path.join(fx.home.dir, "tasks", tasks[0]!, "conversation.jsonl"), "utf8");
-    const journaled = journal
+    const lines = journal
       .split("\n")
-      .filter((l) => l.includes('"call_result"'))
-      .map((l) => (JSON.parse(l) as { call_result: { call: { id: string } } }).call_result.call.id);
-    expect(journaled.slice(0, callIds.length)).toEqual(callIds);
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { message?: { role: string; content: Array<{ type: string; id?: string }> }; call_result?: { call: { id: string } } });
+    // Cairn names the calls itself; the provider's ids above are only what goes back on the wire.
+    const stored = lines.find((l) => l.message?.role === "assistant")!.message!.content.filter((p) => p.type === "tool-call").map((p) => p.id);
+    expect(stored).toHaveLength(callIds.length);
+    const journaled = lines.filter((l) => l.call_result).map((l) => l.call_result!.call.id);
+    expect(journaled.slice(0, stored.length)).toEqual(stored);
   }, 60_000);
 
   it("toolExecution sequential (CAIRN_TOOL_EXECUTION): each fetch starts only after the one before it has its answer", async () => {
