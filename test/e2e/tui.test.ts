@@ -200,6 +200,14 @@ describe("cairn in a terminal", () => {
     expect(prose).toBeLessThan(replay.indexOf("✓ write hello.txt"));
   });
 
+  it("two Escapes that reach it in one read (a busy machine) leave, as two presses do", { timeout: 60_000 }, async () => {
+    const t = await open([call("attempt_completion", { result: "Done here" })], ["Do it"]);
+    await t.waitFor("✓ Done here");
+    await t.waitFor(/describe a task/);
+    await t.burst("Escape", "Escape");
+    await t.waitFor("[cairn exited 0]");
+  });
+
   it("offers an edit that will fail with why, not a made-up diff, and the clock stops while the person decides", { timeout: 60_000 }, async () => {
     writeFileSync(path.join(workspace.dir, "notes.txt"), "alpha\nbeta\n");
     const diff = "------- SEARCH\ngamma\n=======\ndelta\n+++++++ REPLACE";
