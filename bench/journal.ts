@@ -27,6 +27,7 @@ const counter = path.join(ROOT, "test/support/fs-counter/count.mjs");
 /** Another build to run side by side (the one before the batching), e.g. a copy of the tree at 4fcf446 built with `npm run build`. */
 const beforeBin = process.env.CAIRN_BENCH_BEFORE_BIN;
 const CPU_RUNS = 7;
+const COUNT_RUNS = 5;
 const EXIT_RUNS = 2;
 /** Counted (strace, the main process) on the build before the batching, commit 4fcf446. */
 const BEFORE = { fsyncs: 4, renames: 8, ms: Number.NaN };
@@ -101,11 +102,19 @@ export async function run(): Promise<BenchRow[]> {
   const home = tempHome("cairn-bench-journal-cpu-");
   try {
     const rows: BenchRow[] = [];
-    const writes = await counted(cairnBin, server.url, ws);
-    const before = beforeBin ? await counted(beforeBin, server.url, ws) : BEFORE;
+    // Counts are the same every run; the wall time of the calls is not (the disk is shared): the median of runs interleaved with the older build's.
+    const after: Array<{ fsyncs: number; renames: number; ms: number }> = [];
+    const older: Array<{ fsyncs: number; renames: number; ms: number }> = [];
+    for (let i = 0; i < COUNT_RUNS; i++) {
+      after.push(await counted(cairnBin, server.url, ws));
+      if (beforeBin) older.push(await counted(beforeBin, server.url, ws));
+    }
+    const medianOf = (runs: typeof after) => ({ fsyncs: median(runs.map((r) => r.fsyncs)), renames: median(runs.map((r) => r.renames)), ms: median(runs.map((r) => r.ms)) });
+    const writes = medianOf(after);
+    const before = beforeBin ? medianOf(older) : BEFORE;
     rows.push({
       bench: "journal",
-      case: "one-turn task: fsyncs and renames of its task files (counted; their wall time beside)",
+      case: `one-turn task: fsyncs and renames of its task files (counted; their wall time beside, median of ${COUNT_RUNS})`,
       measure: `${writes.fsyncs} fsyncs, ${writes.renames} renames (${writes.ms.toFixed(1)} ms in them)`,
       baseline: `before batching per step${beforeBin ? " (CAIRN_BENCH_BEFORE_BIN)" : " (4fcf446)"}: ${before.fsyncs} fsyncs, ${before.renames} renames${beforeBin ? ` (${before.ms.toFixed(1)} ms)` : ""}`,
       ratio: `${(writes.fsyncs / before.fsyncs).toFixed(2)}× fsyncs, ${(writes.renames / before.renames).toFixed(2)}× renames`,
