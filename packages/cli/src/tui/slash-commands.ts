@@ -26,7 +26,7 @@ export type SlashCommandSession = {
   busy<T>(label: string, job: () => Promise<T>): Promise<T | undefined>;
   clear(): Promise<void>;
   exit(): Promise<void>;
-  pickTask(title: string, entries: ReturnType<typeof listTasks>["entries"], offerNew: boolean): Promise<void>;
+  pickTask(title: string, entries: ReturnType<typeof listTasks>["entries"], offerNew: boolean, limit?: number, allWorkspaces?: boolean): Promise<void>;
   setMode(mode: Mode): void;
   toggleMode(): void;
   submit(raw: string): Promise<void>;
@@ -39,7 +39,7 @@ export const slashCommands: readonly SlashCommand[] = [
   { name: "mode", args: "[act|plan]", description: "switch between Act and Plan (or Shift+Tab)" },
   { name: "model", args: "[id]", description: "show the model, or switch to another" },
   { name: "checkpoints", args: "[diff|restore] [n]", description: "list, compare (diff <n> [m]) or restore checkpoints" },
-  { name: "history", args: "", description: "recent tasks: pick one to resume" },
+  { name: "history", args: "[all]", description: "this workspace's recent tasks (all: every workspace's): pick one to resume" },
   { name: "settings", args: "", description: "auto-approve, model, sandbox, MCP servers, rules files" },
   { name: "compact", args: "[then…]", description: "summarise the conversation to free context" },
   { name: "newtask", args: "[notes]", description: builtinSlashCommands.newtask ?? "hand over to a fresh task" },
@@ -117,9 +117,11 @@ export async function runSlashCommand(session: SlashCommandSession, line: string
       return true;
     case "history": {
       if (needsIdle()) return true;
-      const { entries } = listTasks(session.home);
-      if (entries.length === 0) info("History", ["No stored tasks yet."]);
-      else await session.pickTask("Pick a task to resume", entries.slice(0, 15), false);
+      // This workspace's tasks, as cairn history lists them; "/history all" every workspace's.
+      const all = rest[0] === "all";
+      const { entries } = listTasks(session.home, all ? {} : { workspace: session.cwd });
+      if (entries.length === 0) info("History", [all ? "No stored tasks yet." : "No stored tasks in this workspace yet; /history all lists every workspace's."]);
+      else await session.pickTask(all ? "Pick a task to resume (all workspaces)" : "Pick a task to resume", entries, false, 15, all);
       return true;
     }
     case "settings":
