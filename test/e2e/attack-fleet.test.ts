@@ -73,7 +73,7 @@ async function startWorker(name: string, allow: string[], ownEndpointInSettings:
   // The worker's own endpoint in its CAIRN_HOME/settings.json (the lowest layer, which a trusted
   // workspace's settings would override), or in its environment (above any workspace's).
   if (ownEndpointInSettings) writeFileSync(path.join(home, "settings.json"), JSON.stringify({ provider: "anthropic", baseUrl: f.server.url }));
-  const endpointEnv = ownEndpointInSettings ? { CAIRN_PROVIDER: "", CAIRN_BASE_URL: "" } : {};
+  const endpointEnv: Record<string, string> = ownEndpointInSettings ? { CAIRN_PROVIDER: "", CAIRN_BASE_URL: "" } : {};
   current = await f.startWorker(name, ["--concurrency", "2", ...(allow.length ? ["--allow", allow.join(",")] : [])], { CAIRN_FLEET_SECRET: "", ANTHROPIC_API_KEY: workerKey, ...endpointEnv });
   return current;
 }

@@ -196,7 +196,7 @@ describe("a checkpoint's changes in the page", { timeout: 90_000 }, () => {
         return shown > 0 && shown === count ? shown : false;
       },
       { polling: 50, timeout: 30_000 },
-    ).then((handle) => handle.jsonValue())) as number;
+    ).then((handle) => handle.jsonValue() as Promise<unknown>)) as number;
     for (let n = 1; n <= steps; n++) {
       await page.locator(`.steps > li.step:nth-child(${n}) .step-buttons > button:first-child`).click();
       await page.waitForSelector(`.steps > li.step:nth-child(${n}) .step-buttons > button[aria-expanded="true"]`, { timeout: 30_000 });

@@ -18,12 +18,15 @@ const plan = "1. Change the log line in app.js to v2.\n2. Add a v3 line.\n3. Che
 /** The Act phase: five writes, $0.315 each (100k in, 1k out), then the completion. */
 const actTurns = () => [...[2, 3, 4, 5, 6].map((v) => call("write_to_file", { path: "app.js", content: `console.log('v${v}');\n` }, 100_000)), call("attempt_completion", { result: "Updated app.js" }, 100_000)];
 
+/** What the tests read of a plan's estimate (priced, so its ranges are there). */
+type Estimate = { usd: { low: number; high: number }; budget_usd: number };
+
 /** A Plan mode run to its plan (two requests of 20k in, 1k out: $0.15), left waiting with its estimate. */
 async function planned() {
   fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "app.js" }, 20_000), call("plan_mode_respond", { response: plan }, 20_000), ...actTurns()] });
   const run = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--mode", "plan", "--json", "update the log line"], { env: env(), timeoutMs: 90_000 });
   expect(run.code, run.stderr).toBe(3);
-  const result = run.events.at(-1)!;
+  const result = run.events.at(-1)! as unknown as Record<string, unknown> & { plan_estimate: Estimate };
   return { run, result, id: result.session_id as string };
 }
 
@@ -44,7 +47,7 @@ describe("A cost agreed before acting", { timeout: 240_000 }, () => {
 
     const acting = await act(id, budget);
     expect(acting.code, acting.stderr).toBe(1);
-    const stopped = acting.events.at(-1)!;
+    const stopped = acting.events.at(-1)! as unknown as Record<string, unknown> & { total_cost_usd: number };
     expect(stopped).toMatchObject({ subtype: "error_max_budget_usd", result: expect.stringContaining(`reaching the budget of $${Number(budget)}`) });
     // Every request before the stop was allowed (the spend was under the budget), and the last one took it past.
     const actRequests = fx.server.requests.length - 2;

@@ -343,7 +343,7 @@ describe("thinking kept as the provider requires", () => {
   }, 120_000);
   it("OpenRouter's reasoning_details go back with the assistant message, merged as they streamed, signature included", async () => {
     const stream = recordedStream("openrouter-reasoning-details.sse");
-    const signature = /"signature":"(Et0B[^"]+)"/.exec(stream.chunks.join(""))![1];
+    const signature = /"signature":"(Et0B[^"]+)"/.exec(stream.chunks.join(""))![1]!;
     const r = await run({ provider: "openrouter", model: "anthropic/claude-sonnet-4.5", args: ["--thinking", "1024"], task: "What is 2+2?", responses: [stream] });
     expect(r.run.code, r.run.stderr).toBe(0);
     const assistant = r.server.requests[1]!.body.messages.find((m: any) => m.role === "assistant");

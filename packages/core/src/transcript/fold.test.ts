@@ -278,7 +278,7 @@ describe("foldEvent", () => {
       ended("tool_b", "replace_in_file"),
       checkpoint(2), // before turn 3 began: in place
       { type: "turn_start", turn: 3, reason: "next_turn" },
-      { type: "assistant", message: { id: "msg_c", model: "m", role: "assistant", content: [{ type: "text", text: "Done." }], stop_reason: "end_turn", usage } },
+      { type: "assistant", session_id: "s", message: { id: "msg_c", model: "m", role: "assistant", content: [{ type: "text", text: "Done." }], stop_reason: "end_turn", usage } },
     ]);
     expect(seen(t)).toEqual([
       "user: edit twice",
