@@ -30,9 +30,6 @@ export type ModelCatalog = { default: ModelChoice; providers: ProviderOption[] }
 
 export type ModelCheck = { ok: true; provider: string; model: string; supports_images: boolean } | { ok: false; message: string };
 
-/** Which catalog ids each provider serves under its own name (OpenRouter's are spelled differently, so only its default is offered). */
-const families: Partial<Record<ProviderId, string>> = { anthropic: "claude-", openai: "gpt-", deepseek: "deepseek-" };
-
 /** The provider and model a new task gets when the person picks none: the same layers a session resolves (flags > env > workspace > user). */
 function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice {
   let settings: Settings = {};
@@ -52,11 +49,10 @@ export function modelCatalog(args: RunArgs, env: NodeJS.ProcessEnv): ModelCatalo
   const configured = configuredModel(args, env);
   const offered = providerIds.flatMap((id): ProviderOption[] => {
     if (id !== configured.provider && endpointOf(id) === undefined) return [];
-    const family = families[id];
     const models = [
       ...(id === configured.provider && configured.model ? [configured.model] : []),
       ...(providers[id].defaultModel ? [providers[id].defaultModel] : []),
-      ...(family ? catalogModelIds.filter((m) => m.startsWith(family)) : []),
+      ...catalogModelIds(id),
     ];
     if (models.length === 0) return [];
     const keyEnv = providers[id].keyEnv.length > 0 ? [...providers[id].keyEnv, "CAIRN_API_KEY"] : [];

@@ -1,8 +1,9 @@
 import path from "node:path";
-import { builtinSlashCommands, listTasks, listWorkflows, previewTaskRestore, type CheckpointRecord, type Mode, type Session, type SessionRunner } from "@cairn/core";
+import { builtinSlashCommands, listTasks, listWorkflows, previewTaskRestore, type CheckpointRecord, type Mode, type ProviderId, type Session, type SessionRunner } from "@cairn/core";
 import type { SlashCommand } from "@cairn/host/completion";
 import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import type { SessionView } from "./session-view.js";
+import { modelPicks } from "./model-picks.js";
 import { settingsSource } from "./settings-source.js";
 
 export type { SlashCommand };
@@ -37,7 +38,7 @@ export type SlashCommandSession = {
 export const slashCommands: readonly SlashCommand[] = [
   { name: "help", args: "", description: "keys and commands" },
   { name: "mode", args: "[act|plan]", description: "switch between Act and Plan (or Shift+Tab)" },
-  { name: "model", args: "[id]", description: "show the model, or switch to another" },
+  { name: "model", args: "[id]", description: "pick a model of this provider, or switch to <id>" },
   { name: "checkpoints", args: "[diff|restore] [n]", description: "list, compare (diff <n> [m]) or restore checkpoints" },
   { name: "history", args: "[all]", description: "this workspace's recent tasks (all: every workspace's): pick one to resume" },
   { name: "settings", args: "", description: "auto-approve, model, sandbox, MCP servers, rules files" },
@@ -102,16 +103,28 @@ export async function runSlashCommand(session: SlashCommandSession, line: string
       else session.setMode(target);
       return true;
     }
-    case "model":
-      if (!rest[0]) info("Model", [`${view.status.provider}/${view.status.model} (switch with /model <id>)`]);
-      else if (!needsIdle()) {
-        try {
-          session.switchModel(rest[0]);
-        } catch (error) {
-          view.add({ kind: "error", text: (error as Error).message });
-        }
+    case "model": {
+      if (needsIdle()) return true;
+      // Without an id: a pick list of the models Cairn knows on this provider.
+      const id =
+        rest[0] ??
+        (await view.ask<string | undefined>(
+          (resolve) => ({
+            kind: "choice",
+            title: `Pick a model on ${view.status.provider} (or type /model <id>)`,
+            options: modelPicks({ home: session.home, cwd: session.cwd, env: session.io.env, overrides: overridesOf(session.args), provider: view.status.provider as ProviderId, current: view.status.model }),
+            resolve,
+          }),
+          undefined,
+        ));
+      if (!id || (rest[0] === undefined && id === view.status.model)) return true;
+      try {
+        session.switchModel(id);
+      } catch (error) {
+        view.add({ kind: "error", text: (error as Error).message });
       }
       return true;
+    }
     case "checkpoints":
       await checkpoints(session, rest);
       return true;

@@ -45,8 +45,14 @@ const known: Record<string, ModelInfo> = {
   "deepseek-reasoner": openai(128_000, 64_000, 0.28, 0.42, 0.028, false),
 };
 
-/** The ids the catalog knows, for hosts that offer a choice of model. */
-export const catalogModelIds: readonly string[] = Object.keys(known);
+/** Which catalog ids each provider serves under its own name (OpenRouter's are spelled differently, and local servers serve what was pulled). */
+const families: Partial<Record<ProviderId, string>> = { anthropic: "claude-", openai: "gpt-", deepseek: "deepseek-" };
+
+/** The ids the catalog knows that the provider serves, for hosts that offer a choice of model. */
+export function catalogModelIds(provider: ProviderId): string[] {
+  const family = families[provider];
+  return family ? Object.keys(known).filter((id) => id.startsWith(family)) : [];
+}
 
 const fallbackInfo: ModelInfo = { contextWindow: 128_000, maxOutputTokens: 8_192, supportsImages: false };
 
