@@ -147,10 +147,15 @@ it("a resume recorded into its run's file is replayed after the run, as one task
   expect(refused.stderr).toBe(`cairn: ${alone} starts in the middle of task ${id} (recorded by cairn resume): replay needs its run too; record it with cairn run --record, then resume with the same --record file.\n`);
 }, 240_000);
 
-it("--record is refused where it would not be done (cairn acp), and a file that is not a recording is refused by cairn replay", async () => {
-  const refused = await runCairn(["acp", "--record", path.join(root.dir, "x.jsonl")], { env: cleanEnv({ CAIRN_HOME: home.dir }) });
-  expect(refused.code).toBe(2);
-  expect(refused.stderr).toBe('cairn: --record works with cairn run and cairn resume, not cairn acp; record the task with cairn run --record <file> "task".\n');
+it("cairn acp and cairn web refuse a --record folder they cannot make, and a file that is not a recording is refused by cairn replay", async () => {
+  // acp and web record each session in a folder (record-hosts.test.ts): a file in its place is named at start, before any session.
+  const taken = path.join(root.dir, "x.jsonl");
+  writeFileSync(taken, "");
+  for (const host of ["acp", "web"]) {
+    const refused = await runCairn([host, "--record", taken], { env: cleanEnv({ CAIRN_HOME: home.dir }) });
+    expect(refused.code, host).toBe(2);
+    expect(refused.stderr).toBe(`cairn: Cannot make the recordings folder ${taken} (EEXIST); pass --record a folder you can write.\n`);
+  }
   const other = path.join(root.dir, "other.jsonl");
   writeFileSync(other, '{"type":"recording","version":2,"created":"2027-01-01T00:00:00.000Z"}\n');
   const newer = await runCairn(["replay", other], { env: cleanEnv({ CAIRN_HOME: home.dir }) });

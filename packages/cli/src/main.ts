@@ -109,7 +109,6 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         io.stdout(`${acp.acpHelp}\n`);
         return 0;
       }
-      refuseRecord(args, "cairn acp");
       return await acp.acpCommand(args, io, version);
     }
     if (command === "replay") return await (await commands.replay()).replayCommand(rest, io);
@@ -151,9 +150,9 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   }
 }
 
-/** --record is cairn run's and cairn resume's: elsewhere it would be read and quietly not done. */
+/** --record is for the hosts that record (run, resume, acp, web): elsewhere it would be read and quietly not done. */
 function refuseRecord(args: RunArgs, where: string): void {
-  if (args.record !== undefined) throw new UsageError(`--record works with cairn run and cairn resume, not ${where}; record the task with cairn run --record <file> "task".`);
+  if (args.record !== undefined) throw new UsageError(`--record works with cairn run, resume, acp and web, not ${where}; record the task with cairn run --record <file> "task".`);
 }
 
 /**

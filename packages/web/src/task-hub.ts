@@ -1,4 +1,5 @@
 import { cairnHome, historyRows, listTasks, removeFromHistoryIndex, shownStatus, TaskNotFoundError, TaskStore, type HistoryEntry } from "@cairn/core/storage";
+import { SessionRecordings } from "@cairn/host/record";
 import type { RunArgs } from "@cairn/host/run-args";
 import { EventLog } from "./event-log.js";
 import type { RestoreDone, RestoreWhat } from "./checkpoint-timeline.js";
@@ -15,11 +16,15 @@ export class TaskHub {
   private tasks = new Map<string, LiveTask>();
   /** Tasks whose events are in the log: opened here again (after a hand-off left them), their record is not sent twice. */
   private known = new Set<string>();
+  /** With --record, where each task opened here records its model exchanges. */
+  private readonly recordings: SessionRecordings | undefined;
 
   constructor(
     private readonly args: RunArgs,
     private readonly env: NodeJS.ProcessEnv,
-  ) {}
+  ) {
+    this.recordings = SessionRecordings.of(args, env);
+  }
 
   get(id: string): LiveTask | undefined {
     return this.tasks.get(id);
@@ -45,7 +50,7 @@ export class TaskHub {
     }
     const live = this.liveTask();
     try {
-      const runner = await openNewTask(this.args, text, live.host, mode ?? this.args.mode ?? "act", this.env, model);
+      const runner = await openNewTask(this.args, text, live.host, mode ?? this.args.mode ?? "act", this.env, model, this.recordings);
       live.attach(runner, false);
       this.tasks.set(live.id, live);
     } catch (error) {
@@ -77,7 +82,7 @@ export class TaskHub {
     }
     const live = this.liveTask();
     try {
-      const runner = await openStoredTask(this.args, id, live.host, this.env);
+      const runner = await openStoredTask(this.args, id, live.host, this.env, this.recordings);
       live.attach(runner, this.known.has(id));
       this.tasks.set(live.id, live);
     } catch (error) {

@@ -12,6 +12,7 @@ token: anyone with the link can run tasks here). Stop it with Ctrl-C.
   --host <h>     address to listen on (default 127.0.0.1; anything else is reachable from
                  other machines: only on a network you trust)
   --open         open the link in your browser (with xdg-open, open or start, found on PATH)
+  --record <dir> each task's model exchanges go to <dir>/<task id>.jsonl (cairn replay)
 
 ${runHelp.split("\n").slice(4).join("\n").replace(/\n  --json[^\n]*/, "")}`;
 
@@ -41,6 +42,5 @@ export function parseWebArgs(argv: string[], cwd: string): WebArgs | "help" {
   if (run === "help") return "help";
   if (run.task !== "") throw new UsageError(`cairn web takes no task; type it in the page. Unexpected: "${run.task}".`);
   if (run.json) throw new UsageError("--json is for cairn run; cairn web shows events in the page.");
-  if (run.record !== undefined) throw new UsageError('--record works with cairn run and cairn resume, not cairn web; record the task with cairn run --record <file> "task".');
   return { host: host ?? "127.0.0.1", hostGiven: host !== undefined, port, open, run };
 }

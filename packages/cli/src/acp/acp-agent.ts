@@ -1,6 +1,7 @@
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type ClientCapabilities } from "@agentclientprotocol/sdk";
 import { modes, type Mode } from "@cairn/core";
 import type { Io } from "@cairn/host/io";
+import { SessionRecordings } from "@cairn/host/record";
 import type { RunArgs } from "@cairn/host/run-args";
 import { isUsageError } from "@cairn/host/usage-error";
 import { AcpSession, modeState } from "./acp-session.js";
@@ -15,12 +16,13 @@ import { createTask, loadTask, type Opening } from "./open-acp-task.js";
 export function cairnAgent(args: RunArgs, io: Io, version: string): { app: AgentApp; closeAll(): Promise<void> } {
   const sessions = new Map<string, AcpSession>();
   let capabilities: ClientCapabilities | undefined;
+  const recordings = SessionRecordings.of(args, io.env);
 
   const open = async (client: AgentContext, servers: Parameters<typeof serverConfigs>[0], cwd: string, how: (session: AcpSession, opening: Opening) => Promise<void>): Promise<AcpSession> => {
     const session = new AcpSession(client, capabilities?.session?.notices != null, (line) => io.stderr(`cairn: ${line}\n`));
     const files = clientFiles(capabilities, client, () => session.id);
     try {
-      await how(session, { args, io, host: session.host, editor: { mcpServers: serverConfigs(servers, cwd), ...(files ? { files } : {}) } });
+      await how(session, { args, io, host: session.host, recordings, editor: { mcpServers: serverConfigs(servers, cwd), ...(files ? { files } : {}) } });
     } catch (error) {
       // A setting the person must fix (a missing key, a bad model): the editor shows the line.
       if (isUsageError(error)) throw RequestError.invalidParams(undefined, error.message);

@@ -10,7 +10,8 @@ export const acpHelp = `Usage: cairn acp [run options]
 
 Serves the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains IDEs, Neovim,
 Emacs): the editor starts it and sends the prompts. The options are cairn run's (see
-cairn run --help), applied to every session; the workspace is the one the editor names.`;
+cairn run --help), applied to every session; the workspace is the one the editor names.
+With --record <dir>, each session's model exchanges go to <dir>/<task id>.jsonl (cairn replay).`;
 
 /**
  * \`cairn acp\`: stdout carries the protocol and nothing else; every notice goes to stderr (the

@@ -1,6 +1,7 @@
 import { SessionRunner, type AgentEvent, type Host, type ServerConfig, type TextFiles } from "@cairn/core";
 import { cairnHome } from "@cairn/core/storage";
 import type { Io } from "@cairn/host/io";
+import type { SessionRecordings } from "@cairn/host/record";
 import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { earlierEvents, handoffChain } from "./handoff.js";
 
@@ -16,11 +17,17 @@ export type EditorAdditions = {
   files?: TextFiles;
 };
 
-export type Opening = { args: RunArgs; io: Io; host: Host; editor: EditorAdditions };
+/** `recordings`: with --record, each session's model exchanges are written there. */
+export type Opening = { args: RunArgs; io: Io; host: Host; editor: EditorAdditions; recordings?: SessionRecordings | undefined };
+
+/** The runner `open` makes, recorded when --record asks. */
+function recorded(o: Opening, open: (fetch: { modelFetch?: typeof globalThis.fetch }) => Promise<SessionRunner>): Promise<SessionRunner> {
+  return o.recordings ? o.recordings.record(open) : open({});
+}
 
 /** A task stored at once (session/new), so another process can load it before its first prompt. */
 export async function createTask(o: Opening & { cwd: string }): Promise<SessionRunner> {
-  return told(await SessionRunner.create({ cwd: o.cwd, env: o.io.env, overrides: overridesOf(o.args), host: o.host, ...o.editor }), o.io);
+  return told(await recorded(o, (fetch) => SessionRunner.create({ cwd: o.cwd, env: o.io.env, overrides: overridesOf(o.args), host: o.host, ...o.editor, ...fetch })), o.io);
 }
 
 /**
@@ -37,7 +44,7 @@ export async function loadTask(o: Opening & { id: string; cwd: string }): Promis
     // No such task: resume says so in its own words.
   }
   const id = chain.at(-1)?.id ?? o.id;
-  const runner = await SessionRunner.resume({ id, cwd: o.cwd, env: o.io.env, overrides: overridesOf(o.args), host: o.host, ...o.editor });
+  const runner = await recorded(o, (fetch) => SessionRunner.resume({ id, cwd: o.cwd, env: o.io.env, overrides: overridesOf(o.args), host: o.host, ...o.editor, ...fetch }));
   return { runner: told(runner, o.io), earlier: earlierEvents(chain) };
 }
 

@@ -4,7 +4,7 @@ import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { UsageError } from "@cairn/host/usage-error";
 import { attachedImages } from "../attached-images.js";
 import { driveHeadless } from "../headless.js";
-import { recordMessage, recorderFor } from "./record.js";
+import { recordMessage, recorderFor } from "@cairn/host/record";
 
 /**
  * `cairn resume <id> [message]`: carries a stored task on. An interrupted call is reported to the

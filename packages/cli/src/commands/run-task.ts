@@ -3,7 +3,7 @@ import type { Io } from "@cairn/host/io";
 import { overridesOf, type RunArgs } from "@cairn/host/run-args";
 import { attachedImages } from "../attached-images.js";
 import { driveHeadless } from "../headless.js";
-import { recordMessage, recorderFor } from "./record.js";
+import { recordMessage, recorderFor } from "@cairn/host/record";
 
 /**
  * A new task, no person: `cairn run "<task>"`. Calls that need approval and are not auto-approved
