@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // page.evaluate callbacks run in the page.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -103,6 +103,33 @@ describe("the model picker of a new task", { timeout: 90_000 }, () => {
     await (await picker(page, "Provider")).select("deepseek");
     await page.waitForFunction(() => document.querySelector(".model-picker")?.textContent?.includes("takes no images"), { polling: 100, timeout: 10_000 });
     expect(await page.$$('[role="alert"]')).toHaveLength(0); // its key is set
+    await page.close();
+  });
+
+  it("a settings.json broken while the page is open: the picker says so in one line and keeps the person's provider, and shows it again once fixed, without a reload", async () => {
+    const settings = path.join(home.dir, "settings.json");
+    writeFileSync(settings, JSON.stringify({ provider: "deepseek", model: "deepseek-reasoner" }));
+    web = await startWeb(["--cwd", ws.dir], { env: cleanEnv({ ANTHROPIC_API_KEY: "k", DEEPSEEK_API_KEY: "d", CAIRN_HOME: home.dir }) });
+    const page = await openPage(web);
+    expect(await valueOf(page, "Provider")).toBe("deepseek");
+    expect(await valueOf(page, "Model")).toBe("deepseek-reasoner");
+
+    // Broken while the page is open: opening the picker says so and keeps deepseek, not anthropic.
+    writeFileSync(settings, '{ "provider": "deepseek", ');
+    await (await picker(page, "Provider")).focus();
+    await page.waitForFunction(() => document.querySelector(".model-picker [role=alert]")?.textContent?.includes("settings.json"), { polling: 100, timeout: 10_000 });
+    expect(await page.$$eval(".model-picker [role=alert]", (all) => all.length)).toBe(1);
+    expect(await alertText(page)).not.toContain("\n");
+    expect(await valueOf(page, "Provider")).toBe("deepseek");
+    expect(await valueOf(page, "Model")).toBe("deepseek-reasoner");
+
+    // Fixed, now with another model: the picker shows it the next time it is opened, and the line goes.
+    writeFileSync(settings, JSON.stringify({ provider: "deepseek", model: "deepseek-chat" }));
+    await page.locator('::-p-aria([name="Task"][role="textbox"])').click();
+    await (await picker(page, "Provider")).focus();
+    await page.waitForFunction(() => (document.querySelectorAll(".model-picker select")[1] as HTMLSelectElement | undefined)?.value === "deepseek-chat", { polling: 100, timeout: 10_000 });
+    await page.waitForFunction(() => !document.querySelector(".model-picker [role=alert]"), { polling: 100, timeout: 10_000 });
+    expect(await valueOf(page, "Provider")).toBe("deepseek");
     await page.close();
   });
 

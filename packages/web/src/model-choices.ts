@@ -26,27 +26,36 @@ export type ProviderOption = {
   has_key: boolean;
 };
 
-export type ModelCatalog = { default: ModelChoice; providers: ProviderOption[] };
+/** `settings_error`: settings.json cannot be read now, in one line; `default` is then the built-in one, which the page must not switch to unasked. */
+export type ModelCatalog = { default: ModelChoice; providers: ProviderOption[]; settings_error?: string };
 
 export type ModelCheck = { ok: true; provider: string; model: string; supports_images: boolean } | { ok: false; message: string };
 
 /** The provider and model a new task gets when the person picks none: the same layers a session resolves (flags > env > workspace > user). */
-function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice {
+function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice & { error?: string } {
   let settings: Settings = {};
+  let error: string | undefined;
   try {
     const home = cairnHome(env);
     settings = mergeSettings(loadSettings(home), loadWorkspaceSettings(home, args.cwd).settings, settingsFromEnv(env), overridesOf(args));
-  } catch (error) {
-    // A broken settings file is reported when a task opens; the picker still shows the defaults.
-    if (!(error instanceof SettingsError || error instanceof SessionError)) throw error;
+  } catch (thrown) {
+    // A broken settings file: the picker says so and keeps the person's last choice, not the built-in default.
+    if (!(thrown instanceof SettingsError || thrown instanceof SessionError)) throw thrown;
+    error = thrown.message.split("\n")[0];
+    // The flags and the environment still say what they say (when they can be read).
+    try {
+      settings = mergeSettings(settingsFromEnv(env), overridesOf(args));
+    } catch {
+      settings = {};
+    }
   }
   const provider = settings.provider ?? "anthropic";
-  return { provider, model: settings.model ?? providers[provider].defaultModel ?? "" };
+  return { provider, model: settings.model ?? providers[provider].defaultModel ?? "", ...(error ? { error } : {}) };
 }
 
 /** What the page may offer: each provider with the models the catalog knows for it, the configured one first. */
 export function modelCatalog(args: RunArgs, env: NodeJS.ProcessEnv): ModelCatalog {
-  const configured = configuredModel(args, env);
+  const { error, ...configured } = configuredModel(args, env);
   const offered = providerIds.flatMap((id): ProviderOption[] => {
     if (id !== configured.provider && endpointOf(id) === undefined) return [];
     const models = [
@@ -59,7 +68,7 @@ export function modelCatalog(args: RunArgs, env: NodeJS.ProcessEnv): ModelCatalo
     return [{ id, models: [...new Set(models)], key_env: keyEnv, has_key: !providers[id].keyRequired || apiKeyFromEnv(id, env) !== undefined }];
   });
   offered.sort((a, b) => Number(b.id === configured.provider) - Number(a.id === configured.provider));
-  return { default: configured, providers: offered };
+  return { default: configured, providers: offered, ...(error ? { settings_error: error } : {}) };
 }
 
 /** A provider's own API root, for a provider other than the configured one. */

@@ -37,7 +37,7 @@ export const api = {
   start: (text: string, mode: Mode, images: string[] = [], model?: ModelChoice) =>
     post("/api/tasks", { text, mode, ...(images.length > 0 ? { images } : {}), ...(model ? { model } : {}) }),
   send: (id: string, text: string, images: string[] = []) => post(`/api/tasks/${encodeURIComponent(id)}/messages`, { text, ...(images.length > 0 ? { images } : {}) }),
-  models: () => get<{ default: ModelChoice; providers: ProviderOption[] }>("/api/models"),
+  models: () => get<{ default: ModelChoice; providers: ProviderOption[]; settings_error?: string }>("/api/models"),
   checkModel: (choice: ModelChoice) => get<ModelCheck>(`/api/models/check?${new URLSearchParams(choice)}`),
   /** A picture's bytes as they are; the server judges the format by its contents. */
   uploadImage: async (file: Blob): Promise<{ ok: true; data: UploadedImage } | { ok: false; error: string }> => {
