@@ -72,11 +72,7 @@ function Session({ session, files }: { session: SessionController; files?: FileI
     return false;
   };
   const after = (input: string, key: Key): void => {
-    if (key.escape) {
-      session.interrupt();
-      // Two presses read at once (a busy machine hands both bytes over together) arrive as Meta-Escape: both count.
-      if (key.meta) session.interrupt();
-    }
+    if (key.escape) session.interrupt();
     // Ctrl-D on an empty input leaves, as in a shell.
     else if (key.ctrl && input === "d" && !session.running) void session.exit();
   };

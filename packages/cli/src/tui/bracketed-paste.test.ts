@@ -25,6 +25,12 @@ describe("InputSorter", () => {
     expect(sorter.take("\u001b\r")).toBeUndefined();
   });
 
+  it("reads two Escapes that came in one read as two presses (ink alone would read one), and one as ink's", () => {
+    const sorter = new InputSorter();
+    expect(sorter.take("\u001b")).toBeUndefined();
+    expect(sorter.take("\u001b\u001b")?.map((e) => e.key.escape)).toEqual([true, true]);
+  });
+
   it("gathers a paste between its markers, newlines and all, even across reads", () => {
     const sorter = new InputSorter();
     expect(sorter.take(start)).toEqual([]);

@@ -64,6 +64,8 @@ export class InputSorter {
       const rest = raw.slice(PASTE_START.length);
       return rest === "" ? [] : this.take(rest);
     }
+    // Two Escapes in one read (a busy machine hands both presses over together): ink would read one.
+    if (raw === "\u001b\u001b") return [escapeKey(), escapeKey()];
     if (raw.length < 2 || raw.includes("\u001b") || !raw.includes("\r")) return undefined;
     const events: KeyEvent[] = [];
     for (const part of raw.split(/(\r)/)) {
@@ -77,4 +79,9 @@ export class InputSorter {
   get pasting(): boolean {
     return this.pasted !== undefined;
   }
+}
+
+/** One press of Escape, as ink reports it. */
+function escapeKey(): KeyEvent {
+  return { input: "", key: { ...noKey, escape: true, meta: true } };
 }
