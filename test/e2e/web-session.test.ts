@@ -6,7 +6,7 @@ import type { Page } from "puppeteer-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, startCairn, tempDir } from "../support/cairn-cli.js";
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { startScriptedWeb, startWeb, useChromium, type WebRun } from "../support/web-harness.js";
+import { pressButton, startScriptedWeb, startWeb, useChromium, type WebRun } from "../support/web-harness.js";
 
 // What the page shows of a task's life that other hosts showed first: a task whose process died,
 // a hand-off to a new task, the focus chain, and one card per call when the provider reuses ids.
@@ -148,7 +148,7 @@ describe("cairn web: a task's whole life, as the other hosts show it", { timeout
     await page.waitForFunction((h) => (document.querySelector(h) as HTMLElement).innerText.match(/handed over from Pass this job on/), { polling: 100, timeout: 30_000 }, history);
     await page.locator('nav[aria-label="Open tasks"] ::-p-text(Pass this job on)').click();
     await waitForText(page, "Handed over to a new task", ".timeline");
-    await page.locator('::-p-aria([name="Open the new task"][role="button"])').click();
+    await pressButton(page, "Open the new task");
     await page.waitForFunction((id) => new URLSearchParams(location.hash.slice(1)).get("task") === id, { polling: 100, timeout: 30_000 }, second);
     await page.close();
   });
@@ -160,7 +160,7 @@ describe("cairn web: a task's whole life, as the other hosts show it", { timeout
     await typeInto(page, "Task", "Try to hand over");
     await page.locator('::-p-aria([name="Start the new task"][role="button"])').wait();
     await page.locator('::-p-aria([name="Keep working here"][role="textbox"])').fill("Finish it in this task");
-    await page.locator('::-p-aria([name="Stay here"][role="button"])').click();
+    await pressButton(page, "Stay here");
     await waitForText(page, "Task completed.", ".timeline");
     expect(await text(page, ".timeline")).toContain("Stayed here.");
     expect(JSON.stringify(model.requests[1]!.body)).toContain("Finish it in this task");
@@ -180,12 +180,12 @@ describe("cairn web: a task's whole life, as the other hosts show it", { timeout
     let w = (web = await startScriptedWeb(model, ws.dir, home.dir));
     let page = await openPage(w);
     await typeInto(page, "Task", "Write two files");
-    await page.locator('::-p-aria([name="Approve"][role="button"])').click();
+    await pressButton(page, "Approve");
     const progress = 'section[aria-label="Progress"]';
     await waitForText(page, "1/2", progress);
     const items = () => page.$$eval(`${progress} li`, (all) => all.map((li) => `${(li as HTMLElement).dataset.done === "true" ? "done" : "open"}: ${(li.querySelector(".item-text") as HTMLElement).innerText}`));
     expect(await items()).toEqual(["done: Write a.txt", "open: Write b.txt"]);
-    await page.locator('::-p-aria([name="Approve"][role="button"])').click();
+    await pressButton(page, "Approve");
     await waitForText(page, "Task completed.", ".timeline");
     await waitForText(page, "2/2", progress);
     expect(await items()).toEqual(["done: Write a.txt", "done: Write b.txt"]);
@@ -216,12 +216,11 @@ describe("cairn web: a task's whole life, as the other hosts show it", { timeout
     let w = (web = await startWeb(args, { env }));
     let page = await openPage(w);
     await typeInto(page, "Task", "Three calls with one id");
-    const approve = page.locator('::-p-aria([name="Approve"][role="button"])');
-    await approve.click();
+    await pressButton(page, "Approve");
     await page.waitForFunction(() => document.querySelectorAll("article.tool-card").length === 2, { polling: 100, timeout: 30_000 });
-    await page.locator('::-p-aria([name="Deny"][role="button"])').click();
+    await pressButton(page, "Deny");
     await page.waitForFunction(() => document.querySelectorAll("article.tool-card").length === 3, { polling: 100, timeout: 30_000 });
-    await approve.click();
+    await pressButton(page, "Approve");
     await waitForText(page, "Task completed.", ".timeline");
     const expected = ["write_to_file: done", "write_to_file: denied", "execute_command: done", "attempt_completion: done"];
     expect(await cards(page)).toEqual(expected);

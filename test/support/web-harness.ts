@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { chromiumArgs, findChromium } from "@cairn/core";
-import puppeteer, { type Browser } from "puppeteer-core";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll } from "vitest";
 import { cleanEnv, startCairn } from "./cairn-cli.js";
 
@@ -89,4 +89,17 @@ export function rawRequest(
 /** Headers of a legitimate API call from the page: our Host and the token in its Authorization header. */
 export function goodHeaders(web: WebRun, extra: Record<string, string> = {}): Record<string, string> {
   return { Host: web.host, Authorization: `Bearer ${web.token}`, ...extra };
+}
+
+/**
+ * Clicks the button named `name` as a person would, once it is there: brought to the middle of the
+ * view first, since the sticky status bar can cover a button at the bottom edge (a click there lands
+ * on the bar), and found again for the click in case the page re-rendered it meanwhile.
+ */
+export async function pressButton(page: Page, name: string): Promise<void> {
+  const selector = `::-p-aria([name="${name}"][role="button"])`;
+  const button = await page.locator(selector).waitHandle();
+  await button.evaluate((el) => el.scrollIntoView({ block: "center" }));
+  await button.dispose();
+  await page.locator(selector).click();
 }
