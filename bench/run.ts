@@ -36,6 +36,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   lsp: () => import("./lsp.js"),
   web: () => import("./web.js"),
   journal: () => import("./journal.js"),
+  peers: () => import("./peers.js"),
 };
 
 function cell(value: string | undefined): string {

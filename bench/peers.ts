@@ -1,0 +1,171 @@
+/**
+ * Cairn beside its peers (issue 26), each the real command headless against the same scripted
+ * model, on the same tasks, interleaved round by round; the ratio is peer / Cairn per round, its
+ * median shown. The peers are their own packages from npm, pinned, installed at bench time into a
+ * cache outside the repository (bench/peers/install.ts); one that does not install or run gets a
+ * row saying why, and the rest goes on.
+ *
+ * - Five-reply task (read, edit, `echo ok`, read, finish): CPU with children (GNU time). Goal:
+ *   Claude Code's ≥ 1.25× Cairn's.
+ * - One-turn task (the model finishes at once): CPU with children. Goal: Cairn ≤ 250 ms.
+ * - The gap from the reply that runs the task's first command (its third reply) to the next
+ *   request. Goal: Cairn ≤ 100 ms.
+ * - The growth of the main loop's request per reply in the five-reply task. Goal: Cairn ≤ 300 B and
+ *   the lowest.
+ *
+ * Only the main loop's requests follow the script and count for the gap and the growth; a peer's side
+ * requests (a title, a quota check) are answered with text.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Agent, Step } from "./peers/agent.js";
+import { cairn } from "./peers/cairn.js";
+import { CLAUDE_CODE, claudeCode } from "./peers/claude-code.js";
+import { installPeer } from "./peers/install.js";
+import { runTask, type TaskRun } from "./peers/task.js";
+import type { BenchRow } from "./run.js";
+import { median } from "./stats.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** CAIRN_BENCH_BIN: another build's bin/cairn.js, to measure it the same way. */
+const cairnBin = process.env.CAIRN_BENCH_BIN ?? path.join(ROOT, "packages/cli/bin/cairn.js");
+const ROUNDS = Number(process.env.CAIRN_BENCH_PEERS_ROUNDS ?? 7);
+const GOAL_CC_RATIO = 1.25;
+const GOAL_ONE_TURN_MS = 250;
+const GOAL_GAP_MS = 100;
+const GOAL_GROWTH_BYTES = 300;
+
+const FIVE_REPLIES: Step[] = [
+  { kind: "read", file: "file1.ts" },
+  { kind: "edit", file: "file1.ts", old: "export const value1 = 1;", new: "export const value1 = 2;" },
+  { kind: "command", command: "echo ok" },
+  { kind: "read", file: "file2.ts" },
+  { kind: "finish", text: "Done." },
+];
+const FIVE_PROMPT = "Read file1.ts, change its value to 2, run echo ok, read file2.ts, then finish.";
+const ONE_TURN: Step[] = [{ kind: "finish", text: "Done." }];
+const ONE_PROMPT = "Say you are done.";
+const COMMAND_AT = FIVE_REPLIES.findIndex((s) => s.kind === "command");
+const edited = (ws: string) => (readFileSync(path.join(ws, "file1.ts"), "utf8").includes("value1 = 2") ? undefined : "the edit of file1.ts did not land");
+
+/** The peers, Claude Code first (the goal names it): package, version, command, and how to run it. */
+const PEERS = [{ ...CLAUDE_CODE, make: claudeCode }];
+
+const log = (text: string): void => void process.stderr.write(`  ${text}\n`);
+const oneLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
+
+type Round = { five: TaskRun; one: TaskRun };
+/** An agent's rounds, and why it stopped when it did. */
+type Entry = { agent: Agent; rounds: Array<Round | undefined>; failed?: string };
+
+const gapMs = (run: TaskRun): number => run.arrivals[COMMAND_AT + 1]!.at - run.arrivals[COMMAND_AT]!.at;
+const growthBytes = (run: TaskRun): number => (run.arrivals[FIVE_REPLIES.length - 1]!.bytes - run.arrivals[0]!.bytes) / (FIVE_REPLIES.length - 1);
+
+type Measure = (round: Round) => number;
+const MEASURES = {
+  fiveCpu: (r: Round) => r.five.cpuMs,
+  oneCpu: (r: Round) => r.one.cpuMs,
+  gap: (r: Round) => gapMs(r.five),
+  growth: (r: Round) => growthBytes(r.five),
+} satisfies Record<string, Measure>;
+
+const valueOf = (entry: Entry, measure: Measure): number => median(entry.rounds.flatMap((r) => (r ? [measure(r)] : [])));
+/** The median over the rounds both ran of peer / Cairn. */
+function ratioOf(peer: Entry, base: Entry, measure: Measure): number {
+  const ratios = peer.rounds.flatMap((r, i) => {
+    const b = base.rounds[i];
+    return r && b ? [measure(r) / measure(b)] : [];
+  });
+  return median(ratios);
+}
+
+async function runRound(entry: Entry): Promise<Round | undefined> {
+  if (entry.failed !== undefined) return undefined;
+  try {
+    const five = await runTask(entry.agent, FIVE_REPLIES, FIVE_PROMPT, edited);
+    const one = await runTask(entry.agent, ONE_TURN, ONE_PROMPT);
+    return { five, one };
+  } catch (error) {
+    entry.failed = oneLine(error);
+    log(`${entry.agent.name}: ${entry.failed}`);
+    return undefined;
+  }
+}
+
+export async function run(): Promise<BenchRow[]> {
+  if (!existsSync(path.join(ROOT, "packages/cli/dist"))) return [{ bench: "peers", case: "all rows", measure: "skipped: build first (npm run build)" }];
+  const base: Entry = { agent: cairn(cairnBin), rounds: [] };
+  const peers: Entry[] = [];
+  const rows: BenchRow[] = [];
+  for (const spec of PEERS) {
+    const installed = await installPeer(spec.pkg, spec.version, spec.bin);
+    if ("reason" in installed) {
+      rows.push({ bench: "peers", case: `${spec.pkg}@${spec.version}`, measure: `not measured: ${installed.reason}` });
+      continue;
+    }
+    peers.push({ agent: spec.make(installed.bin, installed.version.replace(/\s*\(.*\)$/, "")), rounds: [] });
+  }
+  const entries = [base, ...peers];
+  // One round unmeasured: the page cache, and whatever a peer caches at its first run, warm for all alike.
+  for (const entry of entries) await runRound(entry);
+  if (base.failed !== undefined) throw new Error(`bench peers: Cairn's task failed: ${base.failed}`);
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const entry of entries) entry.rounds.push(await runRound(entry));
+    const line = entries.map((e) => {
+      const r = e.rounds[i];
+      return r ? `${e.agent.name} ${r.five.cpuMs.toFixed(0)}/${r.one.cpuMs.toFixed(0)} ms CPU, gap ${gapMs(r.five).toFixed(0)} ms, +${growthBytes(r.five).toFixed(0)} B` : `${e.agent.name} -`;
+    });
+    log(`round ${i + 1}: ${line.join("; ")}`);
+  }
+  if (base.failed !== undefined) throw new Error(`bench peers: Cairn's task failed: ${base.failed}`);
+  const measured = peers.filter((p) => p.rounds.some((r) => r !== undefined));
+  for (const peer of peers) {
+    if (peer.failed !== undefined) rows.push({ bench: "peers", case: peer.agent.name, measure: `${measured.includes(peer) ? "stopped" : "not measured"}: ${peer.failed}` });
+  }
+
+  const ms = (v: number) => `${v.toFixed(0)} ms`;
+  const bytes = (v: number) => `${v.toFixed(0)} B`;
+  const side = (format: (v: number) => string, measure: Measure) => ({
+    baseline: measured.map((p) => `${p.agent.name}: ${format(valueOf(p, measure))}`).join("; ") || "no peer ran",
+    ratio: measured.map((p) => `${p.agent.name.split(" ").slice(0, -1).join(" ")} ${ratioOf(p, base, measure).toFixed(2)}×`).join("; "),
+  });
+  const claude = measured.find((p) => p.agent.name.startsWith("Claude Code"));
+  const counted = `median of ${ROUNDS} interleaved rounds; ratio peer / Cairn per round`;
+  const growth = valueOf(base, MEASURES.growth);
+  rows.push(
+    {
+      bench: "peers",
+      case: `five-reply task (read, edit, echo ok, read, finish), CPU with children (${counted})`,
+      measure: `Cairn ${ms(valueOf(base, MEASURES.fiveCpu))}`,
+      ...side(ms, MEASURES.fiveCpu),
+      goal: `Claude Code ≥ ${GOAL_CC_RATIO}× Cairn's`,
+      ...(claude ? { pass: ratioOf(claude, base, MEASURES.fiveCpu) >= GOAL_CC_RATIO } : {}),
+    },
+    {
+      bench: "peers",
+      case: `one-turn task, CPU with children (${counted})`,
+      measure: `Cairn ${ms(valueOf(base, MEASURES.oneCpu))}`,
+      ...side(ms, MEASURES.oneCpu),
+      goal: `Cairn ≤ ${GOAL_ONE_TURN_MS} ms`,
+      pass: valueOf(base, MEASURES.oneCpu) <= GOAL_ONE_TURN_MS,
+    },
+    {
+      bench: "peers",
+      case: `gap from a command's reply to the next request, first command of the five-reply task (its third reply) (${counted})`,
+      measure: `Cairn ${ms(valueOf(base, MEASURES.gap))}`,
+      ...side(ms, MEASURES.gap),
+      goal: `Cairn ≤ ${GOAL_GAP_MS} ms`,
+      pass: valueOf(base, MEASURES.gap) <= GOAL_GAP_MS,
+    },
+    {
+      bench: "peers",
+      case: `growth of the main loop's request per reply, five-reply task (${counted})`,
+      measure: `Cairn ${bytes(growth)}`,
+      ...side(bytes, MEASURES.growth),
+      goal: `Cairn ≤ ${GOAL_GROWTH_BYTES} B, the lowest`,
+      pass: growth <= GOAL_GROWTH_BYTES && measured.every((p) => growth < valueOf(p, MEASURES.growth)),
+    },
+  );
+  return rows;
+}

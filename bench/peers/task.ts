@@ -1,0 +1,114 @@
+/**
+ * One scripted task of an agent, headless, in a fresh workspace, home and temp folder, against the
+ * scripted model server: the agent's CPU with its children and peak RSS (GNU time), and the arrival
+ * time and size of each request of its main loop. Side requests (a title, a quota check) are answered
+ * and counted apart. The agent runs in a process group of its own; the group, and any process that
+ * left it but carries this run's mark in its environment, is killed when the task ends, and the
+ * folders are removed.
+ */
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startScriptedModelServer } from "../../test/support/scripted-model-server.js";
+import type { Measure } from "../startup.js";
+import type { Agent, Place, Step } from "./agent.js";
+import { killGroup } from "./install.js";
+
+const TASK_TIMEOUT_MS = 180_000;
+const MARK = "CAIRN_BENCH_PEERS_RUN";
+
+/** A main-loop request: when it arrived (ms, this process's clock) and its body's bytes as JSON. */
+export type Arrival = { at: number; bytes: number };
+export type TaskRun = Measure & { arrivals: Arrival[]; sideRequests: number };
+
+/** The workspace every task starts from: ten small TypeScript files. */
+function seed(ws: string): void {
+  for (let i = 0; i < 10; i++) writeFileSync(path.join(ws, `file${i}.ts`), `export const value${i} = ${i};\n`);
+}
+
+/** Kills what is left of a run outside its group: any process whose environment carries the run's mark. */
+function killMarked(mark: string): void {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, "latin1");
+    } catch {
+      continue;
+    }
+    if (!environ.includes(`${MARK}=${mark}\0`)) continue;
+    try {
+      process.kill(Number(entry), "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+/**
+ * Runs `steps` as `agent`: the scripted model answers its n-th main-loop request with step n (the
+ * last step again past the end). Throws, in one line, when the agent fails, times out, or does not
+ * send a request per step; `check` reads the workspace after a run (e.g. that the edit landed).
+ */
+export async function runTask(agent: Agent, steps: readonly Step[], prompt: string, check?: (ws: string) => string | undefined): Promise<TaskRun> {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-peers-")));
+  const place: Place = { url: "", ws: path.join(dir, "ws"), home: path.join(dir, "home"), tmp: path.join(dir, "tmp") };
+  for (const folder of [place.ws, place.home, place.tmp]) mkdirSync(folder);
+  seed(place.ws);
+  const arrivals: Arrival[] = [];
+  let sideRequests = 0;
+  const server = await startScriptedModelServer({
+    responder: (request) => {
+      if (!agent.isMainLoop(request)) {
+        sideRequests++;
+        return agent.sideAnswer(request);
+      }
+      arrivals.push({ at: performance.now(), bytes: Buffer.byteLength(JSON.stringify(request.body)) });
+      return agent.turn(steps[Math.min(arrivals.length, steps.length) - 1]!, place, request);
+    },
+  });
+  place.url = server.url;
+  const mark = randomUUID();
+  const report = path.join(dir, "time.txt");
+  let pid: number | undefined;
+  try {
+    const { argv, env } = agent.command(place, prompt);
+    const started = performance.now();
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+      // Its own process group, so the agent and every child it leaves behind are killed together.
+      const child = spawn("/usr/bin/time", ["-o", report, "-f", "%U %S %M", ...argv], { cwd: place.ws, env: { ...env, [MARK]: mark }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      pid = child.pid;
+      let output = "";
+      const keep = (d: Buffer) => void (output = (output + d.toString("utf8")).slice(-3000));
+      child.stdout.on("data", keep);
+      child.stderr.on("data", keep);
+      const timer = setTimeout(() => {
+        output += `\n(killed after ${TASK_TIMEOUT_MS / 1000} s)`;
+        killGroup(child.pid);
+      }, TASK_TIMEOUT_MS);
+      child.on("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.on("close", (exit) => {
+        clearTimeout(timer);
+        resolve({ code: exit, output });
+      });
+    });
+    const wallMs = performance.now() - started;
+    const tail = output.trim().split("\n").filter((l) => l.trim() !== "").slice(-2).join(" ").slice(0, 300);
+    if (code !== 0) throw new Error(`${agent.name} exited with ${code}: ${tail}`);
+    if (arrivals.length < steps.length) throw new Error(`${agent.name} sent ${arrivals.length} main-loop request(s) for a ${steps.length}-step script (${sideRequests} side): ${tail}`);
+    const wrong = check?.(place.ws);
+    if (wrong !== undefined) throw new Error(`${agent.name}: ${wrong}`);
+    const [user, system, rssKb] = readFileSync(report, "utf8").trim().split(/\s+/).slice(-3).map(Number);
+    return { wallMs, cpuMs: (user! + system!) * 1000, rssMb: rssKb! / 1024, arrivals, sideRequests };
+  } finally {
+    killGroup(pid);
+    killMarked(mark);
+    await server.close();
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
+}
