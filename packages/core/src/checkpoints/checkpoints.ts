@@ -9,6 +9,7 @@ import { applyRestore, planRestore, type RestoreResult, type UntouchedFile } fro
 import { defaultMaxFileBytes, shadowFolderFor, ShadowRepo, type Change } from "./shadow-repo.js";
 import { beforeRestoreLabel, isCairnStep } from "./steps.js";
 import { quickStep } from "./quick-step.js";
+import { FirstIndexUnderWay, indexerEnded, type Indexer } from "./first-index.js";
 import { prepareStage, quickEligible } from "./stage.js";
 import { ignoreFileNames } from "../policy/ignore-rules.js";
 import { decodeName, shownName } from "../disk/byte-names.js";
@@ -42,6 +43,23 @@ export type StepOptions = {
   mayDefer?: boolean;
   /** One line for the person while many files are indexed ("checkpoints: indexing 100,000 files…"). */
   onNotice?: (message: string) => void;
+  /**
+   * The step waits for a first index that a detached git process builds (see first-index.ts): the
+   * caller may let it finish without this step, which then fails with `IndexingLeftRunning`.
+   */
+  onIndexingAway?: (indexing: IndexingAway) => void;
+};
+
+/** A step waiting for a detached git building the workspace's first index. */
+export type IndexingAway = {
+  /** The git process building it. */
+  pid: number;
+  files: number;
+  /**
+   * Stop waiting: the step fails with `IndexingLeftRunning`; the next call on the store, in any
+   * process, adopts the index. False when the wait was already over (the step is adopting it).
+   */
+  letGo(): boolean;
 };
 
 /** `path`, as in every path these types report: a name that is not UTF-8 shown with its bytes escaped (`f\xff.txt`). */
@@ -170,7 +188,7 @@ export class Checkpoints {
    * adds nothing. Nothing is packed here (see `packInBackground`).
    */
   step(message: string, options: StepOptions = {}): Promise<StepCheckpoint> {
-    return this.run(async () => {
+    const job = async (): Promise<StepCheckpoint> => {
       const head = await this.repo.latest();
       const made = await this.stageAndCommit(message, head, options);
       if ("deferred" in made) return { kind: "deferred", files: made.deferred };
@@ -180,7 +198,8 @@ export class Checkpoints {
         changes = options.since === made.hash ? [] : await this.repo.changesBetween(await this.repo.resolveCommit(options.since), made.tree);
       }
       return { kind: "checkpoint", hash: made.hash, created: made.hash !== head?.commit, changes: stepChanges(changes) };
-    });
+    };
+    return this.run(job, options.onIndexingAway);
   }
 
   /** Stages a step (quickly when its paths allow, see quick-step.ts) and commits the tree if it differs from `head`'s; callers hold the lock. */
@@ -270,6 +289,11 @@ export class Checkpoints {
     const { tree, changes } = await this.repo.stage(head?.tree ?? emptyTree);
     const hash = await this.commitTree(tree, head, message);
     return { hash, tree, changedFiles: changes.length };
+  }
+
+  /** Whether the store holds a checkpoint yet: a write of a task that has none to go back to waits for a baseline. */
+  hasCheckpoints(): Promise<boolean> {
+    return this.run(async () => (await this.repo.latest()) !== undefined);
   }
 
   /** All checkpoints, newest first. */
@@ -365,25 +389,57 @@ export class Checkpoints {
   /**
    * Every call runs one at a time per shadow repository, across processes. A damaged index (only a
    * cache of the files) is rebuilt and the call tried once more; a damaged store fails every call
-   * with one line saying where it is and what to do.
+   * with one line saying where it is and what to do. A call that must wait for a detached git
+   * building the first index waits without the lock (that git needs none) and is tried again.
    */
-  private run<T>(job: () => Promise<T>): Promise<T> {
-    return serialized(this.gitDir, () =>
-      withOwnership(this.gitDir, async () => {
-        if (this.damage) throw this.damage;
+  private async run<T>(job: () => Promise<T>, onIndexingAway?: (indexing: IndexingAway) => void): Promise<T> {
+    return serialized(this.gitDir, async () => {
+      let mayIndexAway = true;
+      for (;;) {
+        this.repo.mayIndexAway = mayIndexAway;
         try {
-          return await job();
+          return await withOwnership(this.gitDir, () => this.attempt(job));
         } catch (error) {
-          if (!(error instanceof GitError) || !indexTrouble.test(error.stderr)) throw this.classify(error);
+          if (!(error instanceof FirstIndexUnderWay)) throw error;
+          // Our own indexer that ended without its index (killed, failed) is not started again: the next try indexes in place.
+          if (error.ours) mayIndexAway = false;
+          await this.indexerEnded(error.indexer, onIndexingAway);
+        } finally {
+          this.repo.mayIndexAway = true;
         }
-        await this.repo.rebuildIndex().catch((error: unknown) => {
-          throw this.classify(error);
-        });
-        return await job().catch((error: unknown) => {
-          throw this.classify(error);
-        });
-      }),
-    );
+      }
+    });
+  }
+
+  private async attempt<T>(job: () => Promise<T>): Promise<T> {
+    if (this.damage) throw this.damage;
+    try {
+      return await job();
+    } catch (error) {
+      if (!(error instanceof GitError) || !indexTrouble.test(error.stderr)) throw this.classify(error);
+    }
+    await this.repo.rebuildIndex().catch((error: unknown) => {
+      throw this.classify(error);
+    });
+    return await job().catch((error: unknown) => {
+      throw this.classify(error);
+    });
+  }
+
+  private async indexerEnded(indexer: Indexer, onIndexingAway?: (indexing: IndexingAway) => void): Promise<void> {
+    const leave = new AbortController();
+    let waiting = true;
+    const letGo = () => {
+      if (!waiting) return false;
+      leave.abort();
+      return true;
+    };
+    onIndexingAway?.({ pid: indexer.pid, files: indexer.files, letGo });
+    try {
+      await indexerEnded(indexer, leave.signal);
+    } finally {
+      waiting = false;
+    }
   }
 
   private classify(error: unknown): unknown {

@@ -4,6 +4,7 @@ export {
   type CheckpointDiff,
   type CheckpointOptions,
   type FileChange,
+  type IndexingAway,
   type RestoreOptions,
   type RestoreOutcome,
   type RestorePreview,
@@ -17,5 +18,6 @@ export { laterSteps, previewTaskRestore, restoreTaskFiles, type TaskCheckpoint, 
 export { alwaysExcluded, heavyDirectories, heavyExtensions } from "./exclusions.js";
 export type { RestoreResult, UntouchedFile } from "./restore.js";
 export { CheckpointError, CheckpointStoreDamagedError } from "./errors.js";
+export { IndexingLeftRunning } from "./first-index.js";
 export { defaultMaxFileBytes } from "./shadow-repo.js";
 export { readableCheckpoints, type CheckpointReadability } from "./inspect.js";

@@ -1,8 +1,8 @@
-import { existsSync, linkSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readdirSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rmdir, stat, unlink, utimes } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { processRunning, thisProcess, type ProcessIdentity } from "../storage/process-identity.js";
 import { CheckpointError } from "./errors.js";
 
 /** A git lock file in the shadow repository older than this, with no Cairn process at work, was left by a killed process. */
@@ -16,7 +16,7 @@ const abandonedMs = 30_000;
 const pollMs = 25;
 
 /** Who holds `cairn.lock`: enough to tell a live owner from a dead one, and a reused pid from the original. */
-type Owner = { pid: number; start: string; host: string };
+type Owner = ProcessIdentity;
 
 /**
  * Cross-process ownership of a shadow repository. In one process a queue runs calls one at a time;
@@ -25,7 +25,7 @@ type Owner = { pid: number; start: string; host: string };
  * The lock is born complete: the owner record is written to a private file and hard-linked to
  * `cairn.lock`, which fails if the name exists, so no one ever sees an empty or half-written lock
  * (the old lock could be stolen when it was read while empty). A lock is taken from its owner only
- * when the owner is provably gone: same host and its pid dead or reused, or no heartbeat for
+ * when the owner is provably gone: same host and its pid dead (a zombie too) or reused, or no heartbeat for
  * `abandonedMs`. Breaking runs under a second lock and re-reads the owner first, so two processes
  * cannot both break it and remove the lock a third one just took.
  *
@@ -53,7 +53,7 @@ export async function withOwnership<T>(gitDir: string, job: () => Promise<T>): P
   }
 }
 
-const self: Owner = { pid: process.pid, start: processStart(process.pid) ?? "", host: os.hostname() };
+const self: Owner = thisProcess;
 
 /**
  * Taking a free lock is a handful of system calls on tiny files, made synchronously: on a busy event
@@ -119,9 +119,7 @@ async function isGone(owner: Owner | undefined, mtimeMs: number): Promise<boolea
   if (Date.now() - mtimeMs > abandonedMs) return true;
   if (!owner || owner.host !== self.host) return false; // cannot see its process: wait for the heartbeat to stop
   if (owner.pid === process.pid) return owner.start === self.start; // our own leftover: the in-process queue runs one call at a time
-  if (!pidAlive(owner.pid)) return true;
-  const start = processStart(owner.pid);
-  return owner.start !== "" && start !== undefined && start !== owner.start; // the pid now belongs to another process
+  return !processRunning(owner); // dead, a zombie nobody reaps, or the pid now belongs to another process
 }
 
 /** Removes a lock whose owner is gone, if it still is the same lock (compared by content). */
@@ -139,27 +137,6 @@ async function breakLock(lockFile: string, seen: string): Promise<void> {
     if ((await readFile(lockFile, "utf8").catch(() => undefined)) === seen) await unlink(lockFile).catch(() => {});
   } finally {
     await rmdir(breaker).catch(() => {});
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** The start time of a process in clock ticks since boot (Linux), to tell a reused pid apart; undefined elsewhere. */
-function processStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22; the command name (field 2) may hold spaces and parentheses, so count from its end.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
   }
 }
 

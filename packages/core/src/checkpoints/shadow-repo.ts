@@ -7,6 +7,7 @@ import { CheckpointError } from "./errors.js";
 import { attributesFileContent } from "./exclusions.js";
 import { GitError, gitArguments, gitVersionOutput, gitEnvironment, joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
 import { GitShell } from "./git-shell.js";
+import { indexerNamed } from "./first-index.js";
 import { quickStepFunction } from "./quick-step.js";
 import { stageWorkTree, type StageOptions, type StagePreparation, type Staged } from "./stage.js";
 
@@ -62,6 +63,9 @@ export function shadowFolderFor(baseDir: string, workspaceRealPath: string): str
 export class ShadowRepo {
   /** Runs the git commands that need no input without a fork of the agent's process each (see git-shell.ts). */
   readonly shell: GitShell | undefined;
+
+  /** A big first index may be built by a detached process (first-index.ts); off for the try after one of ours ended without it. */
+  mayIndexAway = true;
 
   constructor(
     readonly location: ShadowLocation,
@@ -221,6 +225,7 @@ export class ShadowRepo {
       return false; // no loose object in this folder yet
     }
     if (sample.length * 256 < backgroundPackLooseObjects || process.platform === "win32") return false;
+    if (indexerNamed(gitDir)) return false; // a first index is being written: its objects are packed once it is done
     const marker = path.join(gitDir, "cairn-packing");
     try {
       const since = Date.now() - statSync(marker).mtimeMs;

@@ -4,6 +4,7 @@ import path from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { encodeName, fsName } from "../disk/byte-names.js";
 import { excludeFileContent, readIgnoreFilesSync } from "./exclusions.js";
+import { backgroundIndexAbove, FirstIndexUnderWay, settleFirstIndex, startIndexer, type Indexer } from "./first-index.js";
 import { GitError, joinNul, splitNul } from "./git.js";
 import { listNestedFiles } from "./nested-repos.js";
 import type { Change, ShadowRepo } from "./shadow-repo.js";
@@ -18,6 +19,9 @@ import type { Change, ShadowRepo } from "./shadow-repo.js";
  *
  * Before anything is hashed, every candidate is lstat'ed: files over the size limit are recorded in
  * the exclude file instead of being copied into the object store.
+ *
+ * The first index of a big workspace is built by a detached git process (see first-index.ts): the
+ * stage throws `FirstIndexUnderWay`, and the try after it starts from the finished index.
  *
  * A step that says which paths it touched gets a status of those paths only (git then looks at
  * nothing else: no lstat of the other 100,000 files), and a status that finds nothing at all means
@@ -42,15 +46,21 @@ export type StageOptions = {
 /** The staged tree; `changes` (against the base tree) may still need a git process, which can run beside the commit. */
 export type Staged = { tree: string; changes(): Promise<Change[]> } | { deferred: number };
 
-/** What every stage finds out first: whether there is an index yet, and whether the exclude rules just changed (written now). */
-export type StagePreparation = { indexExisted: boolean; rulesChanged: boolean; large: LargeFiles };
+/**
+ * What every stage finds out first: whether there is an index yet, whether the exclude rules just
+ * changed (written now), and whether the index is a detached process's first one, adopted now.
+ */
+export type StagePreparation = { indexExisted: boolean; rulesChanged: boolean; large: LargeFiles; adopted?: { indexer: Indexer; tookMs: number } };
 
+/** Throws `FirstIndexUnderWay` while another process builds the first index: nothing may read or write the index before it is done. */
 export async function prepareStage(repo: ShadowRepo): Promise<StagePreparation> {
   // A few reads of small files, synchronous: each step makes them, and on a busy event loop every asynchronous one waits its turn.
+  const firstIndex = settleFirstIndex(repo.location.gitDir);
+  if (firstIndex && "live" in firstIndex) throw new FirstIndexUnderWay(firstIndex.live, false);
   const indexExisted = existsSync(path.join(repo.location.gitDir, "index"));
   const large = new LargeFiles(repo);
   const rulesChanged = await large.writeExcludes(await large.stillLarge());
-  return { indexExisted, rulesChanged, large };
+  return { indexExisted, rulesChanged, large, ...(firstIndex ? { adopted: { indexer: firstIndex.adopted, tookMs: firstIndex.tookMs } } : {}) };
 }
 
 /**
@@ -72,7 +82,8 @@ export function quickEligible(repo: ShadowRepo, paths: readonly string[], prepar
 }
 
 export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options: StageOptions = {}, prepared?: StagePreparation): Promise<Staged> {
-  const { indexExisted, large, rulesChanged } = prepared ?? (await prepareStage(repo));
+  const { indexExisted, large, rulesChanged, adopted } = prepared ?? (await prepareStage(repo));
+  if (adopted) options.onNotice?.(`checkpoints: indexed ${adopted.indexer.files.toLocaleString("en-US")} files in ${(adopted.tookMs / 1000).toFixed(1)} s`);
 
   const pathspecs = options.paths?.map((file) => `:(literal)${file}`) ?? [];
   const statusOutput = (
@@ -93,6 +104,9 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
     const count = found.present.length.toLocaleString("en-US");
     const started = Date.now();
     options.onNotice?.(`checkpoints: indexing ${count} files…`);
+    const away = !indexExisted && found.present.length > backgroundIndexAbove && repo.mayIndexAway;
+    const indexer = away ? startIndexer(repo.location, found.present.length, bulkAddArgs(status.nestedRepos)) : undefined;
+    if (indexer) throw new FirstIndexUnderWay(indexer, true);
     await bulkAdd(repo, status.nestedRepos);
     options.onNotice?.(`checkpoints: indexed ${count} files in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } else {
@@ -104,8 +118,9 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   let changes = await repo.changesBetween(baseTree, tree);
   // A repository that appeared between `status` and `add` was staged as a gitlink: take its files instead.
   const gitlinks = changes.filter((change) => change.newMode === "160000").map((change) => change.path);
-  // New rules can make tracked files ignored; on a first index nothing was tracked before.
-  const gitignoreChanged = changes.some((change) => path.posix.basename(change.path) === ".gitignore");
+  // New rules can make tracked files ignored; on a first index nothing was tracked before, and an
+  // adopted one was indexed under the rules of its time: only a .gitignore changed since counts.
+  const gitignoreChanged = (adopted ? status.paths : changes.map((change) => change.path)).some((file) => path.posix.basename(file) === ".gitignore");
   const mayTrackIgnored = indexExisted && (rulesChanged || gitignoreChanged);
   if (gitlinks.length === 0 && !mayTrackIgnored) return { tree, changes: async () => changes };
 
@@ -222,11 +237,13 @@ async function updatePaths(repo: ShadowRepo, paths: readonly string[]): Promise<
 
 /** `git add -A` over the whole work tree, except nested repositories (staged file by file instead). */
 async function bulkAdd(repo: ShadowRepo, nestedRepos: readonly string[]): Promise<void> {
-  const exclusions = nestedRepos.map((folder) => `:(exclude,literal)${folder}`);
-  const add = await repo.git(["add", "-A", "--ignore-errors", "--no-warn-embedded-repo", "--", ".", ...exclusions], {
-    okCodes: [0, 1],
-  });
+  const add = await repo.git(bulkAddArgs(nestedRepos), { okCodes: [0, 1] });
   if (add.code !== 0) await dropUnreadableFromIndex(repo);
+}
+
+function bulkAddArgs(nestedRepos: readonly string[]): string[] {
+  const exclusions = nestedRepos.map((folder) => `:(exclude,literal)${folder}`);
+  return ["add", "-A", "--ignore-errors", "--no-warn-embedded-repo", "--", ".", ...exclusions];
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Checkpoints } from "../checkpoints/index.js";
+import { IndexingLeftRunning, type Checkpoints, type IndexingAway } from "../checkpoints/index.js";
 import type { AgentEvent } from "../events/index.js";
 import { workspaceAbsolute } from "../policy/workspace.js";
 import type { TaskJournal } from "../storage/task-journal.js";
@@ -26,6 +26,14 @@ export class StepCheckpoints {
   /** The whole workspace was compared with `lastCheckpoint` after the last tool ran: "task completed" needs no git. */
   private upToDate = false;
   private lastCheckpointFailure: string | undefined;
+  /** A step that may have changed files ran (or a write began): the run's end waits for its checkpoints. */
+  private changesMade = false;
+  /** The baseline waits for a first index that a detached git builds: a run that changed nothing need not (see `ended`). */
+  private indexingAway: IndexingAway | undefined;
+  private leaving = false;
+  private wakeEnded: (() => void) | undefined;
+  /** Whether a task with no checkpoint of its own (a resumed one) found the store without any, once. */
+  private storeChecked = false;
 
   /** `messageCount`: the conversation's length now, the point a checkpoint belongs to. */
   constructor(
@@ -34,9 +42,31 @@ export class StepCheckpoints {
     private readonly messageCount: () => number,
   ) {}
 
-  /** The checkpoints queued so far are written (or have failed). */
-  settled(): Promise<void> {
-    return this.checkpointing;
+  /**
+   * The run ends: resolves once its checkpoints are written. When no step of it changed anything and
+   * all that is left is the baseline waiting for a detached git building the workspace's first index
+   * (minutes on a huge workspace), that git is left to finish on its own: the next call on the store,
+   * in this process or another, adopts its index, and the baseline is put off to the first write.
+   */
+  async ended(emit: Emit): Promise<void> {
+    if (!this.store || this.changesMade) return this.checkpointing;
+    const away = await new Promise<boolean>((resolve) => {
+      this.wakeEnded = () => resolve(true);
+      if (this.indexingAway) resolve(true);
+      void this.checkpointing.then(() => resolve(false));
+    });
+    this.wakeEnded = undefined;
+    const indexing = this.indexingAway;
+    if (away) this.leaving = true;
+    if (away && indexing?.letGo()) {
+      emit({
+        type: "system",
+        subtype: "notice",
+        level: "info",
+        message: `checkpoints: the first index goes on in the background (git, pid ${indexing.pid}); the next task here starts from it`,
+      });
+    }
+    await this.checkpointing;
   }
 
   /** Tools are about to run: the workspace may no longer match the last checkpoint. */
@@ -81,6 +111,7 @@ export class StepCheckpoints {
     if (!this.store) return;
     // The conversation's length now: the checkpoint belongs to this point of it, however long it takes.
     const messageIndex = this.messageCount();
+    if (scope.step) this.changesMade = true;
     this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint(label, emit, scope, messageIndex));
   }
 
@@ -97,8 +128,14 @@ export class StepCheckpoints {
 
   /** Tools that may change files wait for this: the previous step's checkpoint, and a deferred baseline made now. */
   async readyForWrites(emit: Emit): Promise<void> {
+    this.changesMade = true;
     await this.checkpointing;
-    const deferred = this.baselineDeferred;
+    let deferred = this.baselineDeferred;
+    if (!deferred && !this.lastCheckpoint && !this.storeChecked && this.store) {
+      // A resumed task whose earlier runs left no checkpoint (their baseline was put off) in a store that has none yet: one before the write.
+      this.storeChecked = true;
+      if (!(await this.store.hasCheckpoints().catch(() => true))) deferred = { messageIndex: this.messageCount() };
+    }
     if (!deferred) return;
     this.baselineDeferred = undefined;
     // Nothing has changed since the task started: the baseline belongs where the task started.
@@ -110,12 +147,14 @@ export class StepCheckpoints {
     const checkpoints = this.store;
     if (!checkpoints) return;
     try {
-      const made = await checkpoints.step(label, {
-        ...(scope.paths ? { paths: scope.paths } : {}),
-        ...(this.lastCheckpoint ? { since: this.lastCheckpoint } : {}),
-        ...(scope.mayDefer ? { mayDefer: true } : {}),
-        onNotice: (message) => emit({ type: "system", subtype: "notice", level: "info", message }),
-      });
+      const made = await checkpoints
+        .step(label, {
+          ...(scope.paths ? { paths: scope.paths } : {}),
+          ...(this.lastCheckpoint ? { since: this.lastCheckpoint } : {}),
+          ...(scope.mayDefer ? { mayDefer: true, onIndexingAway: (indexing) => this.awaitsIndexer(indexing) } : {}),
+          onNotice: (message) => emit({ type: "system", subtype: "notice", level: "info", message }),
+        })
+        .finally(() => (this.indexingAway = undefined));
       if (made.kind === "deferred") {
         this.baselineDeferred = { messageIndex };
         emit({
@@ -134,12 +173,23 @@ export class StepCheckpoints {
       this.upToDate = scope.paths === undefined;
       this.recordCheckpoint(made.hash, label, made.changes.length, messageIndex, emit);
     } catch (error) {
+      // The run ended without waiting for the first index (see `ended`): the baseline is made before the first write.
+      if (error instanceof IndexingLeftRunning) {
+        this.baselineDeferred = { messageIndex };
+        return;
+      }
       // A store that broke mid-task fails every later checkpoint the same way: say it once.
       const reason = (error as Error).message.split("\n")[0];
       if (reason === this.lastCheckpointFailure) return;
       this.lastCheckpointFailure = reason;
       emit({ type: "system", subtype: "notice", level: "warning", message: `Checkpoint not made (${reason}); the task goes on.` });
     }
+  }
+
+  private awaitsIndexer(indexing: IndexingAway): void {
+    this.indexingAway = indexing;
+    if (this.leaving) indexing.letGo();
+    this.wakeEnded?.();
   }
 
   private recordCheckpoint(hash: string, label: string, changedFiles: number, messageIndex: number, emit: Emit): void {

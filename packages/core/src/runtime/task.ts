@@ -612,7 +612,7 @@ export class Task {
       result = describeJournalFailure(this.journalFailure, this.sessionId);
     }
     if (subtype === "success") this.stepCheckpoints.checkpointEnd(run.emit);
-    await this.stepCheckpoints.settled();
+    await this.stepCheckpoints.ended(run.emit);
     this.options.workspace.checkpoints?.packInBackground();
     const outcome = run.record.result(subtype, result, extra, { turns: this.turns, costUsd: this.spend.costUsd, usage: this.spend.usage, sessionId: this.sessionId });
     this.journalState(statusOf(subtype), result);
