@@ -36,7 +36,7 @@ const log = (text: string): void => void process.stderr.write(`  ${text}\n`);
 type Arrival = { at: number; cpuMs: number; request: RecordedRequest };
 
 /** utime + stime + cutime + cstime of a process (fields 14-17 of /proc/<pid>/stat) in ms; NaN off Linux. */
-function cpuOf(pid: number | undefined): number {
+export function cpuOf(pid: number | undefined): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -18,6 +18,8 @@ export type Place = { url: string; ws: string; home: string; tmp: string };
 export type Agent = {
   /** As shown in the table, with the version for a peer. */
   name: string;
+  /** Set-up before the timed command, in its home (e.g. a peer's provider login); throws in one line when it fails. */
+  prepare?(place: Place): Promise<void>;
   /** The command and its environment for a headless task with `prompt` (the environment is the whole of it). */
   command(place: Place, prompt: string): { argv: string[]; env: NodeJS.ProcessEnv };
   /** A request of the task's own loop (the script answers it), not a title, a quota check or a summary. */

@@ -16,9 +16,9 @@ export function peersDir(): string {
 }
 
 /** Runs a command to its end (killed after `timeoutMs`): its exit code and the tail of its output. */
-function exec(command: string, args: string[], options: { cwd?: string; timeoutMs: number }): Promise<{ code: number | null; output: string }> {
+export function exec(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let output = "";
     const keep = (d: Buffer) => void (output = (output + d.toString("utf8")).slice(-4000));
     child.stdout.on("data", keep);
@@ -49,7 +49,15 @@ export function killGroup(pid: number | undefined): void {
   }
 }
 
-const lastLine = (text: string): string => text.trim().split("\n").filter((l) => l.trim() !== "").at(-1)?.trim().slice(0, 200) ?? "no output";
+export const lastLine = (text: string): string => text.trim().split("\n").filter((l) => l.trim() !== "").at(-1)?.trim().slice(0, 200) ?? "no output";
+
+/** npm's own reason (its code and first message, not the pointer to its log), else the output's last line. */
+function npmError(output: string): string {
+  const lines = output.split("\n").filter((l) => l.startsWith("npm error") && !l.includes("complete log"));
+  const code = lines.map((l) => /^npm error code (\S+)/.exec(l)?.[1]).find((c) => c !== undefined);
+  const message = lines.find((l) => !l.startsWith("npm error code "))?.replace(/^npm error\s+([a-z]+\s+(?=[A-Z]))?/, "");
+  return message === undefined ? lastLine(output) : `${code ? `${code}: ` : ""}${message.slice(0, 200)}`;
+}
 
 /**
  * `pkg@version` installed in its own folder of the cache (reused once it has answered `--version`),
@@ -65,7 +73,8 @@ export async function installPeer(pkg: string, version: string, binName: string)
     mkdirSync(dir, { recursive: true });
     process.stderr.write(`  installing ${pkg}@${version} into ${dir}\n`);
     const installed = await exec("npm", ["install", "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefix", dir, `${pkg}@${version}`], { cwd: dir, timeoutMs: 600_000 });
-    if (installed.code !== 0) return { reason: `npm install ${pkg}@${version} failed (${installed.code ?? "not started"}): ${lastLine(installed.output)}` };
+    if (installed.code !== 0 || !existsSync(bin)) rmSync(dir, { recursive: true, force: true });
+    if (installed.code !== 0) return { reason: `npm install ${pkg}@${version} failed (${installed.code ?? "not started"}): ${npmError(installed.output)}` };
     if (!existsSync(bin)) return { reason: `${pkg}@${version} installed no \`${binName}\` command` };
   }
   const answered = await exec(bin, ["--version"], { cwd: dir, timeoutMs: 60_000 });

@@ -3,15 +3,16 @@
  * scripted model server: the agent's CPU with its children and peak RSS (GNU time), and the arrival
  * time and size of each request of its main loop. Side requests (a title, a quota check) are answered
  * and counted apart. The agent runs in a process group of its own; the group, and any process that
- * left it but carries this run's mark in its environment, is killed when the task ends, and the
- * folders are removed.
+ * left it but carries this run's mark or folder (a daemon), is killed when the task ends, the CPU such
+ * a process used counted with the task's, and the folders are removed.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startScriptedModelServer } from "../../test/support/scripted-model-server.js";
+import { cpuOf } from "../replies.js";
 import type { Measure } from "../startup.js";
 import type { Agent, Place, Step } from "./agent.js";
 import { killGroup } from "./install.js";
@@ -21,30 +22,52 @@ const MARK = "CAIRN_BENCH_PEERS_RUN";
 
 /** A main-loop request: when it arrived (ms, this process's clock) and its body's bytes as JSON. */
 export type Arrival = { at: number; bytes: number };
-export type TaskRun = Measure & { arrivals: Arrival[]; sideRequests: number };
+/** `cpuMs` counts the processes the run left running (`leftCpuMs` of it), read just before they are killed. */
+export type TaskRun = Measure & { arrivals: Arrival[]; sideRequests: number; leftCpuMs: number };
 
 /** The workspace every task starts from: ten small TypeScript files. */
 function seed(ws: string): void {
   for (let i = 0; i < 10; i++) writeFileSync(path.join(ws, `file${i}.ts`), `export const value${i} = ${i};\n`);
 }
 
-/** Kills what is left of a run outside its group: any process whose environment carries the run's mark. */
-function killMarked(mark: string): void {
+/**
+ * What a run left running outside its group's accounting: processes carrying its mark in their
+ * environment, or started in or for its folder (a daemon that cleared its environment and left the
+ * group, as Cline's hub does, still has it in its working directory or command line).
+ */
+function leftBehind(mark: string, dir: string): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    let environ: string;
+    const pid = Number(entry);
+    if (!/^\d+$/.test(entry) || pid === process.pid) continue;
     try {
-      environ = readFileSync(`/proc/${entry}/environ`, "latin1");
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      const ours =
+        cwd === dir ||
+        cwd.startsWith(`${dir}/`) ||
+        readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(dir) ||
+        readFileSync(`/proc/${pid}/environ`, "latin1").includes(`${MARK}=${mark}\0`);
+      if (ours) pids.push(pid);
     } catch {
-      continue;
+      // Gone meanwhile, or not ours to read.
     }
-    if (!environ.includes(`${MARK}=${mark}\0`)) continue;
+  }
+  return pids;
+}
+
+/** Kills what a run left behind; the CPU they had used (ms, their ended children included). */
+function killLeftBehind(mark: string, dir: string): number {
+  let cpuMs = 0;
+  for (const pid of leftBehind(mark, dir)) {
+    const used = cpuOf(pid);
+    if (Number.isFinite(used)) cpuMs += used;
     try {
-      process.kill(Number(entry), "SIGKILL");
+      process.kill(pid, "SIGKILL");
     } catch {
       // Gone meanwhile.
     }
   }
+  return cpuMs;
 }
 
 /**
@@ -73,7 +96,9 @@ export async function runTask(agent: Agent, steps: readonly Step[], prompt: stri
   const mark = randomUUID();
   const report = path.join(dir, "time.txt");
   let pid: number | undefined;
+  let leftCpuMs = 0;
   try {
+    await agent.prepare?.(place);
     const { argv, env } = agent.command(place, prompt);
     const started = performance.now();
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
@@ -98,16 +123,18 @@ export async function runTask(agent: Agent, steps: readonly Step[], prompt: stri
       });
     });
     const wallMs = performance.now() - started;
+    killGroup(pid);
+    leftCpuMs = killLeftBehind(mark, dir);
     const tail = output.trim().split("\n").filter((l) => l.trim() !== "").slice(-2).join(" ").slice(0, 300);
     if (code !== 0) throw new Error(`${agent.name} exited with ${code}: ${tail}`);
     if (arrivals.length < steps.length) throw new Error(`${agent.name} sent ${arrivals.length} main-loop request(s) for a ${steps.length}-step script (${sideRequests} side): ${tail}`);
     const wrong = check?.(place.ws);
     if (wrong !== undefined) throw new Error(`${agent.name}: ${wrong}`);
     const [user, system, rssKb] = readFileSync(report, "utf8").trim().split(/\s+/).slice(-3).map(Number);
-    return { wallMs, cpuMs: (user! + system!) * 1000, rssMb: rssKb! / 1024, arrivals, sideRequests };
+    return { wallMs, cpuMs: (user! + system!) * 1000 + leftCpuMs, rssMb: rssKb! / 1024, arrivals, sideRequests, leftCpuMs };
   } finally {
     killGroup(pid);
-    killMarked(mark);
+    killLeftBehind(mark, dir);
     await server.close();
     rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
