@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, type Stats } from "node:fs";
 import { access, constants, lstat, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
@@ -171,7 +171,10 @@ type Inspection = {
   beyondLink: string[];
 };
 
-/** lstat of each candidate, synchronously in slices (3× faster than the thread pool) with yields between. */
+/**
+ * lstat of each candidate, synchronously in slices (3× faster than the thread pool) with yields
+ * between. Git's paths are relative and normalised: joined by hand, which halves the cost of 100,000.
+ */
 async function inspect(workTree: string, paths: readonly string[], maxFileBytes: number): Promise<Inspection> {
   const result: Inspection = { present: [], missing: [], tooLarge: [], beyondLink: [] };
   const realFolders = new Map<string, boolean>();
@@ -183,38 +186,39 @@ async function inspect(workTree: string, paths: readonly string[], maxFileBytes:
         result.beyondLink.push(file);
         continue;
       }
-      let stats;
-      try {
-        stats = lstatSync(fsName(path.join(workTree, file)));
-      } catch {
-        result.missing.push(file);
-        continue;
-      }
-      if (stats.isFile() && stats.size > maxFileBytes) result.tooLarge.push(file);
+      const stats = lstatOrNothing(`${workTree}/${file}`);
+      if (!stats) result.missing.push(file);
+      else if (stats.isFile() && stats.size > maxFileBytes) result.tooLarge.push(file);
       else result.present.push(file);
     }
   }
   return result;
 }
 
-/** Whether every folder on the way to `file` is a real folder (not a symlink, not a file); cached per folder. */
+/** Whether every folder on the way to `file` is a real folder (not a symlink, not a file); `cache`: per folder, whether it and every folder above it are. */
 function underRealFolders(workTree: string, file: string, cache: Map<string, boolean>): boolean {
-  const parts = file.split("/");
-  let folder = "";
-  for (const part of parts.slice(0, -1)) {
-    folder = folder === "" ? part : `${folder}/${part}`;
-    let real = cache.get(folder);
-    if (real === undefined) {
-      try {
-        real = lstatSync(fsName(path.join(workTree, folder))).isDirectory();
-      } catch {
-        real = true; // missing: the file is simply gone, which update-index --remove handles
-      }
-      cache.set(folder, real);
-    }
-    if (!real) return false;
+  const slash = file.lastIndexOf("/");
+  return slash < 0 || realFolderChain(workTree, file.slice(0, slash), cache);
+}
+
+function realFolderChain(workTree: string, folder: string, cache: Map<string, boolean>): boolean {
+  let real = cache.get(folder);
+  if (real !== undefined) return real;
+  const slash = folder.lastIndexOf("/");
+  real = slash < 0 || realFolderChain(workTree, folder.slice(0, slash), cache);
+  // missing: the file is simply gone, which update-index --remove handles
+  if (real) real = lstatOrNothing(`${workTree}/${folder}`)?.isDirectory() ?? true;
+  cache.set(folder, real);
+  return real;
+}
+
+/** lstat, or undefined when it fails (gone, unreadable folder); a missing file costs no exception. */
+function lstatOrNothing(file: string): Stats | undefined {
+  try {
+    return lstatSync(fsName(file), { throwIfNoEntry: false });
+  } catch {
+    return undefined;
   }
-  return true;
 }
 
 /** Stages these paths (added, changed or deleted); unreadable files are left out of the index rather than failing. */
