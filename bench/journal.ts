@@ -7,11 +7,12 @@
  *   batched per step (4 fsyncs and 8 renames at commit 4fcf446, counted by strace).
  * - That task's CPU (GNU time: the process and its children), interleaved with `node -e 0`.
  * - In the 100,000-file workspace of checkpoints.ts with a fresh CAIRN_HOME, the time from the
- *   model's answer to the process's exit: what the first checkpoint's index holds the person after
- *   the answer (the result line waits for it too), beside the same with checkpoints off.
+ *   model's answer to the process's exit, beside the same with checkpoints off: a task that changed
+ *   nothing leaves the first checkpoint's index to a detached git. That git is waited for before the
+ *   next run, so no measurement shares the machine with it.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -90,9 +91,31 @@ async function answerToExit(checkpoints: boolean): Promise<{ exitMs: number; aft
     });
   } finally {
     await server.close();
+    await indexerGone(home);
     // A detached packing may still write into the home: retry its removal.
     rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
   }
+}
+
+/** Waits (up to 10 minutes) for the detached git a run left building the first index (named in the store's marker) to end; a zombie has ended. */
+async function indexerGone(home: string): Promise<void> {
+  const stores = path.join(home, "checkpoints");
+  let pid: number | undefined;
+  try {
+    for (const store of readdirSync(stores)) {
+      pid ??= (JSON.parse(readFileSync(path.join(stores, store, "cairn-first-index.json"), "utf8")) as { pid: number }).pid;
+    }
+  } catch {
+    // No store or no marker: nothing runs.
+  }
+  const running = () => {
+    try {
+      return !/^\d+ \(.*\) [ZX] /s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  for (const deadline = Date.now() + 600_000; pid !== undefined && running() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 200));
 }
 
 export async function run(): Promise<BenchRow[]> {
