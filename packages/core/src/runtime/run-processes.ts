@@ -60,6 +60,11 @@ export class RunProcesses {
     );
   }
 
+  /** The model may ask for a command soon: what the first one needs starts now, beside the model's request, not after its reply. */
+  prepareCommands(): void {
+    if (!this.setup.commands) this.setup.sandbox?.sandbox?.prepareNetwork();
+  }
+
   /** The run ended: background commands and the browser stop with it. */
   async end(): Promise<void> {
     const servers = this.servers;

@@ -380,8 +380,11 @@ export class Task {
 
     const ended = await this.openRun(text, attached, run);
     if (ended) return ended;
-    // The command classifier's parser loads while the model writes, not after its first command.
-    if (run.offered().some((tool) => tool.kind === "command")) preloadShellParser();
+    // The command classifier's parser and the sandbox's network namespace start while the model writes, not after its first command.
+    if (run.offered().some((tool) => tool.kind === "command")) {
+      preloadShellParser();
+      this.processes.prepareCommands();
+    }
     for (let transition: Transition = "start"; ; ) {
       const next = await this.turn(transition, run);
       if (typeof next !== "string") return next;

@@ -92,6 +92,11 @@ export class CommandSandbox {
     return isolated === undefined ? undefined : { enter: () => isolated.enter(), bwrap: this.config.bwrap };
   }
 
+  /** A command may come soon: the network namespace commands enter starts now, in the background (see IsolatedNetwork.prepare). */
+  prepareNetwork(): void {
+    if (this.network === "on") this.config.isolatedNetwork?.prepare();
+  }
+
   /**
    * `file args` to run inside the sandbox, with the masks as the workspace is now. With
    * `reportStatus`, the command runs, stderr joined to stdout, under a small shell that reports its exit on fd 3 (the

@@ -53,12 +53,14 @@ export type Entry = { ok: true; prefix: string[]; resolvConf?: string } | { ok: 
  * when not root: the namespace then lives in a user namespace of its own, where this script maps
  * the person's uid and gid to themselves (what `unshare --map-current-user` does, which only
  * util-linux 2.38 and later have). The state folder gets `pid` (the holder), `ready`, or `failed`
- * with one line. fd 3 is Cairn's pipe: its end is everyone's signal to stop; the holder then
- * removes the folder. (bubblewrap cannot be the holder: it puts its process in a second user
+ * with one line. fd 3 is Cairn's pipe: its end is everyone's signal to stop; the holder (or, after
+ * a failure, this script) then removes the folder. (bubblewrap cannot be the holder: it puts its process in a second user
  * namespace, from which the network namespace cannot be entered.)
  */
 const SETUP = `d=$1; unshare=$2; slirp=$3; as=$4; exec 3<&0
-fail() { printf '%s\\n' "$1" > "$d/failed.tmp"; mv "$d/failed.tmp" "$d/failed"; exit 1; }
+# A failure is kept in the folder until Cairn reads it or ends: this shell waits on the lifeline
+# first, since its exit would close the lifeline (Node closes a child's stdin when it exits).
+fail() { printf '%s\\n' "$1" > "$d/failed.tmp"; mv "$d/failed.tmp" "$d/failed"; cat <&3 >/dev/null; rm -rf "$d"; exit 1; }
 if [ "$as" = user ]; then set -- --user --net; else set -- --net; fi
 # The holder waits for its uid to be mapped: until then it cannot even look into the folder.
 "$unshare" "$@" /bin/sh -c 'until [ -e "$0/mapped" ]; do sleep 0.01; done; echo $$ > "$0/pid.tmp" && mv "$0/pid.tmp" "$0/pid" || exit 1; cat >/dev/null; rm -rf "$0"' "$d" <&3 2>"$d/holder.err" &
@@ -108,8 +110,17 @@ export class IsolatedNetwork {
   constructor(private readonly programs: Programs) {}
 
   /**
-   * How commands enter the namespace. The first call makes it (about 40 ms, waited for here), so a
-   * task that runs no command costs nothing.
+   * Starts making the namespace without waiting for it: a task that may run commands calls this
+   * beside its first model request, so its first command does not wait the ~40 ms it takes (most
+   * of it the setup's polling, little CPU). Later calls do nothing.
+   */
+  prepare(): void {
+    if (this.entry === undefined) this.start();
+  }
+
+  /**
+   * How commands enter the namespace. The first call makes it (about 40 ms, waited for here) unless
+   * `prepare` started it already, so a task that runs no command costs nothing.
    */
   enter(): Entry {
     if (this.entry !== undefined) return this.entry;
