@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readdir, rm, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { processStart } from "../storage/process-identity.js";
 import { CheckpointError, Checkpoints } from "./index.js";
 import { filesInCheckpoint, read, snapshotTree, tempWorkspace, writeFiles, type TempWorkspace } from "./test-support.js";
 
@@ -82,6 +84,31 @@ describe("locks and concurrency", () => {
     await checkpoints.create("after the other process");
     expect(otherExited).toBe(true);
   });
+
+  it("takes over from a lock whose owner is a zombie (exited, never reaped), though the lock is still being touched", async () => {
+    const checkpoints = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir });
+    // A child that exits while its parent (sh, replaced by sleep) never waits for it, as PID 1 may never reap an orphan.
+    const parent = spawn("sh", ["-c", 'sh -c "exit 0" & echo $!; exec sleep 60'], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (data: Buffer) => resolve(data.toString("utf8")))));
+      const state = () => readFileSync(`/proc/${zombie}/stat`, "utf8").replace(/^.*\) /s, "").charAt(0);
+      while (state() !== "Z") await sleep(10);
+      const lock = path.join(checkpoints.gitDir, "cairn.lock");
+      await writeFile(lock, JSON.stringify({ pid: zombie, start: processStart(zombie), host: os.hostname() }));
+      // Fresh all along: only the process's state can tell it is gone.
+      const touch = setInterval(() => {
+        const now = new Date();
+        void utimes(lock, now, now).catch(() => {});
+      }, 200);
+      try {
+        await expect(checkpoints.create("works")).resolves.toMatchObject({ changedFiles: 0 });
+      } finally {
+        clearInterval(touch);
+      }
+    } finally {
+      parent.kill();
+    }
+  }, 60_000);
 
   it("runs concurrent calls one after another, each on top of the previous", async () => {
     const checkpoints = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir });
