@@ -25,7 +25,7 @@ import { CLAUDE_CODE, claudeCode } from "./peers/claude-code.js";
 import { CLINE, cline } from "./peers/cline.js";
 import { installPeer } from "./peers/install.js";
 import { OPENCODE, opencode } from "./peers/opencode.js";
-import { runTask, type TaskRun } from "./peers/task.js";
+import { runTask, type Arrival, type TaskRun } from "./peers/task.js";
 import type { BenchRow } from "./run.js";
 import { median } from "./stats.js";
 
@@ -49,7 +49,12 @@ const FIVE_PROMPT = "Read file1.ts, change its value to 2, run echo ok, read fil
 const ONE_TURN: Step[] = [{ kind: "finish", text: "Done." }];
 const ONE_PROMPT = "Say you are done.";
 const COMMAND_AT = FIVE_REPLIES.findIndex((s) => s.kind === "command");
-const edited = (ws: string) => (readFileSync(path.join(ws, "file1.ts"), "utf8").includes("value1 = 2") ? undefined : "the edit of file1.ts did not land");
+/** That the task did its work: the edit landed, and the request after the command carries its output. */
+function didWork(ws: string, arrivals: readonly Arrival[]): string | undefined {
+  if (!readFileSync(path.join(ws, "file1.ts"), "utf8").includes("value1 = 2")) return "the edit of file1.ts did not land";
+  if (!/\bok\b/.test(arrivals[COMMAND_AT + 1]?.newest ?? "")) return `\`echo ok\`'s output is not in the request after it: ${arrivals[COMMAND_AT + 1]?.newest.slice(0, 200)}`;
+  return undefined;
+}
 
 /** The peers, Claude Code first (the goal names it): package, version, command, and how to run it. */
 const PEERS = [
@@ -91,7 +96,7 @@ function ratioOf(peer: Entry, base: Entry, measure: Measure): number {
 async function runRound(entry: Entry): Promise<Round | undefined> {
   if (entry.failed !== undefined) return undefined;
   try {
-    const five = await runTask(entry.agent, FIVE_REPLIES, FIVE_PROMPT, edited);
+    const five = await runTask(entry.agent, FIVE_REPLIES, FIVE_PROMPT, didWork);
     const one = await runTask(entry.agent, ONE_TURN, ONE_PROMPT);
     return { five, one };
   } catch (error) {

@@ -20,8 +20,8 @@ import { killGroup } from "./install.js";
 const TASK_TIMEOUT_MS = 180_000;
 const MARK = "CAIRN_BENCH_PEERS_RUN";
 
-/** A main-loop request: when it arrived (ms, this process's clock) and its body's bytes as JSON. */
-export type Arrival = { at: number; bytes: number };
+/** A main-loop request: when it arrived (ms, this process's clock), its body's bytes as JSON, and its newest message (JSON, at most 4,000 characters). */
+export type Arrival = { at: number; bytes: number; newest: string };
 /** `cpuMs` counts the processes the run left running (`leftCpuMs` of it), read just before they are killed. */
 export type TaskRun = Measure & { arrivals: Arrival[]; sideRequests: number; leftCpuMs: number };
 
@@ -73,9 +73,9 @@ function killLeftBehind(mark: string, dir: string): number {
 /**
  * Runs `steps` as `agent`: the scripted model answers its n-th main-loop request with step n (the
  * last step again past the end). Throws, in one line, when the agent fails, times out, or does not
- * send a request per step; `check` reads the workspace after a run (e.g. that the edit landed).
+ * send a request per step; `check` reads the workspace and the requests after a run (that the edit landed, the command ran).
  */
-export async function runTask(agent: Agent, steps: readonly Step[], prompt: string, check?: (ws: string) => string | undefined): Promise<TaskRun> {
+export async function runTask(agent: Agent, steps: readonly Step[], prompt: string, check?: (ws: string, arrivals: readonly Arrival[]) => string | undefined): Promise<TaskRun> {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-peers-")));
   const place: Place = { url: "", ws: path.join(dir, "ws"), home: path.join(dir, "home"), tmp: path.join(dir, "tmp") };
   for (const folder of [place.ws, place.home, place.tmp]) mkdirSync(folder);
@@ -88,7 +88,9 @@ export async function runTask(agent: Agent, steps: readonly Step[], prompt: stri
         sideRequests++;
         return agent.sideAnswer(request);
       }
-      arrivals.push({ at: performance.now(), bytes: Buffer.byteLength(JSON.stringify(request.body)) });
+      const at = performance.now();
+      const messages = (request.body as { messages?: unknown[] }).messages ?? [];
+      arrivals.push({ at, bytes: Buffer.byteLength(JSON.stringify(request.body)), newest: JSON.stringify(messages.at(-1) ?? null).slice(0, 4000) });
       return agent.turn(steps[Math.min(arrivals.length, steps.length) - 1]!, place, request);
     },
   });
@@ -128,7 +130,7 @@ export async function runTask(agent: Agent, steps: readonly Step[], prompt: stri
     const tail = output.trim().split("\n").filter((l) => l.trim() !== "").slice(-2).join(" ").slice(0, 300);
     if (code !== 0) throw new Error(`${agent.name} exited with ${code}: ${tail}`);
     if (arrivals.length < steps.length) throw new Error(`${agent.name} sent ${arrivals.length} main-loop request(s) for a ${steps.length}-step script (${sideRequests} side): ${tail}`);
-    const wrong = check?.(place.ws);
+    const wrong = check?.(place.ws, arrivals);
     if (wrong !== undefined) throw new Error(`${agent.name}: ${wrong}`);
     const [user, system, rssKb] = readFileSync(report, "utf8").trim().split(/\s+/).slice(-3).map(Number);
     return { wallMs, cpuMs: (user! + system!) * 1000 + leftCpuMs, rssMb: rssKb! / 1024, arrivals, sideRequests, leftCpuMs };
