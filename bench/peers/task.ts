@@ -127,9 +127,10 @@ export async function runTask(agent: Agent, steps: readonly Step[], prompt: stri
     const wallMs = performance.now() - started;
     killGroup(pid);
     leftCpuMs = killLeftBehind(mark, dir);
-    const tail = output.trim().split("\n").filter((l) => l.trim() !== "").slice(-2).join(" ").slice(0, 300);
-    if (code !== 0) throw new Error(`${agent.name} exited with ${code}: ${tail}`);
-    if (arrivals.length < steps.length) throw new Error(`${agent.name} sent ${arrivals.length} main-loop request(s) for a ${steps.length}-step script (${sideRequests} side): ${tail}`);
+    const lines = output.trim().split("\n").filter((l) => l.trim() !== "");
+    const tail = lines.length === 0 ? "" : `: ${lines.slice(-2).join(" ").slice(0, 300)}`;
+    if (code !== 0) throw new Error(`${agent.name} exited with ${code}${tail}`);
+    if (arrivals.length < steps.length) throw new Error(`${agent.name} sent ${arrivals.length} main-loop request(s) for a ${steps.length}-step script (${sideRequests} side)${tail}`);
     const wrong = check?.(place.ws, arrivals);
     if (wrong !== undefined) throw new Error(`${agent.name}: ${wrong}`);
     const [user, system, rssKb] = readFileSync(report, "utf8").trim().split(/\s+/).slice(-3).map(Number);
