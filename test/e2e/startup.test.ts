@@ -61,7 +61,7 @@ describe("start-up loads only what the command needs", () => {
     expect(loadedHeavy(history.modules)).toEqual([]);
   });
 
-  it("a one-turn headless task loads its provider's SDK, the shell parser it may need, and nothing else", async () => {
+  it("a one-turn headless task loads its provider's SDK and nothing else heavy", async () => {
     fixture.server = await startScriptedModelServer({
       turns: [{ content: [{ type: "tool_use", name: "attempt_completion", input: { result: "Done at once." } }] }],
     });
@@ -70,12 +70,26 @@ describe("start-up loads only what the command needs", () => {
     });
     expect(run.stdout).toContain("Done at once.");
     // The positive control: the recorder sees a package the run did use.
-    // The command classifier's parser is started beside the first request of a task that can run
-    // commands, so that its load is not paid between the first command's reply and the next request
-    // (issue 26); everything else heavy waits until it is used.
-    expect(loadedHeavy(run.modules)).toEqual(["AI SDK providers", "tree-sitter"]);
+    // The command classifier's parser loads from a task's second request on, or as a command call
+    // streams (issue 26): a task the model answers at once does not load it; nothing else heavy
+    // loads before it is used either.
+    expect(loadedHeavy(run.modules)).toEqual(["AI SDK providers"]);
     expect(run.modules.some((m) => m.includes("/node_modules/@ai-sdk/anthropic/"))).toBe(true);
     expect(run.modules.some((m) => m.includes("/node_modules/@ai-sdk/openai/"))).toBe(false);
+  });
+
+  it("a task that uses tools loads the shell parser beside its second request, before any command", async () => {
+    fixture.server = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "tool_use", name: "list_files", input: { path: "." } }] },
+        { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "Listed." } }] },
+      ],
+    });
+    const run = await recorded(["run", "--provider", "anthropic", "--base-url", fixture.server.url, "--cwd", fixture.workspace.dir, "--json", "List the files."], {
+      ANTHROPIC_API_KEY: "k",
+    });
+    expect(run.stdout).toContain("Listed.");
+    expect(loadedHeavy(run.modules)).toEqual(["AI SDK providers", "tree-sitter"]);
   });
 
   it("loads the exact tokenizer once the conversation nears the model's window", async () => {

@@ -380,11 +380,6 @@ export class Task {
 
     const ended = await this.openRun(text, attached, run);
     if (ended) return ended;
-    // The command classifier's parser and the sandbox's network namespace start while the model writes, not after its first command.
-    if (run.offered().some((tool) => tool.kind === "command")) {
-      preloadShellParser();
-      this.processes.prepareCommands();
-    }
     for (let transition: Transition = "start"; ; ) {
       const next = await this.turn(transition, run);
       if (typeof next !== "string") return next;
@@ -448,6 +443,12 @@ export class Task {
   }
 
   /** One turn: the limits, the conversation fitted to the window, the model's reply and its calls. Why the loop goes round again, or the run's result. */
+  /** Starts loading what a first command needs; later calls do nothing. */
+  private prepareCommands(): void {
+    preloadShellParser();
+    this.processes.prepareCommands();
+  }
+
   private async turn(transition: Transition, run: Run): Promise<Transition | TaskResult> {
     const { options } = this;
     const { emit, protocol } = run;
@@ -461,6 +462,12 @@ export class Task {
     this.turns++;
     emit({ type: "turn_start", turn: this.turns, reason: transition });
     const tools = run.offered();
+    const commandsOffered = tools.some((tool) => tool.kind === "command");
+    // What a first command needs (the classifier's parser, the sandbox's network) loads beside a
+    // model request, not between a command's reply and the next request: from the second request
+    // of a run (the model is using tools), or as a command call begins to stream. A task the model
+    // answers at once never pays for it.
+    if (commandsOffered && transition !== "start") this.prepareCommands();
     const system = this.prompt.system(protocol.name, tools, this.mode);
     const requestTools = this.requestTools.of(protocol, tools);
     const fixedText = `${system}${JSON.stringify(requestTools ?? [])}`;
@@ -492,6 +499,7 @@ export class Task {
       costSoFar: this.spend.costUsd,
       ...(this.budget ? { budgetUsd: this.budget.usd } : {}),
       toolExecution: options.tools.execution ?? "parallel",
+      ...(commandsOffered ? { commandSoon: () => this.prepareCommands() } : {}),
     });
     this.spend.add(outcome.usage, outcome.cost);
     run.record.apiMs += outcome.apiMs;

@@ -42,6 +42,8 @@ export type TurnInput = {
   budgetUsd?: number;
   /** parallel: the reply's reads run side by side (see call-scheduler.ts); sequential: one call after another. */
   toolExecution?: ToolExecution;
+  /** A command call has begun to stream: what the first command needs starts loading while its input streams. */
+  commandSoon?(): void;
 };
 
 export type TurnOutcome =
@@ -182,6 +184,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
           break;
         }
         case "call-start":
+          if (input.commandSoon && tools.find((tool) => tool.name === event.name)?.kind === "command") input.commandSoon();
           break;
         case "call-delta":
           emit({ type: "tool_call_delta", id: event.id, name: event.name, param: event.param, text: event.text });
