@@ -1,3 +1,5 @@
+import { httpFetch } from "./http-fetch.js";
+
 /** Why an endpoint could not describe its models: it took too long, gave no usable answer, or was not there. */
 export class DiscoveryFailure extends Error {
   override name = "DiscoveryFailure";
@@ -16,7 +18,8 @@ export class DiscoveryFailure extends Error {
 export async function fetchJson(url: string, init: { method?: string; body?: unknown; timeoutMs: number; apiKey?: string }): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, {
+    // Cairn's own transport, as the model's requests use: the global fetch would load undici.
+    response = await httpFetch(url, {
       method: init.method ?? "GET",
       headers: { accept: "application/json", ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...(init.apiKey ? { authorization: `Bearer ${init.apiKey}` } : {}) },
       ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),

@@ -1,4 +1,6 @@
 import { ModelError } from "./errors.js";
+import { FetchResponse } from "./fetch-response.js";
+import { httpFetch } from "./http-fetch.js";
 import { innermost } from "./settings-fault.js";
 import { speaksTls } from "./tls-probe.js";
 
@@ -7,10 +9,11 @@ export type FetchGuard = {
   url: string;
   /** Longest wait for the response to begin, and between two chunks of it. */
   idleTimeoutMs: number;
+  /** The transport underneath (a recording's, a replay's); default the network through httpFetch. */
   fetch?: typeof globalThis.fetch;
 };
 
-/** The default idle limit: long enough for a slow model's first token, far short of undici's 300 s. */
+/** The default idle limit: long enough for a slow model's first token; the transport itself sets none. */
 export const defaultRequestTimeoutSeconds = 120;
 
 function stalled(guard: FetchGuard): ModelError {
@@ -35,13 +38,13 @@ function isHtml(contentType: string | null): boolean {
 /**
  * The fetch handed to the AI SDK providers. Each request gets its own AbortController and an idle
  * timer, reset on every chunk, so a provider that goes silent (before the first byte or mid-stream)
- * fails after `idleTimeoutMs` as a retryable timeout instead of hanging for undici's five minutes.
+ * fails after `idleTimeoutMs` as a retryable timeout instead of hanging (node:http waits forever).
  * It also refuses answers that are not an API's: an HTML page (a captive portal, a wrong base URL)
  * and an empty body, and an http:// request to a port that speaks TLS. Errors are thrown as
  * ModelError with no `cause`, which the SDK passes on as is.
  */
 export function guardedFetch(guard: FetchGuard): typeof globalThis.fetch {
-  const baseFetch = guard.fetch ?? globalThis.fetch;
+  const baseFetch = guard.fetch ?? httpFetch;
   return async (input, init) => {
     const controller = new AbortController();
     const callerSignal = init?.signal ?? undefined;
@@ -116,6 +119,6 @@ export function guardedFetch(guard: FetchGuard): typeof globalThis.fetch {
       },
     });
     disarm();
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new FetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
   };
 }

@@ -1,5 +1,8 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { FetchHeaders } from "./fetch-headers.js";
+import { FetchResponse } from "./fetch-response.js";
+import { httpFetch } from "./http-fetch.js";
 import { readRecording, recordingVersion, redactedHeaders, type RecordedExchange, type RecordedMessage, type RecordedSession, type RecordingLine } from "./recording-format.js";
 
 /**
@@ -38,7 +41,7 @@ export class RunRecorder {
   }
 
   /** A fetch that records what passes through `base`. */
-  fetch(base: typeof globalThis.fetch = globalThis.fetch): typeof globalThis.fetch {
+  fetch(base: typeof globalThis.fetch = httpFetch): typeof globalThis.fetch {
     return async (input, init) => {
       const step = ++this.steps;
       const request = recordedRequest(input, init);
@@ -87,7 +90,7 @@ export class RunRecorder {
           await reader.cancel(reason).catch(() => undefined);
         },
       });
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      return new FetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
     };
   }
 
@@ -107,7 +110,7 @@ function recordedRequest(input: Parameters<typeof fetch>[0], init: Parameters<ty
       // kept as the text it was
     }
   }
-  return { method: init?.method ?? "GET", url: redactedUrl(url), headers: redactedHeaders(new Headers(init?.headers)), body };
+  return { method: init?.method ?? "GET", url: redactedUrl(url), headers: redactedHeaders(new FetchHeaders(init?.headers)), body };
 }
 
 /** A key passed in the query (?key=...) is a credential too, and so is a password in the address. */

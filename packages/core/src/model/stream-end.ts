@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { FetchResponse } from "./fetch-response.js";
 
 /**
  * What the raw bytes of one response said about its end. The SDKs drop the OpenAI stream's closing
@@ -42,6 +43,7 @@ export function doneWatchingFetch(fetch: typeof globalThis.fetch): typeof global
         },
       }),
     );
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    // Not the global Response: that would load undici (http-fetch.ts).
+    return new FetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
   };
 }
