@@ -72,7 +72,8 @@ type Incoming = { res: IncomingMessage; socketError: () => Error | undefined };
 
 function send(url: URL, out: Outgoing): Promise<Incoming> {
   if (badPorts.has(Number(url.port))) return Promise.reject(fetchFailed(new Error("bad port")));
-  const headers: OutgoingHttpHeaders = {};
+  // In undici's order: host and connection first, then the request's own.
+  const headers: OutgoingHttpHeaders = { host: url.host, connection: "keep-alive" };
   for (const [name, value] of out.headers.inOrder()) headers[name] = value;
   if (out.body !== null) headers["content-length"] = String(out.body.byteLength);
   else if (out.method === "POST" || out.method === "PUT") headers["content-length"] = "0";
