@@ -50,25 +50,25 @@ function isRunning(pid: number): boolean {
 describe("execute_command", () => {
   it("returns the command, its exit code and its output", async () => {
     expect(await exec({ command: "echo hello; echo oops >&2" })).toEqual({
-      content: "Command: echo hello; echo oops >&2\nExit code: 0\nOutput:\nhello\noops\n",
+      content: "Exit code: 0\nOutput:\nhello\noops\n",
     });
   });
 
   it("reports a failing command as a result to read, not as a tool error", async () => {
     const result = await exec({ command: "echo 'test failed: expected 2' >&2; exit 3" });
-    expect(result).toEqual({ content: "Command: echo 'test failed: expected 2' >&2; exit 3\nExit code: 3\nOutput:\ntest failed: expected 2\n" });
+    expect(result).toEqual({ content: "Exit code: 3\nOutput:\ntest failed: expected 2\n" });
   });
 
   it("says when there was no output, and when a signal ended the command", async () => {
-    expect((await exec({ command: "true" })).content).toBe("Command: true\nExit code: 0\nOutput:\n(no output)");
+    expect((await exec({ command: "true" })).content).toBe("Exit code: 0\nOutput:\n(no output)");
     expect((await exec({ command: "kill -TERM $$" })).content).toBe(
-      "Command: kill -TERM $$\nExit code: none (ended by signal SIGTERM)\nOutput:\n(no output)",
+      "Exit code: none (ended by signal SIGTERM)\nOutput:\n(no output)",
     );
   });
 
   it("runs in a subfolder with cd && ...", async () => {
     await mkdir(path.join(ws, "sub"));
-    expect((await exec({ command: "cd sub && pwd" })).content).toBe(`Command: cd sub && pwd\nExit code: 0\nOutput:\n${ws}/sub\n`);
+    expect((await exec({ command: "cd sub && pwd" })).content).toBe(`Exit code: 0\nOutput:\n${ws}/sub\n`);
   });
 
   it("streams the output to the host while the command runs", async () => {
@@ -80,7 +80,7 @@ describe("execute_command", () => {
     const result = await exec({ command: "printf 'Project name: '; sleep 1000" });
     expect(result).toEqual({
       content:
-        "Command: printf 'Project name: '; sleep 1000\nThe command stopped at what looks like a prompt for input: 'Project name:'. Commands cannot read input here; pass the answer as a flag (e.g. --yes) or via a pipe/file.\nOutput:\nProject name: ",
+        "The command stopped at what looks like a prompt for input: 'Project name:'. Commands cannot read input here; pass the answer as a flag (e.g. --yes) or via a pipe/file.\nOutput:\nProject name: ",
       isError: true,
     });
   });
@@ -102,7 +102,7 @@ describe("execute_command", () => {
     expect(result.isError).toBeUndefined();
     expect(result.content).toMatch(
       new RegExp(
-        `^Command: echo ready; sleep 1000\\nStill running in the background as process #1 \\(pid ${pid}\\) after 0\\.\\ds \\(it stopped printing\\); its later output will be shown to you\\. It is stopped when the task ends; to stop it sooner, run \`kill -TERM -- -${pid}\` \\(its whole process group\\)\\.\\nOutput so far:\\nready\\n$`,
+        `^Still running in the background as process #1 \\(pid ${pid}\\) after 0\\.\\ds \\(it stopped printing\\); its later output will be shown to you\\. It is stopped when the task ends; to stop it sooner, run \`kill -TERM -- -${pid}\` \\(its whole process group\\)\\.\\nOutput so far:\\nready\\n$`,
       ),
     );
     expect(isRunning(pid)).toBe(true);
@@ -112,7 +112,7 @@ describe("execute_command", () => {
 
   it("waits up to the timeout the model gives, even through silence", async () => {
     const waited = await exec({ command: "sleep 1; echo finished", timeout: 5 });
-    expect(waited.content).toBe("Command: sleep 1; echo finished\nExit code: 0\nOutput:\nfinished\n");
+    expect(waited.content).toBe("Exit code: 0\nOutput:\nfinished\n");
     const cut = await exec({ command: "echo tick; sleep 1000", timeout: 0.5 });
     expect(cut.content).toMatch(/after 0\.\ds \(the time to wait ran out\)/);
   });
@@ -123,11 +123,11 @@ describe("execute_command", () => {
     const result = await exec({ command: "echo working; sleep 1000" }, aborting);
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(
-      /^Command: echo working; sleep 1000\nInterrupted after 0\.\ds: the task was stopped, so the command and everything it started were killed\.\nOutput so far:\nworking\n$/,
+      /^Interrupted after 0\.\ds: the task was stopped, so the command and everything it started were killed\.\nOutput so far:\nworking\n$/,
     );
     expect(terminal.list()).toEqual([]);
     expect((await exec({ command: "echo x" }, { ...ctx, signal: controller.signal })).content).toBe(
-      "Command: echo x\nNot run: the task was stopped.",
+      "Not run: the task was stopped.",
     );
   });
 
@@ -135,7 +135,7 @@ describe("execute_command", () => {
     const result = await exec({ command: "seq 1 2000000" });
     const content = result.content as string;
     expect(content.length).toBeLessThan(45_000);
-    expect(content.startsWith("Command: seq 1 2000000\nExit code: 0\nOutput:\n1\n2\n3\n")).toBe(true);
+    expect(content.startsWith("Exit code: 0\nOutput:\n1\n2\n3\n")).toBe(true);
     expect(content.endsWith("1999999\n2000000\n")).toBe(true);
     const logPath = /the full output is in (\S+);/.exec(content)?.[1] ?? "";
     expect(logPath).toBe(path.join(ctx.scratchDir, "command-1.log"));
@@ -146,7 +146,7 @@ describe("execute_command", () => {
 
   it("is an error when the command cannot start", async () => {
     const result = await exec({ command: "echo hi" }, { ...ctx, cwd: path.join(ws, "gone") });
-    expect(result).toEqual({ content: `Command: echo hi\nCannot run the command: the working folder ${ws}/gone does not exist.`, isError: true });
+    expect(result).toEqual({ content: `Cannot run the command: the working folder ${ws}/gone does not exist.`, isError: true });
   });
 });
 

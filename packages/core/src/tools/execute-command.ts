@@ -45,8 +45,7 @@ export const executeCommandTool = defineTool({
   access: () => [{ type: "none" }],
   summarize: (input) => `$ ${shortCommand(input.command)}`,
   async execute(input, ctx) {
-    const header = `Command: ${input.command}`;
-    if (ctx.signal.aborted) return { content: `${header}\nNot run: the task was stopped.`, isError: true };
+    if (ctx.signal.aborted) return { content: "Not run: the task was stopped.", isError: true };
     const result = await ctx.terminal.run({
       command: input.command,
       cwd: ctx.cwd,
@@ -54,14 +53,18 @@ export const executeCommandTool = defineTool({
       ...(input.timeout !== undefined ? { timeoutMs: input.timeout * 1000 } : {}),
       onOutput: (text) => ctx.emitOutput(text),
     });
-    const formatted = formatResult(header, result);
+    const formatted = formatResult(result);
     if (!result.started || result.sandboxNote === undefined || typeof formatted.content !== "string") return formatted;
     return { ...formatted, content: `${formatted.content}\n${result.sandboxNote}` };
   },
 });
 
-function formatResult(header: string, result: RunResult): ToolResult {
-  if (!result.started) return { content: `${header}\n${result.message}`, isError: true };
+/**
+ * What the model reads after its command. The command itself is not repeated: the model wrote it,
+ * and every later request of the task would carry it twice.
+ */
+function formatResult(result: RunResult): ToolResult {
+  if (!result.started) return { content: result.message, isError: true };
   const { outcome, output, id, pid } = result;
   const shown = output === "" ? "(no output)" : output;
   const after = seconds(result.elapsedMs);
@@ -71,7 +74,7 @@ function formatResult(header: string, result: RunResult): ToolResult {
     case "exited": {
       const code =
         outcome.code !== null ? `Exit code: ${outcome.code}` : `Exit code: none (ended by signal ${outcome.signal ?? "unknown"})`;
-      const lines = [header, code];
+      const lines = [code];
       if (outcome.lingering) {
         lines.push(
           `Processes it started are still running in the background as process #${id} (process group ${pid}); their later output will be shown to you. They are stopped when the task ends; to stop them sooner, run \`kill -TERM -- -${pid}\`.`,
@@ -86,7 +89,7 @@ function formatResult(header: string, result: RunResult): ToolResult {
     }
     case "prompt":
       return {
-        content: `${header}\nThe command stopped at what looks like a prompt for input: '${quotePrompt(outcome.line)}'. Commands cannot read input here; pass the answer as a flag (e.g. --yes) or via a pipe/file.\nOutput:\n${shown}`,
+        content: `The command stopped at what looks like a prompt for input: '${quotePrompt(outcome.line)}'. Commands cannot read input here; pass the answer as a flag (e.g. --yes) or via a pipe/file.\nOutput:\n${shown}`,
         isError: true,
       };
     case "background": {
@@ -97,12 +100,12 @@ function formatResult(header: string, result: RunResult): ToolResult {
             ? "it stopped printing"
             : "it printed nothing";
       return {
-        content: `${header}\nStill running in the background as process #${id} (pid ${pid}) after ${after} (${why}); its later output will be shown to you. ${stopHint}\nOutput so far:\n${shown}`,
+        content: `Still running in the background as process #${id} (pid ${pid}) after ${after} (${why}); its later output will be shown to you. ${stopHint}\nOutput so far:\n${shown}`,
       };
     }
     case "aborted":
       return {
-        content: `${header}\nInterrupted after ${after}: the task was stopped, so the command and everything it started were killed.\nOutput so far:\n${shown}`,
+        content: `Interrupted after ${after}: the task was stopped, so the command and everything it started were killed.\nOutput so far:\n${shown}`,
         isError: true,
       };
   }

@@ -31,7 +31,7 @@ const put = async (p: string, content: string | Buffer) => {
 const block = (search: string, replace: string) => `------- SEARCH\n${search}\n=======\n${replace}\n+++++++ REPLACE`;
 
 describe("replace_in_file", () => {
-  it("edits the file and answers with a summary and the changed regions as a diff", async () => {
+  it("edits the file and answers with a summary; blocks that matched exactly are not echoed back as a diff", async () => {
     await put("src/a.ts", "import { a } from './a';\n\nexport function f() {\n  return a();\n}\n\nexport const x = 1;\n");
     const result = await edit(
       "src/a.ts",
@@ -41,31 +41,25 @@ describe("replace_in_file", () => {
     expect(await onDisk("src/a.ts")).toBe(
       "import { a } from './a';\n\nexport function f() {\n  return a() + 1;\n}\n\nexport const x = 2;\nexport const y = 3;\n",
     );
-    expect(result.text).toBe(
-      [
-        "Edited src/a.ts: 2 blocks, lines 4 and 7-8 (+3 −2).",
-        "",
-        "The changes (unified diff):",
-        "@@ -2,6 +2,7 @@",
-        " ",
-        " export function f() {",
-        "-  return a();",
-        "+  return a() + 1;",
-        " }",
-        " ",
-        "-export const x = 1;",
-        "+export const x = 2;",
-        "+export const y = 3;",
-      ].join("\n"),
-    );
+    expect(result.text).toBe("Edited src/a.ts: 2 blocks, lines 4 and 7-8 (+3 −2).");
   });
 
-  it("says which blocks matched only leniently", async () => {
-    await put("a.py", "def f():\n    return 1\n");
+  it("says which blocks matched only leniently, and shows what is on disk now as a diff", async () => {
+    await put("a.py", "import os\n\ndef f():\n    return 1\n");
     const result = await edit("a.py", block("return 1", "return 2"));
-    expect(await onDisk("a.py")).toBe("def f():\n    return 2\n");
-    expect(result.text).toContain(
-      "Block 1 matched only when ignoring leading/trailing whitespace; its REPLACE lines were re-indented to the file's indentation.",
+    expect(await onDisk("a.py")).toBe("import os\n\ndef f():\n    return 2\n");
+    expect(result.text).toBe(
+      [
+        "Edited a.py: 1 block, line 4 (+1 −1).",
+        "Block 1 matched only when ignoring leading/trailing whitespace; its REPLACE lines were re-indented to the file's indentation.",
+        "",
+        "The changes (unified diff):",
+        "@@ -2,3 +2,3 @@",
+        " ",
+        " def f():",
+        "-    return 1",
+        "+    return 2",
+      ].join("\n"),
     );
   });
 
@@ -95,13 +89,14 @@ describe("replace_in_file", () => {
   });
 
   it("bounds the diff it shows for a huge edit", async () => {
+    // Indented in the file, not in SEARCH: a lenient match, whose diff is shown.
     const lines = Array.from({ length: 3_000 }, (_, i) => `value ${i}`);
-    await put("big.txt", `${lines.join("\n")}\n`);
+    await put("big.txt", `${lines.map((l) => `  ${l}`).join("\n")}\n`);
     const result = await edit("big.txt", block(lines.join("\n"), lines.map((l) => `${l}!`).join("\n")));
     expect(result.text.split("\n")[0]).toBe("Edited big.txt: 1 block, lines 1-3000 (+3000 −3000).");
     expect(result.text.length).toBeLessThan(10_000);
     expect(result.text).toMatch(/the diff is cut here: \d+ more changed lines are not shown; read_file/);
-    expect((await onDisk("big.txt")).split("\n")[2999]).toBe("value 2999!");
+    expect((await onDisk("big.txt")).split("\n")[2999]).toBe("  value 2999!");
   });
 
   it("reports no change when REPLACE equals what SEARCH matched", async () => {

@@ -11,8 +11,10 @@ const MAX_SNIPPET_CHARS = 8_000;
 type Core = { oldStart: number; oldEnd: number; newStart: number; newEnd: number; ops: DiffOp[] };
 
 /**
- * What the model reads after a successful edit: one summary line, notes on blocks that only matched
- * leniently, and the changed regions as a compact unified diff so it knows what is on disk now.
+ * What the model reads after a successful edit: one summary line, and for blocks that only matched
+ * leniently a note on each and the changed regions as a compact unified diff, so it knows what is on
+ * disk now. When every block matched exactly, the file holds what the model wrote where the summary
+ * says: the diff would only repeat its own SEARCH and REPLACE, in every later request of the task.
  */
 export function describeSuccess(
   shownPath: string,
@@ -35,6 +37,7 @@ export function describeSuccess(
     const note = leniencyNote(change);
     if (note !== undefined) lines.push(note);
   }
+  if (lines.length === 1) return lines[0]!;
   const snippet = unifiedSnippet(cores, source.lines);
   if (snippet !== "") lines.push("", "The changes (unified diff):", snippet);
   return lines.join("\n");
