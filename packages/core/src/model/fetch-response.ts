@@ -21,7 +21,7 @@ export type FetchResponseInit = {
  * bundled undici (~28 ms of CPU; see http-fetch.ts). The layers that wrap a body (guarded-fetch,
  * stream-end, the recorder) build one of these where they built a Response.
  */
-export class FetchResponse implements Response {
+export class FetchResponse {
   readonly status: number;
   readonly statusText: string;
   readonly headers: FetchHeaders;
@@ -88,7 +88,7 @@ export class FetchResponse implements Response {
 
   async blob(): Promise<Blob> {
     const type = this.headers.get("content-type");
-    return new Blob([await this.bytes()], type ? { type } : {});
+    return new Blob([(await this.bytes()) as Uint8Array<ArrayBuffer>], type ? { type } : {});
   }
 
   async formData(): Promise<FormData> {
@@ -101,4 +101,12 @@ export class FetchResponse implements Response {
     if (this.#body) [this.#body, copy] = this.#body.tee();
     return new FetchResponse(copy, this);
   }
+}
+
+/**
+ * A FetchResponse where fetch's Response is expected. It has every member the callers use; only
+ * the types differ (Node's and the DOM's Response types name their streams' generics differently).
+ */
+export function fetchResponse(body: ReadableStream<Uint8Array> | null, init: FetchResponseInit = {}): Response {
+  return new FetchResponse(body, init) as unknown as Response;
 }

@@ -1,5 +1,5 @@
 import { ModelError } from "./errors.js";
-import { FetchResponse } from "./fetch-response.js";
+import { fetchResponse } from "./fetch-response.js";
 import { httpFetch } from "./http-fetch.js";
 import { innermost } from "./settings-fault.js";
 import { speaksTls } from "./tls-probe.js";
@@ -119,6 +119,6 @@ export function guardedFetch(guard: FetchGuard): typeof globalThis.fetch {
       },
     });
     disarm();
-    return new FetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
+    return fetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
   };
 }

@@ -249,15 +249,15 @@ describe("httpFetch fails as fetch does", () => {
   });
 
   it.each([
-    ["closes before answering", (socket: Socket) => socket.end(), "head", "UND_ERR_SOCKET"],
-    ["resets before answering", (socket: Socket) => socket.resetAndDestroy(), "head", "ECONNRESET"],
-    ["closes mid-body", (socket: Socket) => void socket.write("HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc", () => setTimeout(() => socket.end(), 50)), "body", "UND_ERR_SOCKET"],
-    ["resets mid-body", (socket: Socket) => void socket.write("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n", () => setTimeout(() => socket.resetAndDestroy(), 50)), "body", "ECONNRESET"],
-    ["answers in something other than HTTP", (socket: Socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n"), "head", "HPE_INVALID_CONSTANT"],
+    ["closes before answering", (socket: Socket): void => void socket.end(), "head", "UND_ERR_SOCKET"],
+    ["resets before answering", (socket: Socket): void => void socket.resetAndDestroy(), "head", "ECONNRESET"],
+    ["closes mid-body", (socket: Socket): void => void socket.write("HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc", () => setTimeout(() => socket.end(), 50)), "body", "UND_ERR_SOCKET"],
+    ["resets mid-body", (socket: Socket): void => void socket.write("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n", () => setTimeout(() => socket.resetAndDestroy(), 50)), "body", "ECONNRESET"],
+    ["answers in something other than HTTP", (socket: Socket): void => void socket.end("SSH-2.0-OpenSSH_9.6\r\n"), "head", "HPE_INVALID_CONSTANT"],
   ] as const)("a server that %s", async (_what, onData, where, code) => {
     const server = await raw(onData);
     const { ours, theirs } = await both(server.url);
-    const failed = (ours as Record<string, ReturnType<typeof shape>>)[where];
+    const failed = (ours as Partial<Record<"head" | "body", ReturnType<typeof shape>>>)[where];
     expect(failed?.[0]).toEqual({ name: "TypeError", message: where === "head" ? "fetch failed" : "terminated" });
     expect(failed?.[1]?.code).toBe(code);
     // llhttp's reason reads "Expected HTTP/, RTSP/ or ICE/" in node:http, "Expected HTTP/" in undici.

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { pipeline, Transform, type Readable } from "node:stream";
 import zlib from "node:zlib";
 import { FetchHeaders } from "./fetch-headers.js";
-import { FetchResponse } from "./fetch-response.js";
+import { fetchResponse } from "./fetch-response.js";
 
 /**
  * The network under Cairn's model requests: fetch's contract on node:http and node:https. The
@@ -227,7 +227,7 @@ function requestBody(body: RequestInit["body"]): { bytes: Buffer | null; type?: 
 }
 
 /** A fetch on node:http and node:https (see the top of this file). */
-export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<FetchResponse> {
+export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const signal = init.signal ?? undefined;
   const href = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
   let url: URL;
@@ -259,7 +259,7 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
     const location = res.headers.location;
     const follow = redirectStatuses.has(status) && location !== undefined && (init.redirect ?? "follow") !== "manual";
     if (!follow) {
-      return new FetchResponse(webBody(incoming, method, signal), {
+      return fetchResponse(webBody(incoming, method, signal), {
         status,
         statusText: res.statusMessage ?? "",
         headers: rawPairs(res.rawHeaders),

@@ -1,5 +1,5 @@
 import { ModelError } from "./errors.js";
-import { FetchResponse } from "./fetch-response.js";
+import { fetchResponse } from "./fetch-response.js";
 import type { RecordedExchange, Recording } from "./recording-format.js";
 
 /**
@@ -63,7 +63,7 @@ function plural(n: number, one: string, many: string): string {
 }
 
 /** A recorded response as a Response whose body arrives in the recorded pieces. */
-function served(exchange: RecordedExchange): FetchResponse {
+function served(exchange: RecordedExchange): Response {
   if (!exchange.response) throw new ModelError("network", exchange.error ?? "the recorded request got no response");
   const { status, headers, chunks, cut } = exchange.response;
   const encoder = new TextEncoder();
@@ -76,7 +76,7 @@ function served(exchange: RecordedExchange): FetchResponse {
     },
   });
   const sendable = Object.fromEntries(Object.entries(headers).filter(([name]) => !/^(content-length|content-encoding|transfer-encoding)$/i.test(name)));
-  return new FetchResponse(status === 204 || status === 304 ? null : body, { status, headers: sendable });
+  return fetchResponse(status === 204 || status === 304 ? null : body, { status, headers: sendable });
 }
 
 function parseBody(raw: unknown): unknown {

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { FetchHeaders } from "./fetch-headers.js";
-import { FetchResponse } from "./fetch-response.js";
+import { fetchResponse } from "./fetch-response.js";
 import { httpFetch } from "./http-fetch.js";
 import { readRecording, recordingVersion, redactedHeaders, type RecordedExchange, type RecordedMessage, type RecordedSession, type RecordingLine } from "./recording-format.js";
 
@@ -90,7 +90,7 @@ export class RunRecorder {
           await reader.cancel(reason).catch(() => undefined);
         },
       });
-      return new FetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
+      return fetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
     };
   }
 

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { FetchResponse } from "./fetch-response.js";
+import { fetchResponse } from "./fetch-response.js";
 
 /**
  * What the raw bytes of one response said about its end. The SDKs drop the OpenAI stream's closing
@@ -44,6 +44,6 @@ export function doneWatchingFetch(fetch: typeof globalThis.fetch): typeof global
       }),
     );
     // Not the global Response: that would load undici (http-fetch.ts).
-    return new FetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
+    return fetchResponse(body, { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, redirected: response.redirected, type: response.type });
   };
 }
