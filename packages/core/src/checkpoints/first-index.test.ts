@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { processRunning, processStart } from "../storage/process-identity.js";
 import { backgroundIndexAbove } from "./first-index.js";
 import { Checkpoints, IndexingLeftRunning } from "./index.js";
-import { filesInCheckpoint, tempWorkspace, type TempWorkspace } from "./test-support.js";
+import { filesInCheckpoint, tempWorkspace, userGit, type TempWorkspace } from "./test-support.js";
 
 /**
  * The first index of a big workspace, built by a detached git (first-index.ts), with real git on a
@@ -53,7 +53,12 @@ const store = (checkpoints: Checkpoints) => readdirSync(checkpoints.gitDir);
 
 describe("the first index of a big workspace", () => {
   it("is built by a detached git the caller may leave; the next call adopts its index and records every file", async () => {
-    const checkpoints = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir });
+    // A file over the size limit stays out, a nested repository's files go in, as with an index built in place.
+    writeFileSync(path.join(ws, "big.bin"), Buffer.alloc(4_000, 7));
+    mkdirSync(path.join(ws, "nested"));
+    userGit(path.join(ws, "nested"), ["init", "-q"], tmp.root);
+    writeFileSync(path.join(ws, "nested", "inside.txt"), "inside\n");
+    const checkpoints = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir, maxFileBytes: 1_000 });
     const notices: string[] = [];
     let pid = 0;
     const left = checkpoints.step("task start", {
@@ -67,19 +72,23 @@ describe("the first index of a big workspace", () => {
       },
     });
     await expect(left).rejects.toBeInstanceOf(IndexingLeftRunning);
-    expect(notices).toEqual([`checkpoints: indexing ${count} files…`]);
+    expect(notices).toEqual([`checkpoints: indexing ${files.toLocaleString("en-US")} files…`]);
     expect(store(checkpoints)).toContain("cairn-first-index.json");
     // The list needs no index: it does not wait.
     expect(await checkpoints.list()).toEqual([]);
 
     await ended(pid);
-    const later = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir });
+    const later = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir, maxFileBytes: 1_000 });
     const adoptedNotices: string[] = [];
     const made = await later.step("next", { onNotice: (message) => adoptedNotices.push(message) });
-    expect(made.kind === "checkpoint" && made.changes.length).toBe(files);
+    expect(made.kind === "checkpoint" && made.changes.length).toBe(files + 1);
     // Adopted, not indexed again.
     expect(adoptedNotices).toEqual([expect.stringMatching(new RegExp(`^checkpoints: indexed ${count} files in \\d+\\.\\d s$`))]);
-    expect(made.kind === "checkpoint" && filesInCheckpoint(later.gitDir, made.hash).length).toBe(files);
+    const recorded = made.kind === "checkpoint" ? filesInCheckpoint(later.gitDir, made.hash) : [];
+    expect(recorded).toHaveLength(files + 1);
+    expect(recorded).toContain("nested/inside.txt");
+    expect(recorded).not.toContain("big.bin");
+    expect(readFileSync(path.join(later.gitDir, "cairn-large-files.json"), "utf8")).toBe('["big.bin"]');
     expect(store(later).filter((name) => name.startsWith("cairn-first-index"))).toEqual([]);
 
     // The adopted index is the store's own from then on: a one-file change is one file.

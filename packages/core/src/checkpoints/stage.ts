@@ -4,7 +4,7 @@ import path from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { encodeName, fsName } from "../disk/byte-names.js";
 import { excludeFileContent, readIgnoreFilesSync } from "./exclusions.js";
-import { backgroundIndexAbove, FirstIndexUnderWay, settleFirstIndex, startIndexer, type Indexer } from "./first-index.js";
+import { backgroundIndexAbove, FirstIndexUnderWay, largeFilesByFind, settleFirstIndex, startIndexer, type Indexer } from "./first-index.js";
 import { GitError, joinNul, splitNul } from "./git.js";
 import { listNestedFiles } from "./nested-repos.js";
 import type { Change, ShadowRepo } from "./shadow-repo.js";
@@ -86,14 +86,24 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   if (adopted) options.onNotice?.(`checkpoints: indexed ${adopted.indexer.files.toLocaleString("en-US")} files in ${(adopted.tookMs / 1000).toFixed(1)} s`);
 
   const pathspecs = options.paths?.map((file) => `:(literal)${file}`) ?? [];
-  const statusOutput = (
-    await repo.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])])
-  ).stdout;
-  // Nothing differs from the latest checkpoint (status compares the index with HEAD too): its tree stands.
-  if (statusOutput.length === 0 && pathspecs.length === 0 && indexExisted && !rulesChanged) return { tree: baseTree, changes: async () => [] };
-  const status = parseStatus(statusOutput);
-  if (options.deferAbove !== undefined && !indexExisted && status.paths.length > options.deferAbove) return { deferred: status.paths.length };
-  const found = await inspect(repo.location.workTree, status.paths, repo.maxFileBytes);
+  // A first index may go to a git of its own (first-index.ts): its large files are looked for beside the status.
+  const mayGoAway = !indexExisted && pathspecs.length === 0 && repo.mayIndexAway && process.platform !== "win32";
+  const finding = mayGoAway ? largeFilesByFind(repo.location.workTree, repo.maxFileBytes) : undefined;
+  let status: Status;
+  let largeByFind: ReadonlySet<string> | undefined;
+  try {
+    const statusOutput = (
+      await repo.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])])
+    ).stdout;
+    // Nothing differs from the latest checkpoint (status compares the index with HEAD too): its tree stands.
+    if (statusOutput.length === 0 && pathspecs.length === 0 && indexExisted && !rulesChanged) return { tree: baseTree, changes: async () => [] };
+    status = parseStatus(statusOutput);
+    if (options.deferAbove !== undefined && !indexExisted && status.paths.length > options.deferAbove) return { deferred: status.paths.length };
+    if (finding && status.paths.length > backgroundIndexAbove) largeByFind = await finding.files;
+  } finally {
+    finding?.stop();
+  }
+  const found = largeByFind ? splitBySize(status.paths, largeByFind) : await inspect(repo.location.workTree, status.paths, repo.maxFileBytes);
   // update-index refuses any path "beyond a symbolic link", even to remove it: take those out by force.
   if (found.beyondLink.length > 0) await repo.forceRemove(found.beyondLink);
   if (found.tooLarge.length > 0) {
@@ -104,7 +114,7 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
     const count = found.present.length.toLocaleString("en-US");
     const started = Date.now();
     options.onNotice?.(`checkpoints: indexing ${count} files…`);
-    const away = !indexExisted && found.present.length > backgroundIndexAbove && repo.mayIndexAway;
+    const away = mayGoAway && found.present.length > backgroundIndexAbove;
     const indexer = away ? startIndexer(repo.location, found.present.length, bulkAddArgs(status.nestedRepos)) : undefined;
     if (indexer) throw new FirstIndexUnderWay(indexer, true);
     await bulkAdd(repo, status.nestedRepos);
@@ -192,6 +202,16 @@ async function inspect(workTree: string, paths: readonly string[], maxFileBytes:
       else result.present.push(file);
     }
   }
+  return result;
+}
+
+/**
+ * A first index's untracked paths, split by the large files `find` found. Nothing is tracked yet, so
+ * no path can be beyond a link, and one deleted since the status is skipped by `git add -A`.
+ */
+function splitBySize(paths: readonly string[], large: ReadonlySet<string>): Inspection {
+  const result: Inspection = { present: [], missing: [], tooLarge: [], beyondLink: [] };
+  for (const file of paths) (large.has(file) ? result.tooLarge : result.present).push(file);
   return result;
 }
 
