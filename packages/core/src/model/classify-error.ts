@@ -213,7 +213,7 @@ export function classifyModelError(error: unknown, streamStarted: boolean, signa
     return new ModelError("stream_cut", `The model's response stream${where} ended before it finished.`, { cause: error });
   }
   const code = errorCode(error);
-  // Only our own side's errors: a provider's HTTP answer or in-stream error is its words, not undici's.
+  // Only our own side's errors: a provider's HTTP answer or in-stream error is its words, not the transport's.
   const fault = error instanceof Error && !(APICallError.isInstance(error) && error.statusCode !== undefined) ? settingsFault(error, endpoint) : undefined;
   if (fault) return fault;
   if (APICallError.isInstance(error)) {

@@ -4,7 +4,8 @@ import { ModelError } from "./errors.js";
 /**
  * Failures that come from the person's own settings and that no retry can cure: the same URL and
  * key fail the same way every time, so retrying only makes them wait (4 retries are ~15 s).
- * Each is recognised by undici's or OpenSSL's own words for it, never by a guess.
+ * Each is recognised by fetch's or OpenSSL's own words for it (http-fetch.ts words Node's errors as
+ * undici, Node's fetch, does), never by a guess.
  */
 
 /** https:// to a server that answers in plain text: the first bytes back are not a TLS record. */
@@ -39,10 +40,10 @@ const certificateFixes: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "use the host name the certificate was issued for in --base-url",
 };
 
-/** undici's message when a header value cannot be sent: it quotes the value, which holds the key. */
+/** fetch's message when a header value cannot be sent (fetch-headers.ts's too): it quotes the value, which holds the key. */
 const badHeaderValue = /invalid header value|Cannot convert argument to a ByteString/i;
 
-/** The innermost error's message and code along the cause chain, where undici and OpenSSL put them. */
+/** The innermost error's message and code along the cause chain, where fetch and OpenSSL put them. */
 export function innermost(error: unknown): { message: string; code: string | undefined } {
   let message = "";
   let code: string | undefined;
@@ -105,7 +106,7 @@ export function settingsFault(error: unknown, endpoint: Endpoint | undefined): M
     const host = endpoint ? hostOf(endpoint.url) : "the server";
     return config(`The TLS certificate of ${host} was refused (${tlsReason(message, code)}); ${certificateFix}.`);
   }
-  // Never echo this message: undici quotes the whole header, API key included.
+  // Never echo this message: it quotes the whole header, API key included.
   if (badHeaderValue.test(message)) {
     const key = endpoint ? `The API key in ${endpoint.keyEnv.join(" or ")}` : "The API key";
     return config(`${key} cannot be sent in an HTTP header (it has a line break or a character such as … that is not plain ASCII); copy the key again.`);
