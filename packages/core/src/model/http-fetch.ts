@@ -89,7 +89,7 @@ function send(url: URL, out: Outgoing): Promise<Incoming> {
     };
     out.signal?.addEventListener("abort", onAbort, { once: true });
     req.once("close", () => {
-      // The body's own end (response.ts) takes over the abort once there is one.
+      // Once answered, webBody below takes the abort over for the body.
       if (!answered) out.signal?.removeEventListener("abort", onAbort);
     });
     req.on("error", (error) => {
@@ -111,7 +111,7 @@ function send(url: URL, out: Outgoing): Promise<Incoming> {
   });
 }
 
-/** fetch's decoders for the response's content-encoding, innermost last; none for a coding it does not know. */
+/** fetch's decoders for the response's content-encoding, the last coding applied undone first; none for a coding it does not know. */
 function decoders(contentEncoding: string | undefined): Readable[] {
   const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
   const streams: Readable[] = [];
