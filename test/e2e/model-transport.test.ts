@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, repoRoot, runCairn, tempDir } from "../support/cairn-cli.js";
@@ -44,6 +44,36 @@ describe("a one-turn task's model request", () => {
       expect(fixture.server.requests).toHaveLength(1);
       const processes = internalsIn(out.dir);
       // The positive control: the probe saw the process that sent the request, over node:http.
+      expect(processes.some((loaded) => loaded.includes("NativeModule _http_client"))).toBe(true);
+      expect(processes.flat().filter((line) => line.includes("undici"))).toEqual([]);
+    } finally {
+      out.cleanup();
+    }
+  });
+
+  it("neither does a task that reads, writes and runs a command between its four requests", async () => {
+    writeFileSync(path.join(fixture.workspace.dir, "a.txt"), "hello\n");
+    fixture.server = await startScriptedModelServer({
+      turns: [
+        { content: [{ type: "tool_use", name: "read_file", input: { path: "a.txt" } }] },
+        { content: [{ type: "tool_use", name: "write_to_file", input: { path: "b.txt", content: "written\n" } }] },
+        { content: [{ type: "tool_use", name: "execute_command", input: { command: "echo ok", requires_approval: false } }] },
+        { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "All done." } }] },
+      ],
+    });
+    const out = tempDir("internals");
+    try {
+      const run = await runCairn(["run", "--yolo", "--provider", "anthropic", "--base-url", fixture.server.url, "--cwd", fixture.workspace.dir, "--json", "Do the four steps."], {
+        env: cleanEnv({ CAIRN_HOME: fixture.home.dir, NODE_OPTIONS: `--import=${probe}`, CAIRN_NODE_INTERNALS: out.dir, ANTHROPIC_API_KEY: "k" }),
+        cwd: fixture.workspace.dir,
+        timeoutMs: 60_000,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.events.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "All done." });
+      expect(fixture.server.requests).toHaveLength(4);
+      expect(readFileSync(path.join(fixture.workspace.dir, "b.txt"), "utf8")).toBe("written\n");
+      expect(JSON.stringify(fixture.server.requests[3]!.body)).toContain("ok");
+      const processes = internalsIn(out.dir);
       expect(processes.some((loaded) => loaded.includes("NativeModule _http_client"))).toBe(true);
       expect(processes.flat().filter((line) => line.includes("undici"))).toEqual([]);
     } finally {
