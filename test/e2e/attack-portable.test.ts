@@ -218,3 +218,18 @@ async function waitFor<T>(check: () => T | undefined, timeoutMs: number): Promis
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+it("an imported file's malformed events cannot crash cairn show: they are counted in one line and the rest is shown", async () => {
+  const file = await exportedAndChanged((document) => {
+    document.tasks[0]!.events.push({ type: "tool_call" }, { type: "tool_call_update", status: "failed", content: 42 }, { type: "result", subtype: "success" });
+  });
+  const imported = await runCairn(["import", file], { env: env(mine.dir) });
+  expect(imported.code, imported.stderr).toBe(0);
+  const id = importedId(imported.stdout);
+  const shown = await runCairn(["show", id], { env: env(mine.dir) });
+  expect(shown.code, shown.stderr).toBe(0);
+  // The positive control: the task's own well-formed result is still shown.
+  expect(shown.stdout).toContain("success: done");
+  expect(shown.stdout).toContain(`3 events of its record could not be shown (malformed); cairn show ${id} --json prints them as stored`);
+  expect(shown.stderr).toBe("");
+});

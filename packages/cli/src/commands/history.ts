@@ -100,11 +100,22 @@ export function showCommand(argv: string[], io: Io): number {
   if (meta.parent) io.stdout(`  ${meta.parent.relation === "handoff" ? "handed over from" : "sub-agent of"} ${meta.parent.id}\n`);
   for (const child of meta.children ?? []) io.stdout(`  ${child.relation === "handoff" ? "handed over to" : "sub-agent"} ${child.id}\n`);
   if (Array.isArray(meta.taskRules) && meta.taskRules.length > 0) io.stdout(`  allowed for this task: ${meta.taskRules.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join(", ")}\n`);
+  // A journal can be damaged, or come from an imported file someone wrote by hand: an event without
+  // the text it should carry is counted, not printed, and never stops the rest from showing.
+  let unreadable = 0;
   for (const event of events) {
-    if (event.type === "tool_call") io.stdout(`  → ${event.summary}\n`);
-    else if (event.type === "tool_call_update" && "content" in event && event.status !== "completed") io.stdout(`    ${event.status === "failed" ? "error" : "denied"}: ${event.content.split("\n")[0]}\n`);
-    else if (event.type === "result") io.stdout(`  ${event.subtype}: ${event.result.split("\n")[0]}\n`);
+    if (event.type === "tool_call") {
+      if (typeof event.summary === "string") io.stdout(`  → ${event.summary}\n`);
+      else unreadable++;
+    } else if (event.type === "tool_call_update" && "content" in event && event.status !== "completed") {
+      if (typeof event.content === "string") io.stdout(`    ${event.status === "failed" ? "error" : "denied"}: ${event.content.split("\n")[0]}\n`);
+      else unreadable++;
+    } else if (event.type === "result") {
+      if (typeof event.result === "string") io.stdout(`  ${event.subtype}: ${event.result.split("\n")[0]}\n`);
+      else unreadable++;
+    }
   }
+  if (unreadable > 0) io.stdout(`  ${unreadable} event${unreadable === 1 ? "" : "s"} of its record could not be shown (malformed); cairn show ${meta.id} --json prints them as stored\n`);
   return 0;
 }
 
