@@ -52,7 +52,8 @@ const COMMAND_AT = FIVE_REPLIES.findIndex((s) => s.kind === "command");
 /** That the task did its work: the edit landed, and the request after the command carries its output. */
 function didWork(ws: string, arrivals: readonly Arrival[]): string | undefined {
   if (!readFileSync(path.join(ws, "file1.ts"), "utf8").includes("value1 = 2")) return "the edit of file1.ts did not land";
-  if (!/\bok\b/.test(arrivals[COMMAND_AT + 1]?.newest ?? "")) return `\`echo ok\`'s output is not in the request after it: ${arrivals[COMMAND_AT + 1]?.newest.slice(0, 200)}`;
+  // `ok` as a line of the output (not the command `echo ok` repeated), in the message's JSON, where a line break is the two characters \n (Cline's output is JSON inside it, escaped twice).
+  if (!/(?:\\n|\\r|"|>)ok(?:\\|"|<)/.test(arrivals[COMMAND_AT + 1]?.newest ?? "")) return `\`echo ok\`'s output is not in the request after it: ${arrivals[COMMAND_AT + 1]?.newest.slice(0, 200)}`;
   return undefined;
 }
 
