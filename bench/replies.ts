@@ -6,8 +6,9 @@
  *   the command came back on to the next request's arrival (the reply's stream, the classifier, the
  *   sandboxed command, the journal, the step's checkpoint). The first command of the task is measured
  *   against the later ones of the same run, which pay no one-time loading. Goal: ≤ 100 ms, every
- *   command. Beside it, a task whose very first reply is the command (the scripted model answers at
- *   once, so what loads with the task may still be loading; a real model's first reply takes longer).
+ *   command. Beside it, a task whose very first reply is the command (what the first command needs
+ *   starts loading as its call streams, and the scripted model sends it at once, so it loads inside
+ *   this gap; a real model's call streams for a while first).
  * - The growth of the request per reply: the five-reply task (read, edit, `echo ok`, read, finish),
  *   the bytes each request body adds to the one before, against the bytes the calls and their results
  *   themselves add (their messages with the tool-call and tool-result blocks alone, as the provider
@@ -102,7 +103,7 @@ const done = call("attempt_completion", { result: "done" });
 export async function commandGaps(): Promise<{ first: Gap; later: Gap; firstReply: Gap }> {
   const arrivals = await runTask([call("read_file", { path: "file1.ts" }), call("write_to_file", { path: "new.txt", content: "one line\n" }), echo, echo, echo, done], "Read, edit, then run echo three times.");
   if (arrivals.length < 6) throw new Error(`bench replies: expected 6 requests, the task sent ${arrivals.length}`);
-  // The same command as the task's very first reply: the parser, loading since the task started, may not be ready yet.
+  // The same command as the task's very first reply: the parser and the sandbox's network start loading as the call streams, which the scripted model does at once, so they load inside this gap.
   const opening = await runTask([echo, echo, done], "Run echo twice.");
   return { first: gap(arrivals, 2), later: medianGap([gap(arrivals, 3), gap(arrivals, 4)]), firstReply: gap(opening, 0) };
 }
