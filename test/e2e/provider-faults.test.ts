@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { cleanEnv, runCairn, xmlCall, type CliRun } from "../support/cairn-cli.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
+import { selfSigned } from "../support/self-signed-cert.js";
 
 const fx = useE2eFixture((f) => {
   // Fast backoff so retries take milliseconds; the policy itself is unit-tested.
@@ -295,27 +296,6 @@ describe("a base URL with credentials in it", () => {
 /** Retry notices as a person sees them on stderr without --json (`↻ model request failed …`). */
 const retryNotices = (run: CliRun) => run.stderr.split("\n").filter((line) => line.includes("model request failed"));
 
-/** A self-signed certificate for 127.0.0.1 and localhost (test only), valid until 2126. */
-const selfSigned = {
-  key: `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgqmpKieypBtE6LFdn
-jMtpcS25i5gJuwPMjvndG2LL6JqhRANCAARVTjBow7nxwQv9f2u1i7AFa+VHbs8M
-2rv4FtX7g8Uv0bPXrXZKc0XwOmVXuz40LsxiGwD7g8XqF7rtemmwB44z
------END PRIVATE KEY-----
-`,
-  cert: `-----BEGIN CERTIFICATE-----
-MIIBmzCCAUGgAwIBAgIUbLPEw0vzfZO2KhZ2EzBiAQLhQpYwCgYIKoZIzj0EAwIw
-FDESMBAGA1UEAwwJMTI3LjAuMC4xMCAXDTI2MTEyNTAyNDU1NVoYDzIxMjYxMTAx
-MDI0NTU1WjAUMRIwEAYDVQQDDAkxMjcuMC4wLjEwWTATBgcqhkjOPQIBBggqhkjO
-PQMBBwNCAARVTjBow7nxwQv9f2u1i7AFa+VHbs8M2rv4FtX7g8Uv0bPXrXZKc0Xw
-OmVXuz40LsxiGwD7g8XqF7rtemmwB44zo28wbTAdBgNVHQ4EFgQUn6X6lGuYrlEi
-jbnEnMI3nymyVuswHwYDVR0jBBgwFoAUn6X6lGuYrlEijbnEnMI3nymyVuswDwYD
-VR0TAQH/BAUwAwEB/zAaBgNVHREEEzARhwR/AAABgglsb2NhbGhvc3QwCgYIKoZI
-zj0EAwIDSAAwRQIgDOrOP0tXVrIA6bt7tqSEpB41M7pQ8jMzE8Qoo5rQTsICIQD/
-sQdRGkN6TiFqZbggf9CN3pXKStydtl2VSD2GPOXZ9w==
------END CERTIFICATE-----
-`,
-};
 
 /** A listening server whose connections are counted: each attempt Cairn makes is one connection. */
 type Counted = { port: number; connections: () => number; close: () => Promise<void> };
