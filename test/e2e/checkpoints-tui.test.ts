@@ -1,32 +1,15 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, tempDir } from "../support/cairn-cli.js";
-import { TMUX, TuiTerminal } from "../support/tui-terminal.js";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv } from "../support/cairn-cli.js";
+import { TuiTerminal } from "../support/tui-terminal.js";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { useTuiFixture } from "../support/tui-fixture.js";
 
 /** Checkpoints in the interactive `cairn`'s conversation, in a real terminal (tmux, 100x40). */
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-let terminal: TuiTerminal | undefined;
-
-beforeAll(() => {
-  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
-});
-beforeEach(() => {
-  workspace = tempDir("cp-tui-ws");
-  home = tempDir("cp-tui-home");
-  writeFileSync(path.join(workspace.dir, "greeting.txt"), "hello world\nsecond line\n");
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
+const fx = useTuiFixture("cp-tui", (fx) => {
+  writeFileSync(path.join(fx.workspace.dir, "greeting.txt"), "hello world\nsecond line\n");
 });
 
 const edit = (search: string, replace: string): ScriptedTurn => ({
@@ -35,11 +18,11 @@ const edit = (search: string, replace: string): ScriptedTurn => ({
 
 describe("checkpoints in the terminal's conversation", () => {
   it("a dim line after each edit's step says its number and how to go back to it, live and when the task is reopened", { timeout: 120_000 }, async () => {
-    server = await startScriptedModelServer({
+    fx.server = await startScriptedModelServer({
       turns: [edit("hello world", "hello tui"), edit("second line", "second tui line"), { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "Both lines changed" } }] }],
     });
-    const provider = ["--provider", "anthropic", "--base-url", server.url, "--auto-approve", "edit"];
-    const t = (terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" }), home.dir, workspace.dir));
+    const provider = ["--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "edit"];
+    const t = (fx.terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir));
     t.launch(provider);
     await t.waitFor("describe a task, or /help");
     await t.type("Change both lines");

@@ -1,10 +1,11 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, runCairn, tempDir } from "../support/cairn-cli.js";
 import { conversationRouter } from "../support/conversation-router.js";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { TMUX, TuiTerminal } from "../support/tui-terminal.js";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { TuiTerminal } from "../support/tui-terminal.js";
+import { useTuiFixture } from "../support/tui-fixture.js";
 
 /**
  * The interactive `cairn`'s pick list of tasks, in a real terminal (tmux): this workspace's tasks
@@ -12,32 +13,19 @@ import { TMUX, TuiTerminal } from "../support/tui-terminal.js";
  * status line showing how full its context really is.
  */
 
-let workspace: ReturnType<typeof tempDir>;
 let other: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-let terminal: TuiTerminal | undefined;
 
-beforeAll(() => {
-  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
+const fx = useTuiFixture("history-tui", (fx) => {
+  writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
 });
 beforeEach(() => {
-  workspace = tempDir("history-tui-ws");
   other = tempDir("history-tui-other");
-  home = tempDir("history-tui-home");
-  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
 });
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-  for (const dir of [workspace, other, home]) dir.cleanup();
-});
+afterEach(() => other.cleanup());
 
 const call = (name: string, input: Record<string, unknown>, input_tokens = 1000): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }], usage: { input_tokens, output_tokens: 100 } });
-const env = () => cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" });
-const provider = () => ["--provider", "anthropic", "--base-url", server!.url];
+const env = () => cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" });
+const provider = () => ["--provider", "anthropic", "--base-url", fx.server!.url];
 
 describe("the pick list of tasks in the terminal", () => {
   it("shows this workspace's tasks with their sub-agents under them and their cost; a task reopened shows its real context fill", { timeout: 120_000 }, async () => {
@@ -47,16 +35,16 @@ describe("the pick list of tasks in the terminal", () => {
       "HELPER-ONE": [call("attempt_completion", { result: "one" })],
       "ELSEWHERE": [call("attempt_completion", { result: "far away" })],
     });
-    server = await startScriptedModelServer({ responder: router.responder });
+    fx.server = await startScriptedModelServer({ responder: router.responder });
     for (const [cwd, task] of [
-      [workspace.dir, "WITH-HELPERS: research"],
+      [fx.workspace.dir, "WITH-HELPERS: research"],
       [other.dir, "ELSEWHERE: a task in another folder"],
     ]) {
       const done = await runCairn(["run", ...provider(), "--cwd", cwd!, "--auto-approve", "read", task!], { env: env() });
       expect(done.code, done.stderr).toBe(0);
     }
 
-    const t = (terminal = new TuiTerminal(env(), home.dir, workspace.dir));
+    const t = (fx.terminal = new TuiTerminal(env(), fx.home.dir, fx.workspace.dir));
     t.launch(provider());
     const picker = await t.waitFor(/↳ sub-agent: HELPER-ONE.*\n/);
     // This workspace's task, then its sub-agent under it, each with its status and cost; not the other folder's.

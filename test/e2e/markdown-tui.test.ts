@@ -1,43 +1,24 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, tempDir } from "../support/cairn-cli.js";
-import { sleep, TMUX, TuiTerminal } from "../support/tui-terminal.js";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv } from "../support/cairn-cli.js";
+import { sleep, TuiTerminal } from "../support/tui-terminal.js";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { useTuiFixture } from "../support/tui-fixture.js";
 
 /**
  * A reply rendered as markdown in the interactive `cairn`, in a real terminal: tmux runs it in a
  * 100x40 window, capture-pane reads the screen (-e with its colours).
  */
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-let terminal: TuiTerminal | undefined;
-
-beforeAll(() => {
-  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
-});
-beforeEach(() => {
-  workspace = tempDir("md-tui-ws");
-  home = tempDir("md-tui-home");
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
-});
-
+const fx = useTuiFixture("md-tui");
 
 async function open(turns: ScriptedTurn[], env: Record<string, string> = {}): Promise<TuiTerminal> {
-  server = await startScriptedModelServer({ turns });
-  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
-  terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k", ...env }), home.dir, workspace.dir);
-  terminal.launch(["--provider", "anthropic", "--base-url", server.url]);
-  return terminal;
+  fx.server = await startScriptedModelServer({ turns });
+  writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+  fx.terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k", ...env }), fx.home.dir, fx.workspace.dir);
+  fx.terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url]);
+  return fx.terminal;
 }
 
 const sample = "## Plan\n\n**greet** the `user`:\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```ts\nconst x: number = 1;\n```";

@@ -1,47 +1,29 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { serverEntry } from "../../packages/core/src/mcp/test-servers.js";
-import { cleanEnv, tempDir } from "../support/cairn-cli.js";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { sleep, TMUX, TuiTerminal } from "../support/tui-terminal.js";
+import { cleanEnv } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { sleep, TuiTerminal } from "../support/tui-terminal.js";
+import { useTuiFixture } from "../support/tui-fixture.js";
 
 /**
  * /settings in the interactive `cairn`, in a real terminal (tmux, 100x40): what it changes is
  * saved in the person's settings.json and read by the next task. The model is the scripted server.
  */
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-let terminal: TuiTerminal | undefined;
-
-beforeAll(() => {
-  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
-});
-beforeEach(() => {
-  workspace = tempDir("settings-tui-ws");
-  home = tempDir("settings-tui-home");
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
-});
+const fx = useTuiFixture("settings-tui");
 
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
-const settingsFile = () => path.join(home.dir, "settings.json");
+const settingsFile = () => path.join(fx.home.dir, "settings.json");
 const settings = () => JSON.parse(readFileSync(settingsFile(), "utf8")) as Record<string, unknown>;
 
 async function open(turns: ScriptedTurn[]): Promise<TuiTerminal> {
-  server = await startScriptedModelServer({ turns });
+  fx.server = await startScriptedModelServer({ turns });
   writeFileSync(settingsFile(), JSON.stringify({ checkpoints: false }));
-  terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" }), home.dir, workspace.dir);
-  terminal.launch(["--provider", "anthropic", "--base-url", server.url]);
-  return terminal;
+  fx.terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
+  fx.terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url]);
+  return fx.terminal;
 }
 
 /** The visible window only (not the scrollback): what is on screen now. */
@@ -57,7 +39,7 @@ async function closed(t: TuiTerminal): Promise<void> {
 
 describe("/settings in the terminal", () => {
   it("Auto-approve Edit switched on: the next task's edit runs without asking, the box is on when reopened, settings.json has it", { timeout: 90_000 }, async () => {
-    writeFileSync(path.join(workspace.dir, "greet.txt"), "hello\n");
+    writeFileSync(path.join(fx.workspace.dir, "greet.txt"), "hello\n");
     const t = await open([call("write_to_file", { path: "greet.txt", content: "hello, world\n" }), call("attempt_completion", { result: "Greeting updated" })]);
     await t.waitFor("describe a task, or /help");
     await t.type("/settings");
@@ -77,7 +59,7 @@ describe("/settings in the terminal", () => {
     await t.press("Enter");
     const done = await t.waitFor("✓ Greeting updated");
     expect(done).not.toContain("Apply this edit?");
-    expect(readFileSync(path.join(workspace.dir, "greet.txt"), "utf8")).toBe("hello, world\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "greet.txt"), "utf8")).toBe("hello, world\n");
 
     await t.type("/settings");
     await t.press("Enter");
@@ -141,13 +123,13 @@ describe("/settings in the terminal", () => {
     await t.type("Say hello");
     await t.press("Enter");
     await t.waitFor("✓ Done with the other model");
-    expect(server!.requests[0]!.body.model).toBe("claude-haiku-4-5");
+    expect(fx.server!.requests[0]!.body.model).toBe("claude-haiku-4-5");
     await t.waitFor(/ACT .*claude-haiku-4-5/);
   });
 
   it("an MCP server restarted from /settings lists its tools; switched off, the next task is not offered them", { timeout: 120_000 }, async () => {
     const t = await open([call("attempt_completion", { result: "Done without memory" })]);
-    writeFileSync(path.join(home.dir, "mcp_settings.json"), JSON.stringify({ mcpServers: { mem: { command: process.execPath, args: [serverEntry.memory()] } } }));
+    writeFileSync(path.join(fx.home.dir, "mcp_settings.json"), JSON.stringify({ mcpServers: { mem: { command: process.execPath, args: [serverEntry.memory()] } } }));
     await t.waitFor("describe a task, or /help");
     await t.type("/settings");
     await t.press("Enter");
@@ -159,26 +141,26 @@ describe("/settings in the terminal", () => {
     await t.waitFor(/\[x\] mem +connected · 9 tools: create_entities/, 60_000);
     await t.press("Space");
     await t.waitFor("[ ] mem");
-    const entry = (JSON.parse(readFileSync(path.join(home.dir, "mcp_settings.json"), "utf8")) as { mcpServers: Record<string, { disabled?: boolean }> }).mcpServers.mem;
+    const entry = (JSON.parse(readFileSync(path.join(fx.home.dir, "mcp_settings.json"), "utf8")) as { mcpServers: Record<string, { disabled?: boolean }> }).mcpServers.mem;
     expect(entry?.disabled).toBe(true);
     await t.press("Escape");
     await closed(t);
     await t.type("Remember nothing");
     await t.press("Enter");
     await t.waitFor("✓ Done without memory");
-    const tools = (server!.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    const tools = (fx.server!.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
     expect(tools).toContain("write_to_file");
     expect(tools.some((name) => name.includes("create_entities"))).toBe(false);
   });
 
   it("a rules file switched off in /settings stays out of the next task's prompt (/clear starts it)", { timeout: 90_000 }, async () => {
-    writeFileSync(path.join(workspace.dir, ".clinerules"), "Always end with PINEAPPLE-RULE.\n");
+    writeFileSync(path.join(fx.workspace.dir, ".clinerules"), "Always end with PINEAPPLE-RULE.\n");
     const t = await open([call("attempt_completion", { result: "Done with the rule" }), call("attempt_completion", { result: "Done without the rule" })]);
     await t.waitFor("describe a task, or /help");
     await t.type("First thing");
     await t.press("Enter");
     await t.waitFor("✓ Done with the rule");
-    expect(JSON.stringify(server!.requests[0]!.body)).toContain("PINEAPPLE-RULE");
+    expect(JSON.stringify(fx.server!.requests[0]!.body)).toContain("PINEAPPLE-RULE");
     await t.type("/settings");
     await t.press("Enter");
     await t.waitFor("[x] .clinerules");
@@ -186,7 +168,7 @@ describe("/settings in the terminal", () => {
     await t.press("Up", "Space");
     await t.waitFor("[ ] .clinerules");
     await t.waitFor("Changes apply from the next task (/clear starts one).");
-    expect(settings().rulesOff).toEqual([path.join(workspace.dir, ".clinerules")]);
+    expect(settings().rulesOff).toEqual([path.join(fx.workspace.dir, ".clinerules")]);
     await t.press("Escape");
     await closed(t);
     await t.type("/clear");
@@ -195,8 +177,8 @@ describe("/settings in the terminal", () => {
     await t.type("Do the thing");
     await t.press("Enter");
     await t.waitFor("✓ Done without the rule");
-    expect(server!.requests).toHaveLength(2);
-    expect(JSON.stringify(server!.requests[1]!.body)).not.toContain("PINEAPPLE-RULE");
+    expect(fx.server!.requests).toHaveLength(2);
+    expect(JSON.stringify(fx.server!.requests[1]!.body)).not.toContain("PINEAPPLE-RULE");
   });
 
   it("waits for the turn to end: a running task's approvals are never hidden behind it", { timeout: 90_000 }, async () => {

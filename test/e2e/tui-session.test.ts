@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, tempDir } from "../support/cairn-cli.js";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { sleep, TMUX, TuiTerminal } from "../support/tui-terminal.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { sleep, TuiTerminal } from "../support/tui-terminal.js";
+import { useTuiFixture } from "../support/tui-fixture.js";
 
 /**
  * A whole session in the interactive `cairn`, in a real terminal (tmux), against a provider that
@@ -12,39 +13,20 @@ import { sleep, TMUX, TuiTerminal } from "../support/tui-terminal.js";
  * when the task is reopened; the new_task hand-off starts the fresh task and that task resumes.
  */
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-let terminal: TuiTerminal | undefined;
-
-beforeAll(() => {
-  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
-});
-beforeEach(() => {
-  workspace = tempDir("tui-session-ws");
-  home = tempDir("tui-session-home");
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
-});
+const fx = useTuiFixture("tui-session");
 
 /** A turn with one native call, its id `call_0` whatever the turn. */
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", id: "call_0", name, input }] });
 
 async function open(turns: ScriptedTurn[], args: string[] = []): Promise<TuiTerminal> {
-  server = await startScriptedModelServer({ turns });
-  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
-  terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, CAIRN_API_KEY: "k" }), home.dir, workspace.dir);
-  terminal.launch([...provider(), ...args]);
-  return terminal;
+  fx.server = await startScriptedModelServer({ turns });
+  writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+  fx.terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, CAIRN_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
+  fx.terminal.launch([...provider(), ...args]);
+  return fx.terminal;
 }
 
-const provider = () => ["--provider", "openai-compatible", "--model", "scripted-model", "--base-url", `${server!.url}/v1`];
+const provider = () => ["--provider", "openai-compatible", "--model", "scripted-model", "--base-url", `${fx.server!.url}/v1`];
 
 /** Leaves the session (Esc twice) and returns the id of the task it saved. */
 async function leave(t: TuiTerminal): Promise<string> {
@@ -69,9 +51,9 @@ function positions(screen: string, texts: Array<string | RegExp>): number[] {
 
 type Meta = { id: string; title: string; parent?: { id: string; relation: string }; status: string };
 const storedTasks = (): Meta[] =>
-  readdirSync(path.join(home.dir, "tasks"))
+  readdirSync(path.join(fx.home.dir, "tasks"))
     .filter((name) => name !== "index.json")
-    .map((id) => JSON.parse(readFileSync(path.join(home.dir, "tasks", id, "metadata.json"), "utf8")) as Meta);
+    .map((id) => JSON.parse(readFileSync(path.join(fx.home.dir, "tasks", id, "metadata.json"), "utf8")) as Meta);
 
 async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -81,11 +63,11 @@ async function until(check: () => boolean, what: string, timeoutMs = 15_000): Pr
   }
 }
 
-const requestText = (index: number) => JSON.stringify(server!.requests[index]?.body.messages ?? null);
+const requestText = (index: number) => JSON.stringify(fx.server!.requests[index]?.body.messages ?? null);
 
 describe("a provider that reuses call_0 every turn, in the terminal", () => {
   it("one card per call with its own content: an edit, a denied write, a command; and again when the task is reopened", { timeout: 120_000 }, async () => {
-    writeFileSync(path.join(workspace.dir, "notes.txt"), "alpha\nbeta\n");
+    writeFileSync(path.join(fx.workspace.dir, "notes.txt"), "alpha\nbeta\n");
     const t = await open(
       [
         call("replace_in_file", { path: "notes.txt", diff: "------- SEARCH\nbeta\n=======\nBETA-EDITED\n+++++++ REPLACE" }),
@@ -102,8 +84,8 @@ describe("a provider that reuses call_0 every turn, in the terminal", () => {
     await t.waitFor("Run this command?");
     await t.press("y");
     const live = lastSession(await t.waitFor("✓ All three handled"));
-    expect(readFileSync(path.join(workspace.dir, "notes.txt"), "utf8")).toBe("alpha\nBETA-EDITED\n");
-    expect(existsSync(path.join(workspace.dir, "secret.txt"))).toBe(false);
+    expect(readFileSync(path.join(fx.workspace.dir, "notes.txt"), "utf8")).toBe("alpha\nBETA-EDITED\n");
+    expect(existsSync(path.join(fx.workspace.dir, "secret.txt"))).toBe(false);
     // Each card says its own call: the edit's diff (shown with its approval), the write denied, the command's output.
     const cards = [/✓ edit notes\.txt \(\+1 −1\)/, /⊘ write secret\.txt \(new file, 1 line\)\n\s+denied by you/, /✓ \$ echo COMMAND-RAN-MARK · exit 0\n\s+COMMAND-RAN-MARK\n/];
     const order = positions(live, [/2 \+ BETA-EDITED/, ...cards, "✓ All three handled"]);
@@ -141,7 +123,7 @@ describe("new_task in the terminal", () => {
     await t.press("y");
     const done = lastSession(await t.waitFor("✓ The new task wrote done.txt"));
     positions(done, ["HANDOFF-CONTEXT: write done.txt saying finished", "✓ write done.txt", "✓ The new task wrote done.txt"]);
-    expect(readFileSync(path.join(workspace.dir, "done.txt"), "utf8")).toBe("finished\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "done.txt"), "utf8")).toBe("finished\n");
     // The fresh task starts from the context alone.
     expect(requestText(1)).toContain("HANDOFF-CONTEXT");
     expect(requestText(1)).not.toContain("ORIGINAL-REQUEST");
@@ -165,7 +147,7 @@ describe("new_task in the terminal", () => {
     await t.type("one more thing");
     await t.press("Enter");
     await t.waitFor("✓ Carried on after the resume");
-    const last = requestText(server!.requests.length - 1);
+    const last = requestText(fx.server!.requests.length - 1);
     expect(last).toContain("HANDOFF-CONTEXT");
     expect(last).toContain("one more thing");
     expect(last).not.toContain("ORIGINAL-REQUEST");
@@ -183,7 +165,7 @@ describe("a task whose process died, in the terminal", () => {
       ["--auto-approve", "all-commands", "Run the slow job"],
     );
     await t.waitFor("✓ $ echo BEFORE-THE-CRASH");
-    await until(() => server!.requests.length === 2, "the second model request");
+    await until(() => fx.server!.requests.length === 2, "the second model request");
     t.killCairn();
     await t.waitFor(/\[cairn exited \d+\]/);
     const id = storedTasks()[0]!.id;
@@ -197,6 +179,6 @@ describe("a task whose process died, in the terminal", () => {
     positions(replay, ["❯ Run the slow job", "✓ $ echo BEFORE-THE-CRASH"]);
     await t.press("Enter");
     await t.waitFor("✓ Finished after the crash");
-    expect(requestText(server!.requests.length - 1)).toContain("interrupted");
+    expect(requestText(fx.server!.requests.length - 1)).toContain("interrupted");
   });
 });

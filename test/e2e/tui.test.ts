@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, runCairn, tempDir, xmlCall } from "../support/cairn-cli.js";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
-import { sleep, TMUX, TuiTerminal as Terminal } from "../support/tui-terminal.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runCairn, xmlCall } from "../support/cairn-cli.js";
+import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
+import { sleep, TuiTerminal as Terminal } from "../support/tui-terminal.js";
+import { useTuiFixture } from "../support/tui-fixture.js";
 
 /**
  * The interactive `cairn` in a real terminal: tmux runs it in a 100x40 window, the test types
@@ -11,26 +12,7 @@ import { sleep, TMUX, TuiTerminal as Terminal } from "../support/tui-terminal.js
  * this process.
  */
 
-let workspace: ReturnType<typeof tempDir>;
-let home: ReturnType<typeof tempDir>;
-let server: ScriptedModelServer | undefined;
-let terminal: Terminal | undefined;
-
-beforeAll(() => {
-  if (!existsSync(TMUX)) throw new Error(`tmux is needed for these tests and is not at ${TMUX}: install it (apt-get install tmux).`);
-});
-beforeEach(() => {
-  workspace = tempDir("tui-ws");
-  home = tempDir("tui-home");
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-  workspace.cleanup();
-  home.cleanup();
-});
+const fx = useTuiFixture("tui");
 
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -42,18 +24,18 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 const call = (name: string, input: Record<string, unknown>, extra: Partial<ScriptedTurn> = {}): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }], ...extra });
 
 async function open(turns: ScriptedTurn[], args: string[] = []): Promise<Terminal> {
-  server = await startScriptedModelServer({ turns });
-  writeFileSync(path.join(home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
-  terminal = new Terminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" }), home.dir, workspace.dir);
-  terminal.launch(["--provider", "anthropic", "--base-url", server.url, ...args]);
-  return terminal;
+  fx.server = await startScriptedModelServer({ turns });
+  writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+  fx.terminal = new Terminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
+  fx.terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url, ...args]);
+  return fx.terminal;
 }
 
-const requestText = (index: number) => JSON.stringify(server!.requests[index]?.body.messages ?? null);
+const requestText = (index: number) => JSON.stringify(fx.server!.requests[index]?.body.messages ?? null);
 
 describe("cairn in a terminal", () => {
   it("types a task, approves an edit after seeing its diff, denies a command with feedback", { timeout: 60_000 }, async () => {
-    writeFileSync(path.join(workspace.dir, "greet.txt"), "hello\n");
+    writeFileSync(path.join(fx.workspace.dir, "greet.txt"), "hello\n");
     const t = await open([
       call("write_to_file", { path: "greet.txt", content: "hello, world\n" }),
       call("execute_command", { command: "touch ran.txt", requires_approval: true }),
@@ -65,17 +47,17 @@ describe("cairn in a terminal", () => {
     const proposal = await t.waitFor("Apply this edit? greet.txt (+1 −1)");
     expect(proposal).toMatch(/1 − hello\n/);
     expect(proposal).toMatch(/1 \+ hello, world/);
-    expect(readFileSync(path.join(workspace.dir, "greet.txt"), "utf8")).toBe("hello\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "greet.txt"), "utf8")).toBe("hello\n");
     await t.press("y");
     await t.waitFor("Run this command?");
-    expect(readFileSync(path.join(workspace.dir, "greet.txt"), "utf8")).toBe("hello, world\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "greet.txt"), "utf8")).toBe("hello, world\n");
     await t.press("f");
     await t.waitFor("Why not");
     await t.type("do not create files");
     await t.press("Enter");
     const done = await t.waitFor("✓ Greeting updated");
     expect(done).toContain("you said: do not create files");
-    expect(existsSync(path.join(workspace.dir, "ran.txt"))).toBe(false);
+    expect(existsSync(path.join(fx.workspace.dir, "ran.txt"))).toBe(false);
     expect(requestText(2)).toContain("The user said: do not create files");
   });
 
@@ -87,11 +69,11 @@ describe("cairn in a terminal", () => {
     await t.type("Plan the notes");
     await t.press("Enter");
     await t.waitFor("The plan is above. Carry it out?");
-    const planTools = (server!.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    const planTools = (fx.server!.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
     expect(planTools).not.toContain("write_to_file");
     await t.press("y");
     const written = await t.waitFor("✓ Notes written");
-    expect(readFileSync(path.join(workspace.dir, "notes.md"), "utf8")).toBe("notes\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "notes.md"), "utf8")).toBe("notes\n");
     // The write ran without asking (--auto-approve edit), and its card still shows its diff.
     expect(written).toContain("✓ write notes.md (new file, 1 line)");
     expect(written).toMatch(/1 \+ notes\n/);
@@ -105,7 +87,7 @@ describe("cairn in a terminal", () => {
   it("Esc stops a turn, Esc again leaves; cairn lists the task and carries it on", { timeout: 60_000 }, async () => {
     const t = await open([{ delayMs: 30_000 }, call("attempt_completion", { result: "Finished after the stop" })], ["Slow task"]);
     await t.waitFor("esc to stop");
-    await until(() => server!.requests.length === 1, "the model request");
+    await until(() => fx.server!.requests.length === 1, "the model request");
     await t.press("Escape");
     await t.waitFor("Stopped. Type a message to carry on");
     await t.press("Escape");
@@ -113,7 +95,7 @@ describe("cairn in a terminal", () => {
     const id = /Task (\S+) is saved/.exec(left)?.[1];
     expect(id).toBeDefined();
 
-    t.launch(["--provider", "anthropic", "--base-url", server!.url]);
+    t.launch(["--provider", "anthropic", "--base-url", fx.server!.url]);
     await t.waitFor("Resume a recent task, or start a new one");
     // Listed, and reopened, in the words cairn history uses: a task stopped by the person is "stopped".
     expect(await t.waitFor("Slow task")).toMatch(/Slow task\s+stopped ·/);
@@ -122,10 +104,10 @@ describe("cairn in a terminal", () => {
     await t.type("carry on please");
     await t.press("Enter");
     await t.waitFor("✓ Finished after the stop");
-    const last = requestText(server!.requests.length - 1);
+    const last = requestText(fx.server!.requests.length - 1);
     expect(last).toContain("was stopped by the user and has now been resumed");
     expect(last).toContain("carry on please");
-    const meta = JSON.parse(readFileSync(path.join(home.dir, "tasks", id!, "metadata.json"), "utf8")) as { status: string };
+    const meta = JSON.parse(readFileSync(path.join(fx.home.dir, "tasks", id!, "metadata.json"), "utf8")) as { status: string };
     expect(meta.status).toBe("completed");
   });
 
@@ -135,7 +117,7 @@ describe("cairn in a terminal", () => {
     await t.press("Escape", "Escape");
     await t.waitFor("[cairn exited 0]");
 
-    t.launch(["--provider", "anthropic", "--base-url", server!.url]);
+    t.launch(["--provider", "anthropic", "--base-url", fx.server!.url]);
     await t.waitFor("Resume a recent task, or start a new one");
     // Key by key, as a person types, then the rest in one burst.
     for (const key of "wri") await t.type(key);
@@ -143,7 +125,7 @@ describe("cairn in a terminal", () => {
     await t.waitFor("write a hello file");
     await t.press("Enter");
     await t.waitFor("✓ Hello file done");
-    expect(server!.requests).toHaveLength(2);
+    expect(fx.server!.requests).toHaveLength(2);
     expect(requestText(1)).toContain("write a hello file");
   });
 
@@ -152,7 +134,7 @@ describe("cairn in a terminal", () => {
     await t.waitFor("describe a task, or /help");
     await t.burst("Say hello to the team", "Enter");
     await t.waitFor("✓ Said hello");
-    expect(server!.requests).toHaveLength(1);
+    expect(fx.server!.requests).toHaveLength(1);
     expect(requestText(0)).toContain("Say hello to the team");
   });
 
@@ -163,7 +145,7 @@ describe("cairn in a terminal", () => {
     const typed = await t.waitFor("second line of the paste");
     expect(typed).toMatch(/first line of the paste\s*│\n│\s+second line of the paste/);
     await sleep(500);
-    expect(server!.requests).toHaveLength(0);
+    expect(fx.server!.requests).toHaveLength(0);
     await t.type("and a third");
     await t.press("Enter");
     await t.waitFor("✓ Read both lines");
@@ -182,13 +164,13 @@ describe("cairn in a terminal", () => {
     const live = await t.waitFor("✓ Greeting written");
     expect(live).not.toMatch(/<\/?(write_to_file|attempt_completion|result|path|content)>/);
     expect(live.indexOf("I will write the greeting file first.")).toBeLessThan(live.indexOf("✓ write hello.txt"));
-    expect(readFileSync(path.join(workspace.dir, "hello.txt"), "utf8")).toBe("hi");
+    expect(readFileSync(path.join(fx.workspace.dir, "hello.txt"), "utf8")).toBe("hi");
     await t.press("Escape", "Escape");
     const left = await t.waitFor("[cairn exited 0]");
     const id = /Task (\S+) is saved/.exec(left)?.[1];
     expect(id).toBeDefined();
 
-    t.launch(["--provider", "anthropic", "--base-url", server!.url, "--protocol", "xml"]);
+    t.launch(["--provider", "anthropic", "--base-url", fx.server!.url, "--protocol", "xml"]);
     await t.waitFor("Resume a recent task, or start a new one");
     await t.press("Down", "Enter");
     const resumed = await t.waitFor(`Resumed task ${id}`);
@@ -209,7 +191,7 @@ describe("cairn in a terminal", () => {
   });
 
   it("offers an edit that will fail with why, not a made-up diff, and the clock stops while the person decides", { timeout: 60_000 }, async () => {
-    writeFileSync(path.join(workspace.dir, "notes.txt"), "alpha\nbeta\n");
+    writeFileSync(path.join(fx.workspace.dir, "notes.txt"), "alpha\nbeta\n");
     const diff = "------- SEARCH\ngamma\n=======\ndelta\n+++++++ REPLACE";
     const t = await open([call("replace_in_file", { path: "notes.txt", diff }), call("attempt_completion", { result: "Left notes alone" })], ["Rename gamma"]);
     const asked = await t.waitFor("Apply this edit? notes.txt");
@@ -221,7 +203,7 @@ describe("cairn in a terminal", () => {
     expect(clock(t.screen())).toBe(first);
     await t.press("n");
     await t.waitFor("✓ Left notes alone");
-    expect(readFileSync(path.join(workspace.dir, "notes.txt"), "utf8")).toBe("alpha\nbeta\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "notes.txt"), "utf8")).toBe("alpha\nbeta\n");
   });
 
   it("\"always allow\" for the workspace saves the rule: cairn permissions lists it, and a new task's matching edit runs without asking", { timeout: 90_000 }, async () => {
@@ -238,28 +220,28 @@ describe("cairn in a terminal", () => {
     const asked = await t.waitFor("Apply this new file? first.txt (new file, 1 line)");
     const rule = /Yes, and always allow (.+) in this workspace \(w\)/.exec(asked)?.[1];
     expect(rule).toMatch(/^write_to_file\(/);
-    expect(existsSync(path.join(workspace.dir, "first.txt"))).toBe(false);
+    expect(existsSync(path.join(fx.workspace.dir, "first.txt"))).toBe(false);
     await t.press("w");
     const done = await t.waitFor("✓ Both written");
     expect(done).toMatch(/write second\.txt.*always allowed/);
     expect(done).not.toContain("Apply this new file? second.txt");
-    expect(readFileSync(path.join(workspace.dir, "second.txt"), "utf8")).toBe("two\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "second.txt"), "utf8")).toBe("two\n");
 
     // Saved for this workspace, in CAIRN_HOME (never in the repository), and listed by cairn permissions.
-    const env = cleanEnv({ CAIRN_HOME: home.dir, ANTHROPIC_API_KEY: "k" });
-    const listed = await runCairn(["permissions", "--cwd", workspace.dir], { env });
+    const env = cleanEnv({ CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" });
+    const listed = await runCairn(["permissions", "--cwd", fx.workspace.dir], { env });
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toBe(`1. ${rule}  (this workspace)\n`);
-    expect(existsSync(path.join(workspace.dir, ".cairn"))).toBe(false);
+    expect(existsSync(path.join(fx.workspace.dir, ".cairn"))).toBe(false);
 
     // A new task in the same workspace: the saved rule answers, nobody is asked.
     await t.press("Escape", "Escape");
     await t.waitFor("[cairn exited 0]");
-    t.launch(["--provider", "anthropic", "--base-url", server!.url, "Write the third"]);
+    t.launch(["--provider", "anthropic", "--base-url", fx.server!.url, "Write the third"]);
     const third = await t.waitFor("✓ Third written");
     expect(third).toMatch(/write third\.txt.*always allowed/);
     expect(third).not.toContain("Apply this new file? third.txt");
-    expect(readFileSync(path.join(workspace.dir, "third.txt"), "utf8")).toBe("three\n");
+    expect(readFileSync(path.join(fx.workspace.dir, "third.txt"), "utf8")).toBe("three\n");
   });
 });
 
@@ -267,34 +249,34 @@ describe("cairn in a terminal: a pasted image path", () => {
   const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
 
   it("attaches the picture, shows it as [image: …], and sends it to the model with the next message", { timeout: 60_000 }, async () => {
-    writeFileSync(path.join(workspace.dir, "screen shot.png"), png);
+    writeFileSync(path.join(fx.workspace.dir, "screen shot.png"), png);
     const t = await open([call("attempt_completion", { result: "Saw the screenshot" })]);
     await t.waitFor("describe a task, or /help");
     // As a terminal pastes a file dropped on it: quoted, with the bracketed-paste markers.
-    await t.paste(`'${path.join(workspace.dir, "screen shot.png")}'`);
+    await t.paste(`'${path.join(fx.workspace.dir, "screen shot.png")}'`);
     await t.waitFor("[image: screen shot.png] goes with your next message");
-    expect(t.screen()).not.toContain(`'${path.join(workspace.dir, "screen shot.png")}'`);
+    expect(t.screen()).not.toContain(`'${path.join(fx.workspace.dir, "screen shot.png")}'`);
     await t.type("what does the screenshot show?");
     await t.press("Enter");
     const shown = await t.waitFor("✓ Saw the screenshot");
     expect(shown).toContain("[image: screen shot.png]");
     expect(shown).not.toContain("goes with your next message");
-    const first = (server!.requests[0]!.body.messages as Array<{ content: Array<Record<string, unknown>> }>)[0]!;
+    const first = (fx.server!.requests[0]!.body.messages as Array<{ content: Array<Record<string, unknown>> }>)[0]!;
     expect(first.content).toContainEqual(expect.objectContaining({ type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }));
     expect(JSON.stringify(first.content)).toContain("what does the screenshot show?");
   });
 
   it("a pasted path that is not an image stays text in the message", { timeout: 60_000 }, async () => {
-    writeFileSync(path.join(workspace.dir, "notes.txt"), "notes\n");
+    writeFileSync(path.join(fx.workspace.dir, "notes.txt"), "notes\n");
     const t = await open([call("attempt_completion", { result: "Read the path" })]);
     await t.waitFor("describe a task, or /help");
     await t.type("look at ");
-    await t.paste(path.join(workspace.dir, "notes.txt"));
-    await t.waitFor(`look at ${path.join(workspace.dir, "notes.txt")}`);
+    await t.paste(path.join(fx.workspace.dir, "notes.txt"));
+    await t.waitFor(`look at ${path.join(fx.workspace.dir, "notes.txt")}`);
     expect(t.screen()).not.toContain("[image:");
     await t.press("Enter");
     await t.waitFor("✓ Read the path");
-    expect(requestText(0)).toContain(`look at ${path.join(workspace.dir, "notes.txt")}`);
+    expect(requestText(0)).toContain(`look at ${path.join(fx.workspace.dir, "notes.txt")}`);
     expect(requestText(0)).not.toContain('"type":"image"');
   });
 });
