@@ -190,6 +190,22 @@ describe("httpFetch answers as fetch does", () => {
     expect(server.seen[4]!.headers.authorization).toBe("Bearer k");
   });
 
+  it("a redirect to another origin does not carry a provider's API key (x-api-key, api-key, x-goog-api-key); one to the same origin does", async () => {
+    const other = await http((_req, res) => res.end("there"));
+    const server = await http((req, res) => {
+      if (req.url === "/away") res.writeHead(307, { location: `${other.url}/collect` }).end();
+      else if (req.url === "/here") res.writeHead(307, { location: "/landed" }).end();
+      else res.end("landed");
+    });
+    const init = { method: "POST", headers: { "x-api-key": "sk-ant-secret", "api-key": "azure-secret", "x-goog-api-key": "google-secret" }, body: "{}" };
+    await (await httpFetch(`${server.url}/away`, init)).text();
+    expect(JSON.stringify(other.seen)).not.toMatch(/secret/);
+    expect(other.seen[0]).toMatchObject({ method: "POST", body: "{}" });
+    // The positive control: the same origin's next hop still gets every key.
+    await (await httpFetch(`${server.url}/here`, init)).text();
+    expect(server.seen.at(-1)!.headers).toMatchObject({ "x-api-key": "sk-ant-secret", "api-key": "azure-secret", "x-goog-api-key": "google-secret" });
+  });
+
   it("clones: both copies read the whole body", async () => {
     const server = await http((_req, res) => res.end("twice"));
     const response = await httpFetch(server.url);

@@ -42,6 +42,13 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
 const bodyHeaders = ["content-encoding", "content-language", "content-location", "content-type"];
 const maxRedirects = 20;
+/**
+ * What a redirect to another origin does not carry on: fetch's three, and the API-key headers that
+ * providers use instead of authorization (Anthropic's x-api-key, Azure's api-key, Google's
+ * x-goog-api-key). fetch forwards those, so a model endpoint (or whatever answers at its address)
+ * could hand the person's key to any server with one 307.
+ */
+const crossOriginDropped = ["authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"];
 
 /** undici's error for a connection the other side closed: the name and code classify-error.ts and the AI SDK know. */
 class SocketError extends Error {
@@ -283,7 +290,7 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
       bytes = null;
       for (const name of bodyHeaders) headers.delete(name);
     }
-    if (next.origin !== url.origin) for (const name of ["authorization", "proxy-authorization", "cookie"]) headers.delete(name);
+    if (next.origin !== url.origin) for (const name of crossOriginDropped) headers.delete(name);
     url = next;
   }
 }
