@@ -8,6 +8,7 @@ import { backgroundIndexAbove, FirstIndexUnderWay, largeFilesByFind, settleFirst
 import { GitError, joinNul, splitNul } from "./git.js";
 import { listNestedFiles } from "./nested-repos.js";
 import type { Change, ShadowRepo } from "./shadow-repo.js";
+import { thousands } from "../text/thousands.js";
 
 /**
  * Making the shadow index match the work tree, as cheaply as the change allows.
@@ -83,7 +84,7 @@ export function quickEligible(repo: ShadowRepo, paths: readonly string[], prepar
 
 export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options: StageOptions = {}, prepared?: StagePreparation): Promise<Staged> {
   const { indexExisted, large, rulesChanged, adopted } = prepared ?? (await prepareStage(repo));
-  if (adopted) options.onNotice?.(`checkpoints: indexed ${adopted.indexer.files.toLocaleString("en-US")} files in ${(adopted.tookMs / 1000).toFixed(1)} s`);
+  if (adopted) options.onNotice?.(`checkpoints: indexed ${thousands(adopted.indexer.files)} files in ${(adopted.tookMs / 1000).toFixed(1)} s`);
 
   const pathspecs = options.paths?.map((file) => `:(literal)${file}`) ?? [];
   // A first index may go to a git of its own (first-index.ts): its large files are looked for beside the status.
@@ -111,7 +112,7 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
     await repo.forceRemove(found.tooLarge); // a tracked file that grew past the limit leaves the checkpoints
   }
   if (found.present.length > bulkThreshold) {
-    const count = found.present.length.toLocaleString("en-US");
+    const count = thousands(found.present.length);
     const started = Date.now();
     options.onNotice?.(`checkpoints: indexing ${count} files…`);
     const away = mayGoAway && found.present.length > backgroundIndexAbove;

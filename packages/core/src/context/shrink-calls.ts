@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { AssistantMessage, Message, TextPart, ToolCallPart } from "../model/types.js";
+import { thousands } from "../text/thousands.js";
 
 /**
  * A call argument longer than this (characters) is "oversized": once the call has its result, the
@@ -15,7 +16,7 @@ function note(tool: string, key: string, value: string, path: string | undefined
   const target = path ? ` for ${path}` : "";
   const outcome = failed ? "the call failed" : "it was applied";
   const reread = path && !failed ? " Read the file if you need its text again." : "";
-  return `[${tool} ${key}${target}: ${value.length.toLocaleString("en-US")} characters, sha256 ${hash}…; ${outcome}, and the text was removed from history to save context.${reread}]`;
+  return `[${tool} ${key}${target}: ${thousands(value.length)} characters, sha256 ${hash}…; ${outcome}, and the text was removed from history to save context.${reread}]`;
 }
 
 /** Ids of calls that have a result, and whether that result was an error. */

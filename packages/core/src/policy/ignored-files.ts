@@ -2,6 +2,7 @@ import { type Dirent, readdirSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import { ignoredByAny, matchersOf, type IgnoreMatchers } from "./ignore-matchers.js";
 import { ignoreTextsInForce } from "./pinned-ignore-rules.js";
+import { thousands } from "../text/thousands.js";
 
 /** Folders not walked unless a rule names them: big, and not where people keep secrets. */
 const HEAVY = new Set(["node_modules", ".git"]);
@@ -99,7 +100,7 @@ function walkWorkspace(workspace: string, matchers: IgnoreMatchers, limits: Walk
   const others: string[] = [];
   let seen = 0;
   let seenInside = 0;
-  const tooMany = () => `the workspace has more than ${limits.maxEntries.toLocaleString("en-US")} entries to check against the ignore files`;
+  const tooMany = () => `the workspace has more than ${thousands(limits.maxEntries)} entries to check against the ignore files`;
 
   /** Lists a folder, its mtime read first: an entry added in between moves it past what was recorded. */
   const list = (dir: string): Dirent[] | undefined => {

@@ -1,4 +1,5 @@
 import type { Mode } from "../policy/mode.js";
+import { thousands } from "../text/thousands.js";
 
 export type EnvironmentSnapshot = {
   now: Date;
@@ -20,7 +21,7 @@ const percentOf = (env: EnvironmentSnapshot): number => Math.round((env.contextT
  */
 export function environmentLine(env: EnvironmentSnapshot): string {
   const percent = percentOf(env);
-  return `[Environment: ${formatTime(env.now)} · ${env.mode.toUpperCase()} mode · context ${env.contextTokens.toLocaleString("en-US")} / ${env.contextWindow.toLocaleString("en-US")} tokens (${percent}%)]`;
+  return `[Environment: ${formatTime(env.now)} · ${env.mode.toUpperCase()} mode · context ${thousands(env.contextTokens)} / ${thousands(env.contextWindow)} tokens (${percent}%)]`;
 }
 
 /**

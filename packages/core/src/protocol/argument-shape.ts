@@ -1,4 +1,5 @@
 import type { ParsedCall } from "./types.js";
+import { thousands } from "../text/thousands.js";
 
 /**
  * Limits on the shape of a tool call's arguments, checked where model output enters (the
@@ -22,7 +23,7 @@ export const argumentLimits = {
  * Walks with an explicit stack, never recursion, and stops at the first limit passed.
  */
 export function argumentShapeProblem(name: string, input: unknown, limits = argumentLimits): string | undefined {
-  const tooMany = `The arguments of ${name} hold more than ${limits.values.toLocaleString("en-US")} values, which Cairn does not accept; send smaller arguments.`;
+  const tooMany = `The arguments of ${name} hold more than ${thousands(limits.values)} values, which Cairn does not accept; send smaller arguments.`;
   const stack: Array<{ value: object; depth: number }> = [];
   if (typeof input === "object" && input !== null) stack.push({ value: input, depth: 1 });
   let values = 1;
@@ -40,7 +41,7 @@ export function argumentShapeProblem(name: string, input: unknown, limits = argu
 /** A problem with the size of the arguments' text, before it is parsed or coerced. */
 export function argumentSizeProblem(name: string, chars: number, limits = argumentLimits): string | undefined {
   if (chars <= limits.chars) return undefined;
-  return `The arguments of ${name} are ${chars.toLocaleString("en-US")} characters, more than the ${limits.chars.toLocaleString("en-US")} Cairn accepts in one call; send smaller arguments (write a large file in parts).`;
+  return `The arguments of ${name} are ${thousands(chars)} characters, more than the ${thousands(limits.chars)} Cairn accepts in one call; send smaller arguments (write a large file in parts).`;
 }
 
 /**

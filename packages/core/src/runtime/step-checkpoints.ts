@@ -5,6 +5,7 @@ import type { TaskJournal } from "../storage/task-journal.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { ExecutedCall } from "./execute-call.js";
 import { accessesOf } from "./gather-facts.js";
+import { thousands } from "../text/thousands.js";
 
 type Emit = (event: AgentEvent) => void;
 
@@ -161,7 +162,7 @@ export class StepCheckpoints {
           type: "system",
           subtype: "notice",
           level: "info",
-          message: `checkpoints: ${made.files.toLocaleString("en-US")} files here, more than checkpointsLazyAboveFiles; the first checkpoint is made before the first change`,
+          message: `checkpoints: ${thousands(made.files)} files here, more than checkpointsLazyAboveFiles; the first checkpoint is made before the first change`,
         });
         return;
       }

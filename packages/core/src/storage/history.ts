@@ -85,7 +85,12 @@ function scanTasks(home: string, only?: (id: string) => boolean): { entries: His
   return { entries, warnings };
 }
 
-const newestFirst = (a: HistoryEntry, b: HistoryEntry) => b.updatedAt.localeCompare(a.updatedAt);
+/**
+ * ISO times in order compare as plain strings. localeCompare would load ICU's collation, ~6 ms of
+ * every task's CPU, where the history index is written.
+ */
+const byTime = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const newestFirst = (a: HistoryEntry, b: HistoryEntry) => byTime(b.updatedAt, a.updatedAt);
 
 /**
  * Every task, newest first; with `workspace`, only the tasks run in that folder or one inside it.
@@ -147,11 +152,11 @@ export function historyRows(entries: readonly HistoryEntry[], limit = Infinity):
     if (seen.has(entry.id)) return;
     seen.add(entry.id);
     rows.push({ entry, depth });
-    for (const child of [...(under.get(entry.id) ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) add(child, depth + 1);
+    for (const child of [...(under.get(entry.id) ?? [])].sort((a, b) => byTime(a.createdAt, b.createdAt))) add(child, depth + 1);
   };
   // Each task has one parent, so what hangs under a root has no loop to walk round.
   const latest = (entry: HistoryEntry): string => (under.get(entry.id) ?? []).map(latest).reduce((newest, at) => (at > newest ? at : newest), entry.updatedAt);
-  const ordered = roots.map((entry) => ({ entry, at: latest(entry) })).sort((a, b) => b.at.localeCompare(a.at));
+  const ordered = roots.map((entry) => ({ entry, at: latest(entry) })).sort((a, b) => byTime(b.at, a.at));
   for (const { entry } of ordered.slice(0, limit)) add(entry, 0);
   // Tasks whose links go round in a loop (edited metadata) hang under no root: listed on their own all the same.
   let own = Math.min(ordered.length, limit);

@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import { collapseCarriageReturns } from "./ansi.js";
 import { OutputWindow, type WindowLimits, type WindowParts } from "./output-window.js";
+import { thousands } from "../text/thousands.js";
 
 export type OutputLimits = {
   /** What one command's result shows the model. */
@@ -105,7 +106,7 @@ export class CommandOutput {
     const tail = collapseCarriageReturns(parts.tail);
     if (parts.droppedChars === 0) return head + tail;
     const count = parts.droppedLines;
-    const lines = count > 0 ? `${count.toLocaleString("en-US")} line${count === 1 ? "" : "s"} (${size(parts.droppedChars)})` : size(parts.droppedChars);
+    const lines = count > 0 ? `${thousands(count)} line${count === 1 ? "" : "s"} (${size(parts.droppedChars)})` : size(parts.droppedChars);
     const note = `[... ${lines} cut from the middle of the output; ${this.log.describe()} ...]`;
     return `${head}${head === "" || head.endsWith("\n") ? "" : "\n"}\n${note}\n\n${tail}`;
   }

@@ -16,6 +16,7 @@ import {
   ripgrepArgs,
 } from "./search/search-args.js";
 import { defineTool, type ToolResult } from "./tool.js";
+import { thousands } from "../text/thousands.js";
 
 /** Matching lines shown with their context. */
 const SHOW_LIMIT = 300;
@@ -121,7 +122,7 @@ export const searchFilesTool = defineTool({
     const total = `${atLeast}${plural(found.totalMatches, "match", "matches")} in ${atLeast}${plural(found.totalFiles, "file", "files")}`;
     const header =
       formatted.shownMatches < found.totalMatches || run.stopped
-        ? `[Showing ${count(formatted.shownMatches)} of ${total}. Narrow the search with a more specific regex, path or file_pattern.]`
+        ? `[Showing ${thousands(formatted.shownMatches)} of ${total}. Narrow the search with a more specific regex, path or file_pattern.]`
         : `Found ${total}.`;
     const parts = [header, "", formatted.text];
     if (verified.dropped.length > 0) parts.push("", `[${plural(verified.dropped.length, "file", "files")} changed during the search and were left out; search again to see them.]`);
@@ -135,14 +136,8 @@ function blockingFiles(ignore: IgnoreRules): string {
   return files.length > 0 ? files.join(" / ") : ".cairnignore";
 }
 
-const numbers = new Intl.NumberFormat("en-US");
-
-function count(n: number): string {
-  return numbers.format(n);
-}
-
 function plural(n: number, one: string, many: string): string {
-  return `${count(n)} ${n === 1 ? one : many}`;
+  return `${thousands(n)} ${n === 1 ? one : many}`;
 }
 
 function folderName(shown: string): string {
