@@ -1,14 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cairnBin, tempDir } from "../support/cairn-cli.js";
+import { cairnBin, repoRoot, tempDir } from "../support/cairn-cli.js";
 
 /**
  * bin/cairn.js runs the bundle `npm run build` makes (packages/cli/scripts/bundle.mjs) only while
  * it is newer than the last compile of both packages; otherwise the compiled modules, so a `tsc -b`
- * alone never leaves a person running yesterday's code. The real bin file runs here in a copy of
- * the package layout whose two entries say which one ran.
+ * alone never leaves a person running yesterday's code; `cairn run` runs its own code-cached script
+ * (src/code-cache.ts) on the same terms. The real bin file and loader run here in a copy of the
+ * package layout whose entries say which one ran.
  */
 describe("which build bin/cairn.js runs", () => {
   const dirs: Array<{ cleanup(): void }> = [];
@@ -26,8 +27,14 @@ describe("which build bin/cairn.js runs", () => {
     copyFileSync(cairnBin, path.join(cli, "bin/cairn.js"));
     entry(path.join(cli, "dist/main.js"), "compiled");
     entry(path.join(cli, "dist/bundle/main.js"), "bundle");
+    copyFileSync(path.join(repoRoot, "packages/cli/dist/code-cache.js"), path.join(cli, "dist/code-cache.js"));
+    mkdirSync(path.join(root.dir, "node_modules/@cairn"), { recursive: true });
+    symlinkSync(path.join(repoRoot, "packages/core"), path.join(root.dir, "node_modules/@cairn/core"));
+    const runScript = path.join(cli, "dist/bundle/run-cached.js");
+    writeFileSync(runScript, `(function (exports, require, module) { module.exports = { installCrashHandlers() {}, async main() { process.stdout.write("run script"); return 0; } }; })`);
     const files = {
       bundle: path.join(cli, "dist/bundle/main.js"),
+      runScript,
       cliBuildInfo: path.join(cli, "tsconfig.tsbuildinfo"),
       coreBuildInfo: path.join(root.dir, "packages/core/tsconfig.tsbuildinfo"),
     };
@@ -35,7 +42,7 @@ describe("which build bin/cairn.js runs", () => {
     writeFileSync(files.cliBuildInfo, "{}");
     writeFileSync(files.coreBuildInfo, "{}");
     const at = (file: string, secondsAgo: number) => utimesSync(file, new Date(Date.now() - secondsAgo * 1000), new Date(Date.now() - secondsAgo * 1000));
-    const ran = () => execFileSync(process.execPath, [path.join(cli, "bin/cairn.js"), "--version"], { encoding: "utf8" });
+    const ran = (...argv: string[]) => execFileSync(process.execPath, [path.join(cli, "bin/cairn.js"), ...(argv.length > 0 ? argv : ["--version"])], { encoding: "utf8", env: { ...process.env, CAIRN_HOME: path.join(root.dir, "home") } });
     return { files, at, ran };
   }
 
@@ -66,5 +73,17 @@ describe("which build bin/cairn.js runs", () => {
     expect(ran()).toBe("bundle");
     rmSync(files.bundle);
     expect(ran()).toBe("compiled");
+  });
+
+  it("runs `cairn run` from its code-cached script while that is current, other commands from the bundle", () => {
+    const { files, at, ran } = layout();
+    at(files.cliBuildInfo, 60);
+    at(files.coreBuildInfo, 60);
+    at(files.bundle, 10);
+    at(files.runScript, 10);
+    expect(ran("run", "a task")).toBe("run script");
+    expect(ran("history")).toBe("bundle");
+    at(files.runScript, 120);
+    expect(ran("run", "a task")).toBe("bundle");
   });
 });

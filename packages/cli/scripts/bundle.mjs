@@ -7,6 +7,9 @@
  * Run after `tsc -b` (npm run build does both). bin/cairn.js runs the bundle only while it is newer
  * than the last compile, so a `tsc -b` alone during development never runs stale code.
  *
+ * `cairn run` also gets a bundle of its own, run-cached.js: one script, which bin/cairn.js runs from
+ * a V8 code cache (scripts/run-script.mjs, src/code-cache.ts).
+ *
  * Inlined: the small pure-JS packages every task loads (zod, the AI SDK providers). The rest stays
  * external, loaded from node_modules as before: packages with native binaries, wasm or data files
  * found by path (ripgrep, tree-sitter, the tokenizer), and large ones used by one feature (Ink and
@@ -17,6 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { plainSdkHeaders } from "./plain-sdk-headers.mjs";
+import { buildRunScript } from "./run-script.mjs";
 
 const cliRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const coreRoot = path.resolve(cliRoot, "../core");
@@ -38,6 +42,8 @@ const inlined = new Set([
 ]);
 
 const packageName = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+/** A package loaded from node_modules when the bundle runs (not a file, not Node's own, not inlined). */
+const external = (specifier) => !specifier.startsWith(".") && !path.isAbsolute(specifier) && !specifier.startsWith("node:") && !inlined.has(packageName(specifier));
 
 /** The folder a bare import of `name` finds from `dir`, walking up node_modules as Node does. */
 function packageFolder(dir, name) {
@@ -74,7 +80,7 @@ const bundledPaths = {
   name: "bundled-paths",
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith("node:") || !inlined.has(packageName(args.path))) return { path: args.path, external: true };
+      if (args.path.startsWith("node:") || external(args.path)) return { path: args.path, external: true };
       return undefined;
     });
     b.onLoad({ filter: /[\\/]packages[\\/](core|host|cli)[\\/]dist[\\/].*\.js$/ }, (args) => {
@@ -115,6 +121,7 @@ const englishOnlyZodLocales = {
   },
 };
 
+const plugins = [bundledPaths, englishOnlyZodLocales, plainSdkHeaders];
 const result = await build({
   entryPoints: { main: path.join(cliRoot, "dist/main.js") },
   outdir,
@@ -126,15 +133,17 @@ const result = await build({
   write: false,
   metafile: true,
   logLevel: "warning",
-  plugins: [bundledPaths, englishOnlyZodLocales, plainSdkHeaders],
+  plugins,
 });
+// `cairn run` also as one script for vm.Script, which bin/cairn.js runs from a V8 code cache.
+const runScript = await buildRunScript({ entry: path.join(cliRoot, "dist/run-main.js"), outdir, plugins, external });
 
 // Each file is written whole (temp file, then rename) and the entry last, so a cairn starting
 // during a build runs either the old bundle or the new one, never half a file. Chunks from earlier
 // builds stay a while for processes still running that load one lazily.
 mkdirSync(outdir, { recursive: true });
 const written = new Set();
-const files = [...result.outputFiles].sort((a, b) => Number(path.basename(a.path) === "main.js") - Number(path.basename(b.path) === "main.js"));
+const files = [...result.outputFiles, runScript.file].sort((a, b) => Number(path.basename(a.path) === "main.js") - Number(path.basename(b.path) === "main.js"));
 for (const file of files) {
   const temp = `${file.path}.${process.pid}.tmp`;
   writeFileSync(temp, file.contents);
@@ -162,6 +171,7 @@ for (const name of Object.keys(inputs)) if (!existsSync(path.join(outdir, name))
 for (const [output, meta] of Object.entries(result.metafile.outputs)) {
   inputs[path.basename(output)] = Object.keys(meta.inputs).map((input) => path.relative(outdir, path.resolve(input)));
 }
+inputs[path.basename(runScript.file.path)] = runScript.alwaysLoaded;
 writeFileSync(`${manifest}.${process.pid}.tmp`, `${JSON.stringify(inputs, null, 1)}\n`);
 renameSync(`${manifest}.${process.pid}.tmp`, manifest);
 written.add("bundle-inputs.json");

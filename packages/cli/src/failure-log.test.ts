@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureLine } from "./failure-log.js";
-import { reportUnexpected } from "./main.js";
+import { reportUnexpected } from "./command-guard.js";
 
 let home: string | undefined;
 afterEach(() => {

@@ -1,9 +1,12 @@
 import { createRequire } from "node:module";
 import type { Io } from "@cairn/host/io";
 import type { RunArgs } from "@cairn/host/run-args";
-import { isUsageError, UsageError } from "@cairn/host/usage-error";
-import { failureLine, writeFailureLog } from "./failure-log.js";
+import { UsageError } from "@cairn/host/usage-error";
+import { defaultIo, guarded } from "./command-guard.js";
 import { exitCodes } from "./exit-codes.js";
+import { runMain } from "./run-main.js";
+
+export { installCrashHandlers, reportUnexpected } from "./command-guard.js";
 
 // Each command is loaded when it runs, so `cairn --version` does not pay for the agent, the
 // terminal UI or the MCP SDK (issue 13: start only what a command needs).
@@ -22,7 +25,6 @@ const commands = {
   resume: () => import("./commands/resume.js"),
   rules: () => import("./commands/rules.js"),
   skills: () => import("./commands/skills.js"),
-  run: () => import("./commands/run.js"),
   permissions: () => import("./commands/permissions.js"),
   trust: () => import("./commands/trust.js"),
   web: () => import("@cairn/web"),
@@ -57,17 +59,10 @@ Usage:
 Run \`cairn run --help\` for the options. Keys come from the environment:
 ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY, or CAIRN_API_KEY.`;
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return "";
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").trim();
-}
-
 export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
   const [command, ...rest] = argv;
   const atTerminal = process.stdin.isTTY === true && process.stdout.isTTY === true;
-  try {
+  return await guarded(argv, io, async () => {
     if (command === undefined && atTerminal) {
       const { parseRunArgs } = await runArgs();
       return await (await commands.interactive()).interactiveCommand(parseRunArgs([], process.cwd()) as RunArgs, io);
@@ -80,18 +75,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       io.stdout(`${version}\n`);
       return 0;
     }
-    if (command === "run") {
-      const { parseRunArgs, runHelp } = await runArgs();
-      const args = parseRunArgs(rest, process.cwd());
-      if (args === "help") {
-        io.stdout(`${runHelp}\n`);
-        return 0;
-      }
-      if (args.task === "" && !args.continue) args.task = await readStdin();
-      if (args.task === "" && !args.continue) throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
-      await refuseUnknownCommand(args.task, args.cwd, io);
-      return await (await commands.run()).runCommand(args, io);
-    }
+    if (command === "run") return await runMain(rest, io);
     if (command === "resume") {
       const { parseRunArgs, runHelp } = await runArgs();
       const args = parseRunArgs(rest, process.cwd());
@@ -141,58 +125,10 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     // Options with no terminal for a session: a mistyped or foreign flag is named as such first.
     if (command.startsWith("-")) (await runArgs()).parseRunArgs(argv, process.cwd());
     throw new UsageError(`Unknown command "${command}". Run cairn --help; to start a task, quote it: cairn "describe the task".`);
-  } catch (error) {
-    if (isUsageError(error)) {
-      io.stderr(`cairn: ${error.message}\n`);
-      return exitCodes.usage;
-    }
-    return reportUnexpected(error, io, argv);
-  }
+  });
 }
 
 /** --record is for the hosts that record (run, resume, acp, web): elsewhere it would be read and quietly not done. */
 function refuseRecord(args: RunArgs, where: string): void {
   if (args.record !== undefined) throw new UsageError(`--record works with cairn run, resume, acp and web, not ${where}; record the task with cairn run --record <file> "task".`);
-}
-
-/**
- * A task that starts with a command-shaped word no command or workflow has (/deplyo) is bad usage:
- * refused before any session or request, like an unknown flag (the task would refuse it anyway).
- */
-async function refuseUnknownCommand(task: string, cwd: string, io: Io): Promise<void> {
-  if (!task.trimStart().startsWith("/")) return;
-  const { cairnHome, parseSlashCommand, unknownCommandText } = await import("@cairn/core");
-  const command = parseSlashCommand(task, { cwd, home: cairnHome(io.env) });
-  if (command?.kind === "unknown") throw new UsageError(unknownCommandText(command.name));
-}
-
-/** A failure nobody planned for: one line for the person, the stack in a log whose path is printed. */
-export function reportUnexpected(error: unknown, io: Io, argv: readonly string[]): number {
-  const log = writeFailureLog(error, io.env, argv);
-  const where = log ? ` Details are in ${log}; please include them if you report this.` : "";
-  io.stderr(`cairn: unexpected error: ${failureLine(error)}.${where}\n`);
-  return exitCodes.failed;
-}
-
-/**
- * Errors that escape every handler (a rejected promise nobody awaited, a throw in a callback) end
- * the process the same way: one line, the stack in the log, exit code 1.
- */
-export function installCrashHandlers(argv: readonly string[], io: Io = defaultIo()): void {
-  let crashed = false;
-  const crash = (error: unknown) => {
-    if (crashed) return; // a second failure while reporting the first adds nothing
-    crashed = true;
-    process.exit(reportUnexpected(error, io, argv));
-  };
-  process.on("uncaughtException", crash);
-  process.on("unhandledRejection", crash);
-}
-
-function defaultIo(): Io {
-  return {
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
-    env: process.env,
-  };
 }

@@ -1,15 +1,23 @@
 /**
  * Preload that records every module a Node process loads: `node --import <this file>` with
  * CAIRN_RECORD_MODULES=<file>. ES modules are seen by a resolve hook (module.register), CommonJS
- * ones by require.cache at exit; the file gets one URL or path per line.
+ * ones by require.cache at exit, and the modules of `cairn run`'s code-cached script
+ * (packages/cli/scripts/run-script.mjs) as each first runs; the file gets one URL or path per line.
  */
 import { register } from "node:module";
 import { appendFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { bundledModules } from "./bundle-manifest.mjs";
 
 const out = process.env.CAIRN_RECORD_MODULES;
 if (out) {
   register("./hooks.mjs", import.meta.url, { data: { out } });
+  globalThis.__cairnRecordModule = (dir, relative) => {
+    const url = pathToFileURL(path.resolve(dir, relative)).href;
+    appendFileSync(out, [url, ...bundledModules(url)].map((line) => `${line}\n`).join(""));
+  };
   const require = createRequire(import.meta.url);
   process.on("exit", () => {
     const paths = Object.keys(require.cache);

@@ -26,7 +26,8 @@ const QUESTION = /\b(?:are you sure|do you want|would you like|do you wish|shall
  * went quiet): "Your name? ", "Project name: ", "Pick one › ". The line must have a word before the
  * mark and a space after a colon, which log lines and progress bars ("50%", "Compiling...") lack.
  */
-const OPEN_QUESTION = /[A-Za-z][^\n]{0,200}(?:\?\s*|:\s+|[›❯»]\s*)$/;
+// (› ❯ », escaped: the code-cached bundle must stay ASCII)
+const OPEN_QUESTION = /[A-Za-z][^\n]{0,200}(?:\?\s*|:\s+|[\u203a\u276f\u00bb]\s*)$/;
 /** Unfinished lines that end like a prompt but are not one: "12:30: ", "http://host: ". */
 const NOT_A_PROMPT = /(?:\d:\s+$|\/\/\S*:\s+$|^\s*(?:\[[^\]]*\]\s*)?(?:error|warning|warn|info|debug|note)\s*:\s+$)/i;
 

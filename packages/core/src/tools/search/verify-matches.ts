@@ -49,7 +49,7 @@ async function confirmLines(file: FileMatches, boundary: Boundary, shown: string
 
 /** The shown text of a line cut to a window around its match is marked with … on the cut sides. */
 function withoutCutMarks(text: string): string {
-  return text.replace(/^…/, "").replace(/…$/, "");
+  return text.replace(/^\u2026/, "").replace(/\u2026$/, ""); // the cut mark, "…"
 }
 
 /** The wanted lines (1-based) as text without their line ends, read in one pass up to the last one. */

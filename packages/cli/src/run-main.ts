@@ -1,0 +1,46 @@
+import type { Io } from "@cairn/host/io";
+import { UsageError } from "@cairn/host/usage-error";
+import { defaultIo, guarded } from "./command-guard.js";
+
+export { installCrashHandlers } from "./command-guard.js";
+
+/**
+ * `cairn run`: the arguments, the task (or stdin), then the run command. On its own so that the
+ * code-cached bundle (packages/cli/scripts/bundle.mjs, code-cache.ts) holds this command and what
+ * it loads, not every other command's modules.
+ */
+export async function runMain(rest: string[], io: Io): Promise<number> {
+  const { parseRunArgs, runHelp } = await import("@cairn/host/run-args");
+  const args = parseRunArgs(rest, process.cwd());
+  if (args === "help") {
+    io.stdout(`${runHelp}\n`);
+    return 0;
+  }
+  if (args.task === "" && !args.continue) args.task = await readStdin();
+  if (args.task === "" && !args.continue) throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
+  await refuseUnknownCommand(args.task, args.cwd, io);
+  return await (await import("./commands/run.js")).runCommand(args, io);
+}
+
+/** The entry of the code-cached bundle: bin/cairn.js gives it only `run …` argument lists. */
+export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
+  return await guarded(argv, io, () => runMain(argv.slice(1), io));
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return "";
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").trim();
+}
+
+/**
+ * A task that starts with a command-shaped word no command or workflow has (/deplyo) is bad usage:
+ * refused before any session or request, like an unknown flag (the task would refuse it anyway).
+ */
+async function refuseUnknownCommand(task: string, cwd: string, io: Io): Promise<void> {
+  if (!task.trimStart().startsWith("/")) return;
+  const { cairnHome, parseSlashCommand, unknownCommandText } = await import("@cairn/core");
+  const command = parseSlashCommand(task, { cwd, home: cairnHome(io.env) });
+  if (command?.kind === "unknown") throw new UsageError(unknownCommandText(command.name));
+}
