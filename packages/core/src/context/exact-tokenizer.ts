@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 
 /**
  * The exact o200k tokenizer, off the main thread. Loading its table costs about 0.7 s of CPU and
@@ -35,6 +35,8 @@ function moduleUrl(specifier: string): string {
 }
 
 function start(): Worker {
+  // Loaded with the first count: most tasks never need one.
+  const { Worker } = process.getBuiltinModule("node:worker_threads");
   const started = new Worker(source, {
     eval: true,
     workerData: { lite: moduleUrl("js-tiktoken/lite"), ranks: moduleUrl("js-tiktoken/ranks/o200k_base") },

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { pipeline, Transform, type Readable } from "node:stream";
-import zlib from "node:zlib";
+import type zlib from "node:zlib";
 import { FetchHeaders } from "./fetch-headers.js";
 import { fetchResponse } from "./fetch-response.js";
 
@@ -122,6 +122,8 @@ function send(url: URL, out: Outgoing): Promise<Incoming> {
 function decoders(contentEncoding: string | undefined): Readable[] {
   const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
   const streams: Readable[] = [];
+  if (codings.length === 0) return streams;
+  const zlib = process.getBuiltinModule("node:zlib"); // only for a coded body: most streams are not
   for (const coding of codings.map((c) => c.trim()).reverse()) {
     // Lenient as fetch (and curl) are with a stream that ends without its trailer.
     if (coding === "gzip" || coding === "x-gzip") streams.push(zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH }));
@@ -134,6 +136,7 @@ function decoders(contentEncoding: string | undefined): Readable[] {
 
 /** "deflate" as servers send it: zlib-wrapped or raw, told by the first byte as fetch does. */
 function inflate(): Readable {
+  const zlib = process.getBuiltinModule("node:zlib");
   const options = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
   let inner: zlib.Inflate | zlib.InflateRaw | undefined;
   return new Transform({

@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import v8 from "node:v8";
 import type { Language, Parser } from "web-tree-sitter";
 
 // Resolved from this module, so the same code finds the wasm files from src, from dist and from
@@ -30,6 +29,7 @@ const tieringChosen = process.execArgv.some((arg) => /^--(no-)?(liftoff-only|was
  * compiled from source instead of from Node's embedded cache (set for a whole task, +10–20 ms).
  */
 export async function loadBashParser(): Promise<Parser> {
+  const v8 = process.getBuiltinModule("node:v8"); // here, not at the module's load: a task that runs no command never needs it
   if (!tieringChosen) v8.setFlagsFromString("--liftoff-only");
   let language: Language;
   let ParserClass: typeof Parser;
