@@ -10,6 +10,10 @@ import { listNestedFiles } from "./nested-repos.js";
 import type { Change, ShadowRepo } from "./shadow-repo.js";
 import { thousands } from "../text/thousands.js";
 
+
+/** How long a first index's `git status` may list before its large files are looked for with `find` as well. */
+const findAfterMs = 25;
+
 /**
  * Making the shadow index match the work tree, as cheaply as the change allows.
  *
@@ -87,9 +91,12 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   if (adopted) options.onNotice?.(`checkpoints: indexed ${thousands(adopted.indexer.files)} files in ${(adopted.tookMs / 1000).toFixed(1)} s`);
 
   const pathspecs = options.paths?.map((file) => `:(literal)${file}`) ?? [];
-  // A first index may go to a git of its own (first-index.ts): its large files are looked for beside the status.
+  // A first index may go to a git of its own (first-index.ts): its large files are looked for beside
+  // the status, by a `find` started only when the status is still listing after a moment (a big work
+  // tree); a small one's status is done before then and spares the process.
   const mayGoAway = !indexExisted && pathspecs.length === 0 && repo.mayIndexAway && process.platform !== "win32";
-  const finding = mayGoAway ? largeFilesByFind(repo.location.workTree, repo.maxFileBytes) : undefined;
+  const search: { finding?: ReturnType<typeof largeFilesByFind> } = {};
+  const findLater = mayGoAway ? setTimeout(() => (search.finding = largeFilesByFind(repo.location.workTree, repo.maxFileBytes)), findAfterMs) : undefined;
   let status: Status;
   let largeByFind: ReadonlySet<string> | undefined;
   try {
@@ -100,9 +107,10 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
     if (statusOutput.length === 0 && pathspecs.length === 0 && indexExisted && !rulesChanged) return { tree: baseTree, changes: async () => [] };
     status = parseStatus(statusOutput);
     if (options.deferAbove !== undefined && !indexExisted && status.paths.length > options.deferAbove) return { deferred: status.paths.length };
-    if (finding && status.paths.length > backgroundIndexAbove) largeByFind = await finding.files;
+    if (search.finding && status.paths.length > backgroundIndexAbove) largeByFind = await search.finding.files;
   } finally {
-    finding?.stop();
+    clearTimeout(findLater);
+    search.finding?.stop();
   }
   const found = largeByFind ? splitBySize(status.paths, largeByFind) : await inspect(repo.location.workTree, status.paths, repo.maxFileBytes);
   // update-index refuses any path "beyond a symbolic link", even to remove it: take those out by force.
