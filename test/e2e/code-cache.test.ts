@@ -44,6 +44,13 @@ describe("cairn run's code cache", () => {
     expect(caches()).toHaveLength(1);
   });
 
+  it("is not written by `cairn run --help`, which compiles too little to keep", async () => {
+    const run = await runCairn(["run", "--help"], { env: env() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Usage");
+    expect(caches()).toEqual([]);
+  });
+
   it("is not written by a task that fails", async () => {
     fx.server = await startScriptedModelServer({ turns: [{ fault: { status: 401, message: "invalid x-api-key" } }] });
     const run = await runCairn(["run", "--provider", "anthropic", "--base-url", fx.server.url, "--cwd", fx.workspace.dir, "--json", "Go."], { env: env() });

@@ -22,6 +22,7 @@ const script = (answer: string, code = 0) =>
   `(function (exports, require, module, __filename, __dirname, __cairnImport) {"use strict";
 module.exports = {
   installCrashHandlers() {},
+  ranTask() { return true; },
   async main(argv) { globalThis.answer = ${JSON.stringify(answer)} + " " + require("node:path").basename(__filename); return ${code}; },
 };
 })`;
@@ -99,7 +100,7 @@ it("gives the script an import() and import.meta.resolve that find packages from
   writeFileSync(
     file,
     `(function (exports, require, module, __filename, __dirname, __cairnImport) {"use strict";
-module.exports = { installCrashHandlers() {}, async main() { const { sep } = await __cairnImport("node:path"); globalThis.answer = sep + " " + __cairnImport.resolve("node:fs"); return 0; } };
+module.exports = { installCrashHandlers() {}, ranTask() { return true; }, async main() { const { sep } = await __cairnImport("node:path"); globalThis.answer = sep + " " + __cairnImport.resolve("node:fs"); return 0; } };
 })`,
   );
   expect(await run(file, cache)).toEqual({ code: 0, answer: `${path.sep} node:fs` });

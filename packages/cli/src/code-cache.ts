@@ -12,6 +12,9 @@ export interface CommandEntry {
   main(argv: string[]): Promise<number>;
 }
 
+/** The cached script's entry (run-main.ts) also says whether a task ran: `cairn run --help` compiles too little to be worth keeping. */
+type ScriptEntry = CommandEntry & { ranTask(): boolean };
+
 /** Caches kept in the folder: one per build, Node version and V8 flags in use, the newest few. */
 const kept = 4;
 
@@ -24,7 +27,7 @@ const kept = 4;
  * bytecode for every function the run compiled; the next run reads it instead of compiling.
  *
  * The cache is written after a task that ended well (by then the functions a task needs are
- * compiled), only when there was none or V8 turned it down. It is code this process will run, so:
+ * compiled; `--help` or a usage error writes none), only when there was none or V8 turned it down. It is code this process will run, so:
  * - It lives in CAIRN_HOME/cache/code (CAIRN_HOME is never seen by sandboxed commands), a folder of
  *   mode 0700, each file 0600, written whole then renamed; a file owned by another user or writable
  *   by others is ignored, and a link is not followed.
@@ -42,7 +45,7 @@ export function runFromCodeCache(script: string, cacheDir: string = path.join(ca
   const cachedData = readCache(cacheFile);
   const compiled = new vm.Script(source, { filename: script, cachedData });
   const stale = cachedData === undefined || compiled.cachedDataRejected === true;
-  const module = { exports: {} as CommandEntry };
+  const module = { exports: {} as ScriptEntry };
   const run = compiled.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string, load: Loader) => void;
   run.call(module.exports, module.exports, createRequire(script), module, script, path.dirname(script), loader);
   const entry = module.exports;
@@ -50,7 +53,7 @@ export function runFromCodeCache(script: string, cacheDir: string = path.join(ca
     installCrashHandlers: (argv) => entry.installCrashHandlers(argv),
     main: async (argv) => {
       const code = await entry.main(argv);
-      if (code === 0 && stale) writeCache(cacheFile, compiled.createCachedData());
+      if (code === 0 && stale && entry.ranTask()) writeCache(cacheFile, compiled.createCachedData());
       return code;
     },
   };

@@ -4,6 +4,13 @@ import { defaultIo, guarded } from "./command-guard.js";
 
 export { installCrashHandlers } from "./command-guard.js";
 
+let taskStarted = false;
+
+/** Whether this process got as far as running a task (not only `--help` or bad usage): its compiled code is then worth caching. */
+export function ranTask(): boolean {
+  return taskStarted;
+}
+
 /**
  * `cairn run`: the arguments, the task (or stdin), then the run command. On its own so that the
  * code-cached bundle (packages/cli/scripts/bundle.mjs, code-cache.ts) holds this command and what
@@ -19,7 +26,9 @@ export async function runMain(rest: string[], io: Io): Promise<number> {
   if (args.task === "" && !args.continue) args.task = await readStdin();
   if (args.task === "" && !args.continue) throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
   await refuseUnknownCommand(args.task, args.cwd, io);
-  return await (await import("./commands/run.js")).runCommand(args, io);
+  const { runCommand } = await import("./commands/run.js");
+  taskStarted = true;
+  return await runCommand(args, io);
 }
 
 /** The entry of the code-cached bundle: bin/cairn.js gives it only `run …` argument lists. */
