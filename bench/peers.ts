@@ -7,16 +7,21 @@
  *
  * - Five-reply task (read, edit, `echo ok`, read, finish): CPU with children (GNU time). Goal:
  *   Claude Code's ≥ 1.25× Cairn's.
- * - One-turn task (the model finishes at once): CPU with children. Goal: Cairn ≤ 250 ms.
+ * - One-turn task (the model finishes at once): CPU with children. Goal: Cairn ≤ 250 ms. Beside it,
+ *   Cairn's first run in a fresh home (no code cache yet; src/code-cache.ts in packages/cli).
  * - The gap from the reply that runs the task's first command (its third reply) to the next
  *   request. Goal: Cairn ≤ 100 ms.
  * - The growth of the main loop's request per reply in the five-reply task. Goal: Cairn ≤ 300 B and
  *   the lowest.
  *
+ * Each agent keeps one home from round to round, as a person's is used day after day; the first,
+ * unmeasured round is its first run there. The workspace is fresh every task.
+ *
  * Only the main loop's requests follow the script and count for the gap and the growth; a peer's side
  * requests (a title, a quota check) are answered with text.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Agent, Step } from "./peers/agent.js";
@@ -67,9 +72,10 @@ const PEERS = [
 const log = (text: string): void => void process.stderr.write(`  ${text}\n`);
 const oneLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
 
-type Round = { five: TaskRun; one: TaskRun };
-/** An agent's rounds, and why it stopped when it did. */
-type Entry = { agent: Agent; rounds: Array<Round | undefined>; failed?: string };
+type Round = { five: TaskRun; one: TaskRun; oneFresh?: TaskRun };
+/** An agent's rounds, its home across them, and why it stopped when it did. */
+type Entry = { agent: Agent; home: string; rounds: Array<Round | undefined>; failed?: string };
+const newHome = (): string => realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-peers-home-")));
 
 const gapMs = (run: TaskRun): number => run.arrivals[COMMAND_AT + 1]!.at - run.arrivals[COMMAND_AT]!.at;
 const growthBytes = (run: TaskRun): number => (run.arrivals[FIVE_REPLIES.length - 1]!.bytes - run.arrivals[0]!.bytes) / (FIVE_REPLIES.length - 1);
@@ -80,6 +86,7 @@ const MEASURES = {
   fiveLeftCpu: (r: Round) => r.five.leftCpuMs,
   oneCpu: (r: Round) => r.one.cpuMs,
   oneLeftCpu: (r: Round) => r.one.leftCpuMs,
+  oneFreshCpu: (r: Round) => r.oneFresh?.cpuMs ?? Number.NaN,
   gap: (r: Round) => gapMs(r.five),
   growth: (r: Round) => growthBytes(r.five),
 } satisfies Record<string, Measure>;
@@ -97,9 +104,11 @@ function ratioOf(peer: Entry, base: Entry, measure: Measure): number {
 async function runRound(entry: Entry): Promise<Round | undefined> {
   if (entry.failed !== undefined) return undefined;
   try {
-    const five = await runTask(entry.agent, FIVE_REPLIES, FIVE_PROMPT, didWork);
-    const one = await runTask(entry.agent, ONE_TURN, ONE_PROMPT);
-    return { five, one };
+    const five = await runTask(entry.agent, FIVE_REPLIES, FIVE_PROMPT, didWork, entry.home);
+    const one = await runTask(entry.agent, ONE_TURN, ONE_PROMPT, undefined, entry.home);
+    // Cairn's first run in a home: what a person's very first task costs.
+    const oneFresh = entry.agent.name === "Cairn" ? await runTask(entry.agent, ONE_TURN, ONE_PROMPT) : undefined;
+    return { five, one, ...(oneFresh ? { oneFresh } : {}) };
   } catch (error) {
     entry.failed = oneLine(error);
     log(`${entry.agent.name}: ${entry.failed}`);
@@ -109,7 +118,7 @@ async function runRound(entry: Entry): Promise<Round | undefined> {
 
 export async function run(): Promise<BenchRow[]> {
   if (!existsSync(path.join(ROOT, "packages/cli/dist"))) return [{ bench: "peers", case: "all rows", measure: "skipped: build first (npm run build)" }];
-  const base: Entry = { agent: cairn(cairnBin), rounds: [] };
+  const base: Entry = { agent: cairn(cairnBin), home: newHome(), rounds: [] };
   const peers: Entry[] = [];
   const rows: BenchRow[] = [];
   for (const spec of PEERS) {
@@ -118,10 +127,18 @@ export async function run(): Promise<BenchRow[]> {
       rows.push({ bench: "peers", case: `${spec.pkg}@${spec.version}`, measure: `not measured: ${installed.reason}` });
       continue;
     }
-    peers.push({ agent: spec.make(installed.bin, installed.version.replace(/\s*\(.*\)$/, "")), rounds: [] });
+    peers.push({ agent: spec.make(installed.bin, installed.version.replace(/\s*\(.*\)$/, "")), home: newHome(), rounds: [] });
   }
   const entries = [base, ...peers];
-  // One round unmeasured: the page cache, and whatever a peer caches at its first run, warm for all alike.
+  try {
+    return await measure(base, peers, entries, rows);
+  } finally {
+    for (const entry of entries) rmSync(entry.home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
+}
+
+async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: BenchRow[]): Promise<BenchRow[]> {
+  // One round unmeasured: the page cache, and whatever an agent keeps in its home at its first run, warm for all alike.
   for (const entry of entries) await runRound(entry);
   if (base.failed !== undefined) throw new Error(`bench peers: Cairn's task failed: ${base.failed}`);
   for (let i = 0; i < ROUNDS; i++) {
@@ -168,6 +185,12 @@ export async function run(): Promise<BenchRow[]> {
       ...side(ms, MEASURES.oneCpu, MEASURES.oneLeftCpu),
       goal: `Cairn ≤ ${GOAL_ONE_TURN_MS} ms`,
       pass: valueOf(base, MEASURES.oneCpu) <= GOAL_ONE_TURN_MS,
+    },
+    {
+      bench: "peers",
+      case: `one-turn task, Cairn's first run in a fresh home (it compiles everything and writes its code cache), CPU with children (median of ${ROUNDS} rounds)`,
+      measure: ms(valueOf(base, MEASURES.oneFreshCpu)),
+      baseline: `Cairn in its home: ${ms(valueOf(base, MEASURES.oneCpu))}`,
     },
     {
       bench: "peers",

@@ -1,5 +1,6 @@
 /**
- * One scripted task of an agent, headless, in a fresh workspace, home and temp folder, against the
+ * One scripted task of an agent, headless, in a fresh workspace and temp folder and the agent's own
+ * home (kept from task to task, as a person's is; a fresh one when none is given), against the
  * scripted model server: the agent's CPU with its children and peak RSS (GNU time), and the arrival
  * time and size of each request of its main loop. Side requests (a title, a quota check) are answered
  * and counted apart. The agent runs in a process group of its own; the group, and any process that
@@ -35,17 +36,16 @@ function seed(ws: string): void {
  * environment, or started in or for its folder (a daemon that cleared its environment and left the
  * group, as Cline's hub does, still has it in its working directory or command line).
  */
-function leftBehind(mark: string, dir: string): number[] {
+function leftBehind(mark: string, dirs: readonly string[]): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     const pid = Number(entry);
     if (!/^\d+$/.test(entry) || pid === process.pid) continue;
     try {
       const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "latin1");
       const ours =
-        cwd === dir ||
-        cwd.startsWith(`${dir}/`) ||
-        readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(dir) ||
+        dirs.some((dir) => cwd === dir || cwd.startsWith(`${dir}/`) || cmdline.includes(dir)) ||
         readFileSync(`/proc/${pid}/environ`, "latin1").includes(`${MARK}=${mark}\0`);
       if (ours) pids.push(pid);
     } catch {
@@ -56,9 +56,9 @@ function leftBehind(mark: string, dir: string): number[] {
 }
 
 /** Kills what a run left behind; the CPU they had used (ms, their ended children included). */
-function killLeftBehind(mark: string, dir: string): number {
+function killLeftBehind(mark: string, dirs: readonly string[]): number {
   let cpuMs = 0;
-  for (const pid of leftBehind(mark, dir)) {
+  for (const pid of leftBehind(mark, dirs)) {
     const used = cpuOf(pid);
     if (Number.isFinite(used)) cpuMs += used;
     try {
@@ -75,10 +75,11 @@ function killLeftBehind(mark: string, dir: string): number {
  * last step again past the end). Throws, in one line, when the agent fails, times out, or does not
  * send a request per step; `check` reads the workspace and the requests after a run (that the edit landed, the command ran).
  */
-export async function runTask(agent: Agent, steps: readonly Step[], prompt: string, check?: (ws: string, arrivals: readonly Arrival[]) => string | undefined): Promise<TaskRun> {
+export async function runTask(agent: Agent, steps: readonly Step[], prompt: string, check?: (ws: string, arrivals: readonly Arrival[]) => string | undefined, home?: string): Promise<TaskRun> {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-peers-")));
-  const place: Place = { url: "", ws: path.join(dir, "ws"), home: path.join(dir, "home"), tmp: path.join(dir, "tmp") };
-  for (const folder of [place.ws, place.home, place.tmp]) mkdirSync(folder);
+  const place: Place = { url: "", ws: path.join(dir, "ws"), home: home ?? path.join(dir, "home"), tmp: path.join(dir, "tmp") };
+  for (const folder of [place.ws, place.tmp, ...(home ? [] : [place.home])]) mkdirSync(folder);
+  const dirs = home ? [dir, home] : [dir];
   seed(place.ws);
   const arrivals: Arrival[] = [];
   let sideRequests = 0;
@@ -126,7 +127,7 @@ export async function runTask(agent: Agent, steps: readonly Step[], prompt: stri
     });
     const wallMs = performance.now() - started;
     killGroup(pid);
-    leftCpuMs = killLeftBehind(mark, dir);
+    leftCpuMs = killLeftBehind(mark, dirs);
     const lines = output.trim().split("\n").filter((l) => l.trim() !== "");
     const tail = lines.length === 0 ? "" : `: ${lines.slice(-2).join(" ").slice(0, 300)}`;
     if (code !== 0) throw new Error(`${agent.name} exited with ${code}${tail}`);
@@ -137,7 +138,7 @@ export async function runTask(agent: Agent, steps: readonly Step[], prompt: stri
     return { wallMs, cpuMs: (user! + system!) * 1000 + leftCpuMs, rssMb: rssKb! / 1024, arrivals, sideRequests, leftCpuMs };
   } finally {
     killGroup(pid);
-    killLeftBehind(mark, dir);
+    killLeftBehind(mark, dirs);
     await server.close();
     rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
