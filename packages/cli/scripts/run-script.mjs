@@ -13,11 +13,12 @@ import path from "node:path";
  *
  * - Packages that stay outside (node_modules) are loaded as the ES module bundle loads them. A
  *   dynamic import() of one goes through __cairnImport, import.meta.resolve through
- *   __cairnImport.resolve: a script run by vm has no module loader of its own. A static import becomes require(), so a package that cannot be required (an ES module only)
- *   stops the build, named, rather than failing on the run that first reaches it.
+ *   __cairnImport.resolve: a script run by vm has no module loader of its own. A static import
+ *   becomes require(), so a package that cannot be required (an ES module only) stops the build,
+ *   named, rather than failing on the run that first reaches it.
  * - Each lazily loaded module reports itself to globalThis.__cairnRecordModule when it first runs,
  *   if that is set (test/support/module-recorder), so a record names what a run really loaded.
- * - The text is ASCII (esbuild escapes strings; whitespace minified drops comments): the loader
+ * - The text is ASCII (esbuild escapes strings; minified whitespace drops comments): the loader
  *   reads it as a one-byte string, ~10 ms less than decoding UTF-8 into a two-byte one.
  */
 export async function buildRunScript({ entry, outdir, plugins, external }) {
