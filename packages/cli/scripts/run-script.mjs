@@ -1,6 +1,6 @@
 import { build } from "esbuild";
 import { createRequire } from "node:module";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -24,6 +24,7 @@ import path from "node:path";
 export async function buildRunScript({ entry, outdir, plugins, external }) {
   const name = "run-cached.js";
   const requireHere = createRequire(path.join(outdir, name));
+  mkdirSync(outdir, { recursive: true }); // esbuild resolves from it (absWorkingDir): a fresh clone has none yet
   const result = await build({
     entryPoints: [entry],
     outfile: path.join(outdir, name),
