@@ -79,7 +79,6 @@ export function startIndexer(location: ShadowLocation, files: number, addArgs: r
   return indexer;
 }
 
-/** A live indexer to wait for, or the one whose index was just adopted and how long it took (to its index's last write). */
 /**
  * The files over the size limit, found by `find` (in C, on another core) while `git status` lists
  * the work tree: a first index of 100,000 files need not lstat each of them in the agent's process
@@ -100,6 +99,7 @@ export function largeFilesByFind(workTree: string, maxFileBytes: number): { file
   return { files, stop: () => stopped.abort() };
 }
 
+/** A live indexer to wait for, or the one whose index was just adopted and how long it took (to its index's last write). */
 export type FirstIndexState = { live: Indexer } | { adopted: Indexer; tookMs: number } | undefined;
 
 /**
