@@ -6,7 +6,7 @@ import { defaultIo, guarded } from "./command-guard.js";
 import { exitCodes } from "./exit-codes.js";
 import { runMain } from "./run-main.js";
 
-export { installCrashHandlers, reportUnexpected } from "./command-guard.js";
+export { installCrashHandlers } from "./command-guard.js";
 
 // Each command is loaded when it runs, so `cairn --version` does not pay for the agent, the
 // terminal UI or the MCP SDK (issue 13: start only what a command needs).
