@@ -65,10 +65,10 @@ describe("cairn run's code cache", () => {
     for (const at of [64, damaged.length >> 1, damaged.length - 16]) damaged[at]! ^= 0xff;
     writeFileSync(file, damaged, { mode: 0o600 });
 
-    const run = await task(call("write_to_file", { path: "b.txt", content: "still right\n" }), done);
+    const run = await task(call("attempt_completion", { result: "still right" }));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe("");
-    expect(readFileSync(path.join(fx.workspace.dir, "b.txt"), "utf8")).toBe("still right\n");
+    expect(run.stdout).toContain("still right");
     expect(sha(file)).not.toBe(createHash("sha256").update(damaged).digest("hex"));
     expect((await task(done)).code).toBe(0); // and the new one is sound
   });

@@ -43,6 +43,11 @@ export function runFromCodeCache(script: string, cacheDir: string = path.join(ca
   const source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
   const cacheFile = path.join(cacheDir, `run-${cacheKey(bytes)}.v8`);
   const cachedData = readCache(cacheFile);
+  // V8 stamps a cache with its flags, and a flag set while the task ran (the shell parser's
+  // --liftoff-only, even when put back) changes the stamp for good: such a cache would be refused
+  // by every later run, so none is written then.
+  const { cachedDataVersionTag } = process.getBuiltinModule("node:v8");
+  const tagAtStart = cachedDataVersionTag();
   const compiled = new vm.Script(source, { filename: script, cachedData });
   const stale = cachedData === undefined || compiled.cachedDataRejected === true;
   const module = { exports: {} as ScriptEntry };
@@ -53,7 +58,7 @@ export function runFromCodeCache(script: string, cacheDir: string = path.join(ca
     installCrashHandlers: (argv) => entry.installCrashHandlers(argv),
     main: async (argv) => {
       const code = await entry.main(argv);
-      if (code === 0 && stale && entry.ranTask()) writeCache(cacheFile, compiled.createCachedData());
+      if (code === 0 && stale && entry.ranTask() && cachedDataVersionTag() === tagAtStart) writeCache(cacheFile, compiled.createCachedData());
       return code;
     },
   };
