@@ -31,7 +31,7 @@ describe("which build bin/cairn.js runs", () => {
     mkdirSync(path.join(root.dir, "node_modules/@cairn"), { recursive: true });
     symlinkSync(path.join(repoRoot, "packages/core"), path.join(root.dir, "node_modules/@cairn/core"));
     const runScript = path.join(cli, "dist/bundle/run-cached.js");
-    writeFileSync(runScript, `(function (exports, require, module) { module.exports = { installCrashHandlers() {}, ranTask() { return true; }, async main() { process.stdout.write("run script"); return 0; } }; })`);
+    writeFileSync(runScript, `(function (exports, require, module) { module.exports = { installCrashHandlers() {}, ranTask() { return true; }, beforeCodeCache() {}, async main() { process.stdout.write("run script"); return 0; } }; })`);
     const files = {
       bundle: path.join(cli, "dist/bundle/main.js"),
       runScript,

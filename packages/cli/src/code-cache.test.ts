@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import v8 from "node:v8";
 import { afterEach, expect, it } from "vitest";
 import { runFromCodeCache } from "./code-cache.js";
 
@@ -23,6 +24,7 @@ const script = (answer: string, code = 0) =>
 module.exports = {
   installCrashHandlers() {},
   ranTask() { return true; },
+  beforeCodeCache() {},
   async main(argv) { globalThis.answer = ${JSON.stringify(answer)} + " " + require("node:path").basename(__filename); return ${code}; },
 };
 })`;
@@ -46,6 +48,35 @@ it("writes the cache after main ends well, then runs from it without writing aga
 
   expect(await run(file, cache)).toEqual({ code: 0, answer: "first run-cached.js" });
   expect(statSync(path.join(cache, name!)).mtimeMs).toBe(written.mtimeMs);
+});
+
+/** A script whose task turns V8's wasm tier-up off, as the shell parser does, and whose beforeCodeCache may turn it back on. */
+const flagScript = (putBack: boolean) =>
+  `(function (exports, require, module) {"use strict";
+const v8 = require("node:v8");
+module.exports = {
+  installCrashHandlers() {},
+  ranTask() { return true; },
+  beforeCodeCache() { ${putBack ? 'v8.setFlagsFromString("--wasm-tier-up --wasm-dynamic-tiering");' : ""} },
+  async main() { v8.setFlagsFromString("--no-wasm-tier-up --no-wasm-dynamic-tiering"); return 0; },
+};
+})`;
+
+it("writes the cache once the entry has put back the V8 flags its task changed, and none while they differ (V8 would refuse it at every later start)", async () => {
+  const { script: file, cache } = place();
+  try {
+    writeFileSync(file, flagScript(false));
+    expect((await run(file, cache)).code).toBe(0);
+    expect(caches(cache)).toEqual([]);
+  } finally {
+    v8.setFlagsFromString("--wasm-tier-up --wasm-dynamic-tiering");
+  }
+  writeFileSync(file, flagScript(true));
+  expect((await run(file, cache)).code).toBe(0);
+  expect(caches(cache)).toHaveLength(1);
+  const written = statSync(path.join(cache, caches(cache)[0]!)).mtimeMs;
+  expect((await run(file, cache)).code).toBe(0); // accepted: not written again
+  expect(statSync(path.join(cache, caches(cache)[0]!)).mtimeMs).toBe(written);
 });
 
 it("writes nothing when main fails", async () => {
@@ -100,7 +131,7 @@ it("gives the script an import() and import.meta.resolve that find packages from
   writeFileSync(
     file,
     `(function (exports, require, module, __filename, __dirname, __cairnImport) {"use strict";
-module.exports = { installCrashHandlers() {}, ranTask() { return true; }, async main() { const { sep } = await __cairnImport("node:path"); globalThis.answer = sep + " " + __cairnImport.resolve("node:fs"); return 0; } };
+module.exports = { installCrashHandlers() {}, ranTask() { return true; }, beforeCodeCache() {}, async main() { const { sep } = await __cairnImport("node:path"); globalThis.answer = sep + " " + __cairnImport.resolve("node:fs"); return 0; } };
 })`,
   );
   expect(await run(file, cache)).toEqual({ code: 0, answer: `${path.sep} node:fs` });

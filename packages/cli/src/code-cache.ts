@@ -12,8 +12,11 @@ export interface CommandEntry {
   main(argv: string[]): Promise<number>;
 }
 
-/** The cached script's entry (run-main.ts) also says whether a task ran: `cairn run --help` compiles too little to be worth keeping. */
-type ScriptEntry = CommandEntry & { ranTask(): boolean };
+/**
+ * The cached script's entry (run-main.ts) also says whether a task ran (`cairn run --help` compiles
+ * too little to be worth keeping), and puts back the V8 flags a task changed before the cache is made.
+ */
+type ScriptEntry = CommandEntry & { ranTask(): boolean; beforeCodeCache(): void };
 
 /** Caches kept in the folder: one per build, Node version and V8 flags in use, the newest few. */
 const kept = 4;
@@ -43,9 +46,9 @@ export function runFromCodeCache(script: string, cacheDir: string = path.join(ca
   const source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
   const cacheFile = path.join(cacheDir, `run-${cacheKey(bytes)}.v8`);
   const cachedData = readCache(cacheFile);
-  // V8 stamps a cache with its flags, and a flag set while the task ran (the shell parser's
-  // --liftoff-only, even when put back) changes the stamp for good: such a cache would be refused
-  // by every later run, so none is written then.
+  // V8 stamps a cache with a hash of its flags: one written while a flag differs from the start's
+  // would be refused by every later run. The entry puts back what the task changed (the shell
+  // parser's wasm tiering, bash-wasm.ts); if the hash still differs, none is written.
   const { cachedDataVersionTag } = process.getBuiltinModule("node:v8");
   const tagAtStart = cachedDataVersionTag();
   const compiled = new vm.Script(source, { filename: script, cachedData });
@@ -58,7 +61,9 @@ export function runFromCodeCache(script: string, cacheDir: string = path.join(ca
     installCrashHandlers: (argv) => entry.installCrashHandlers(argv),
     main: async (argv) => {
       const code = await entry.main(argv);
-      if (code === 0 && stale && entry.ranTask() && cachedDataVersionTag() === tagAtStart) writeCache(cacheFile, compiled.createCachedData());
+      if (code !== 0 || !stale || !entry.ranTask()) return code;
+      entry.beforeCodeCache();
+      if (cachedDataVersionTag() === tagAtStart) writeCache(cacheFile, compiled.createCachedData());
       return code;
     },
   };

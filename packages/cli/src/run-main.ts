@@ -5,10 +5,16 @@ import { defaultIo, guarded } from "./command-guard.js";
 export { installCrashHandlers } from "./command-guard.js";
 
 let taskStarted = false;
+let restoreFlags = (): void => undefined;
 
 /** Whether this process got as far as running a task (not only `--help` or bad usage): its compiled code is then worth caching. */
 export function ranTask(): boolean {
   return taskStarted;
+}
+
+/** Puts back the V8 flags the task changed (the shell parser turns wasm tier-up off), which V8 stamps a code cache with. */
+export function beforeCodeCache(): void {
+  restoreFlags();
 }
 
 /**
@@ -26,7 +32,8 @@ export async function runMain(rest: string[], io: Io): Promise<number> {
   if (args.task === "" && !args.continue) args.task = await readStdin();
   if (args.task === "" && !args.continue) throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
   await refuseUnknownCommand(args.task, args.cwd, io);
-  const { runCommand } = await import("./commands/run.js");
+  const [{ runCommand }, { restoreWasmTiering }] = await Promise.all([import("./commands/run.js"), import("@cairn/core")]);
+  restoreFlags = restoreWasmTiering;
   taskStarted = true;
   return await runCommand(args, io);
 }

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { Language, Parser } from "web-tree-sitter";
+import type { Parser } from "web-tree-sitter";
 
 // Resolved from this module, so the same code finds the wasm files from src, from dist and from
 // an installed @cairn/core. (tools/code-outline has its own loader; web-tree-sitter caches its
@@ -10,37 +10,35 @@ const require = createRequire(import.meta.url);
  * Whoever started Node chose how wasm is compiled (`node --liftoff-only …`, `--no-wasm-tier-up`):
  * then the flags are left as they are.
  */
-const tieringChosen = process.execArgv.some((arg) => /^--(no-)?(liftoff-only|wasm-tier-up|wasm-dynamic-tiering)\b/.test(arg));
+const tieringChosen = process.execArgv.some((arg) => /^--(no-)?(liftoff|liftoff-only|wasm-tier-up|wasm-dynamic-tiering)\b/.test(arg));
 
 /**
- * Compiles tree-sitter and the bash grammar with V8's baseline wasm compiler (Liftoff) only.
+ * Compiles tree-sitter and the bash grammar with V8's baseline wasm compiler (Liftoff) only: tier-up
+ * to the optimising compiler is turned off for the process when the parser loads.
  *
  * Node's default tiers hot wasm functions up to the optimising compiler. The bash grammar is 1.4 MB,
  * most of it a few huge lexer and parse-table functions: on the first command that tier-up cost
  * ~0.7 s of CPU and held the main thread for up to a second after the parse (seen as the gap before
  * the next model request), to make parses that take 0.01–0.3 ms (a command under 1 KB) some 30%
- * faster. Baseline code parses the same trees; a 10 KB script still parses in ~10–15 ms.
+ * faster. Baseline code parses the same trees; a 10 KB script still parses in ~10–15 ms. V8 reads the
+ * tier-up flags each time a function runs hot, not once per module, so they stay off while commands
+ * may still be parsed.
  *
- * V8 reads the flag when it compiles a module and keeps the choice for that module's life (the
- * functions it compiles lazily later included), so it is set only while these two modules are
- * compiled and put back afterwards: other wasm the process compiles later keeps Node's defaults.
- * Left set, it would cost more than it saves: V8 checks a code cache against a hash of all its
- * flags, so every Node built-in module loaded while a flag differs from Node's start-up flags is
- * compiled from source instead of from Node's embedded cache (set for a whole task, +10–20 ms).
+ * V8 stamps code caches with a hash of all its flags, so while they are off, Node's built-ins loaded
+ * later compile from source instead of from Node's embedded cache, and a code cache written then
+ * would be refused by every later run. A process about to write one at its end calls
+ * `restoreWasmTiering` first.
  */
 export async function loadBashParser(): Promise<Parser> {
-  const v8 = process.getBuiltinModule("node:v8"); // here, not at the module's load: a task that runs no command never needs it
-  if (!tieringChosen) v8.setFlagsFromString("--liftoff-only");
-  let language: Language;
-  let ParserClass: typeof Parser;
-  try {
-    const treeSitter = await import("web-tree-sitter");
-    ParserClass = treeSitter.Parser;
-    await ParserClass.init({ locateFile: () => require.resolve("web-tree-sitter/web-tree-sitter.wasm") });
-    language = await treeSitter.Language.load(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
-  } finally {
-    if (!tieringChosen) v8.setFlagsFromString("--no-liftoff-only");
+  if (!tieringChosen && !tieringOff) {
+    // node:v8 here, not at the module's load: a task that runs no command never needs it
+    process.getBuiltinModule("node:v8").setFlagsFromString(tieringOffFlags);
+    tieringOff = true;
   }
+  const treeSitter = await import("web-tree-sitter");
+  const ParserClass = treeSitter.Parser;
+  await ParserClass.init({ locateFile: () => require.resolve("web-tree-sitter/web-tree-sitter.wasm") });
+  const language = await treeSitter.Language.load(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
   const parser = new ParserClass();
   parser.setLanguage(language);
   // V8 compiles each wasm function when it is first called: one parse of the common shapes now compiles
@@ -48,6 +46,20 @@ export async function loadBashParser(): Promise<Parser> {
   // with the first command.
   parser.parse(warmUp)?.delete();
   return parser;
+}
+
+const tieringOffFlags = "--no-wasm-tier-up --no-wasm-dynamic-tiering";
+let tieringOff = false;
+
+/**
+ * Turns wasm tier-up back on, so V8's flag hash is again the one the process started with: for a
+ * process that parses no more commands and is about to write a code cache (a command parsed
+ * afterwards still works, and pays the optimising compiler).
+ */
+export function restoreWasmTiering(): void {
+  if (!tieringOff) return;
+  process.getBuiltinModule("node:v8").setFlagsFromString("--wasm-tier-up --wasm-dynamic-tiering");
+  tieringOff = false;
 }
 
 const warmUp = [

@@ -1,3 +1,4 @@
+export { restoreWasmTiering } from "./bash-wasm.js";
 export { loadShellParser, preloadShellParser, ShellParser } from "./parse-shell.js";
 export { analyseCommand } from "./analyse.js";
 export type { CommandAnalysis, Segment, Redirect } from "./segments.js";
