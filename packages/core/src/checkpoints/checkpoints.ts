@@ -150,10 +150,11 @@ export class Checkpoints {
     await checkGitVersion(() => repo.gitVersion());
     await mkdir(gitDir, { recursive: true });
     const checkpoints = new Checkpoints(repo, options.lazyAboveFiles ?? defaultLazyAboveFiles);
-    // Reading the latest checkpoint finds a damaged store now, before a task counts on it.
+    // Reading the latest checkpoint finds a damaged store now, before a task counts on it; the first
+    // step then reads it from the ref file instead of asking git again.
     await checkpoints.run(async () => {
       await repo.ensureInitialized();
-      await repo.head();
+      await repo.latest();
     });
     return checkpoints;
   }

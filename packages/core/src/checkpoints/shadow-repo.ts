@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { appendFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./errors.js";
@@ -90,12 +90,17 @@ export class ShadowRepo {
     return result.stdout.toString("utf8");
   }
 
-  /** Creates the repository on first use; a repository that already exists is left as it is. */
+  /**
+   * Creates the repository on first use; a repository that already exists is left as it is. A new
+   * one is known to hold no checkpoint: `latest` then asks git nothing until one appears.
+   */
   async ensureInitialized(): Promise<void> {
     const { gitDir, workTree } = this.location;
     if (await isFile(path.join(gitDir, "HEAD"))) return;
     await mkdir(gitDir, { recursive: true });
-    await this.git(["init", "-q", `--initial-branch=${branch}`]);
+    // No template: git's sample hooks and description file are copied for nothing (~4 ms), and hooks must not run here anyway.
+    await this.git(["init", "-q", "--template=", `--initial-branch=${branch}`]);
+    this.known = "none";
     await appendFile(path.join(gitDir, "config"), shadowConfig);
     await mkdir(path.join(gitDir, "info"), { recursive: true });
     await writeFile(path.join(gitDir, "info", "attributes"), attributesFileContent);
@@ -172,7 +177,11 @@ export class ShadowRepo {
    * packed, is read through git.
    */
   async latest(): Promise<{ commit: string; tree: string } | undefined> {
-    if (this.known) {
+    if (this.known === "none") {
+      // Still none unless another process made one since (its ref is loose, or packed by its upkeep).
+      const { gitDir } = this.location;
+      if (!existsSync(path.join(gitDir, "refs", "heads", branch)) && !existsSync(path.join(gitDir, "packed-refs"))) return undefined;
+    } else if (this.known) {
       let ref: string | undefined;
       try {
         ref = readFileSync(path.join(this.location.gitDir, "refs", "heads", branch), "utf8");
@@ -191,7 +200,8 @@ export class ShadowRepo {
     this.known = head;
   }
 
-  private known: { commit: string; tree: string } | undefined;
+  /** The latest checkpoint as this object last saw it; "none" for a store it just created. */
+  private known: { commit: string; tree: string } | "none" | undefined;
 
   /** Takes paths out of the index (whatever is on disk). */
   async forceRemove(paths: readonly string[]): Promise<void> {

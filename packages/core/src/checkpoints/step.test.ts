@@ -31,6 +31,18 @@ function fileAt(gitDir: string, hash: string, file: string): string {
 }
 
 describe("a step's checkpoint", () => {
+  it("in a store this process just created, builds on a checkpoint another process made there meanwhile", async () => {
+    await writeFiles(ws, { "a.txt": "a\n" });
+    const fresh = await open(); // created the store: it knows there is no checkpoint yet
+    const other = await open(); // a second task in the same workspace
+    const theirs = made(await other.step("task start"));
+    await writeFiles(ws, { "a.txt": "changed\n" });
+    const ours = made(await fresh.step("turn 1: write_to_file", { paths: ["a.txt"] }));
+    expect(ours.changes).toEqual([{ path: "a.txt", status: "modified" }]);
+    expect(execFileSync("git", ["--git-dir", fresh.gitDir, "rev-parse", `${ours.hash}^`], { encoding: "utf8" }).trim()).toBe(theirs.hash);
+    expect(fileAt(fresh.gitDir, ours.hash, "a.txt")).toBe("changed\n");
+  });
+
   it("adds no checkpoint when the step changed nothing, and returns the latest", async () => {
     await writeFiles(ws, { "a.txt": "a\n" });
     const checkpoints = await open();
