@@ -8,7 +8,10 @@
  *   against the later ones of the same run, which pay no one-time loading. Goal: ≤ 100 ms, every
  *   command. Beside it, a task whose very first reply is the command (what the first command needs
  *   starts loading as its call streams, and the scripted model sends it at once, so it loads inside
- *   this gap; a real model's call streams for a while first).
+ *   this gap; a real model's call streams for a while first). And the same task with its replies
+ *   streamed at a model's pace, faster than any real provider's (300 ms to the first byte, 15 ms
+ *   between events, so the call streams for ~100 ms), the gaps counted from a reply's last byte: the
+ *   first command's against the second's.
  * - The growth of the request per reply: the five-reply task (read, edit, `echo ok`, read, finish),
  *   the bytes each request body adds to the one before, against the bytes the calls and their results
  *   themselves add (their messages with the tool-call and tool-result blocks alone, as the provider
@@ -18,7 +21,9 @@
  * person's home is used day after day, its code cache included; the peers bench counts the same way).
  */
 import { spawn } from "node:child_process";
+import diagnostics from "node:diagnostics_channel";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import type { Socket } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,12 +37,17 @@ const cairnBin = process.env.CAIRN_BENCH_BIN ?? path.join(ROOT, "packages/cli/bi
 const RUNS = 5;
 const GOAL_GAP_MS = 100;
 const GOAL_GROWTH_BYTES = 300;
+/** A model's pace, faster than any real provider's: the wait for the first byte, and between two events of the stream. */
+const FIRST_BYTE_MS = 300;
+const EVENT_MS = 15;
 
 const call = (name: string, input: Record<string, unknown>): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
 const log = (text: string): void => void process.stderr.write(`  ${text}\n`);
 
-/** At a request's arrival: the time, the CLI's CPU so far (ms, its ended children included), the body. */
-type Arrival = { at: number; cpuMs: number; request: RecordedRequest };
+/** The time, and the CLI's CPU so far (ms, its ended children included). */
+type Stamp = { at: number; cpuMs: number };
+/** At a request's arrival: the stamp and the body; `end`, the stamp when the last byte of its reply left the server. */
+type Arrival = Stamp & { request: RecordedRequest; end?: Stamp };
 
 /** utime + stime + cutime + cstime of a process (fields 14-17 of /proc/<pid>/stat) in ms; NaN off Linux. */
 export function cpuOf(pid: number | undefined): number {
@@ -71,6 +81,14 @@ async function runTask(script: ScriptedTurn[], prompt: string): Promise<Arrival[
       return script[index] ?? script[script.length - 1]!;
     },
   });
+  // Node's own channel for a server response's 'finish' (its last byte handed to the socket). The CLI
+  // sends a request only once the reply before it has ended, so what ends answers the latest arrival.
+  const port = Number(new URL(server.url).port);
+  const ended = (message: unknown): void => {
+    const arrival = (message as { socket: Socket }).socket.localPort === port ? arrivals.at(-1) : undefined;
+    if (arrival) arrival.end = { at: performance.now(), cpuMs: cpuOf(pid) };
+  };
+  diagnostics.subscribe("http.server.response.finish", ended);
   try {
     const code = await new Promise<number>((resolve, reject) => {
       const child = spawn(
@@ -92,6 +110,7 @@ async function runTask(script: ScriptedTurn[], prompt: string): Promise<Arrival[
     void code;
     return arrivals;
   } finally {
+    diagnostics.unsubscribe("http.server.response.finish", ended);
     await server.close();
     rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
@@ -102,18 +121,36 @@ type Gap = { wall: number; cpu: number };
 function gap(arrivals: readonly Arrival[], i: number): Gap {
   return { wall: arrivals[i + 1]!.at - arrivals[i]!.at, cpu: arrivals[i + 1]!.cpuMs - arrivals[i]!.cpuMs };
 }
+/** Between the last byte of the reply to request i (a command) and request i + 1: the gap without the reply's own stream. */
+function gapAfterReply(arrivals: readonly Arrival[], i: number): Gap {
+  const end = arrivals[i]!.end;
+  if (end === undefined) throw new Error(`bench replies: the server did not finish its reply to request ${i + 1}`);
+  return { wall: arrivals[i + 1]!.at - end.at, cpu: arrivals[i + 1]!.cpuMs - end.cpuMs };
+}
 const medianGap = (gaps: readonly Gap[]): Gap => ({ wall: median(gaps.map((g) => g.wall)), cpu: median(gaps.map((g) => g.cpu)) });
 
 const echo = call("execute_command", { command: "echo ok", requires_approval: false });
 const done = call("attempt_completion", { result: "done" });
 
-/** The gaps after the first command and after the later ones (median), in a task whose first command is its third reply. */
-export async function commandGaps(): Promise<{ first: Gap; later: Gap; firstReply: Gap }> {
+/**
+ * The gaps after the first command and after the later ones (median), in a task whose first command is
+ * its third reply; and after a command that is the task's first reply, sent at once, and streamed (with
+ * the gap after the second command, streamed too).
+ */
+export async function commandGaps(): Promise<{ first: Gap; later: Gap; firstReply: Gap; streamed: { firstReply: Gap; later: Gap } }> {
   const arrivals = await runTask([call("read_file", { path: "file1.ts" }), call("write_to_file", { path: "new.txt", content: "one line\n" }), echo, echo, echo, done], "Read, edit, then run echo three times.");
   if (arrivals.length < 6) throw new Error(`bench replies: expected 6 requests, the task sent ${arrivals.length}`);
   // The same command as the task's very first reply: the parser and the sandbox's network start loading as the call streams, which the scripted model does at once, so they load inside this gap.
   const opening = await runTask([echo, echo, done], "Run echo twice.");
-  return { first: gap(arrivals, 2), later: medianGap([gap(arrivals, 3), gap(arrivals, 4)]), firstReply: gap(opening, 0) };
+  // At a model's pace they load as the call streams, as with a real provider.
+  const paced: ScriptedTurn = { ...echo, delayMs: FIRST_BYTE_MS, chunkDelayMs: EVENT_MS };
+  const streamed = await runTask([paced, paced, done], "Run echo twice.");
+  return {
+    first: gap(arrivals, 2),
+    later: medianGap([gap(arrivals, 3), gap(arrivals, 4)]),
+    firstReply: gap(opening, 0),
+    streamed: { firstReply: gapAfterReply(streamed, 0), later: gapAfterReply(streamed, 1) },
+  };
 }
 
 type Body = { messages?: { role: string; content: unknown }[] };
@@ -151,6 +188,8 @@ export async function run(): Promise<BenchRow[]> {
   const firsts: Gap[] = [];
   const laters: Gap[] = [];
   const openings: Gap[] = [];
+  const streamedOpenings: Gap[] = [];
+  const streamedLaters: Gap[] = [];
   home = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-replies-home-")));
   let grown: Awaited<ReturnType<typeof growth>>;
   try {
@@ -160,7 +199,9 @@ export async function run(): Promise<BenchRow[]> {
       firsts.push(gaps.first);
       laters.push(gaps.later);
       openings.push(gaps.firstReply);
-      log(`command gaps: first ${both(gaps.first)}, later ${both(gaps.later)}; as the task's first reply ${both(gaps.firstReply)}`);
+      streamedOpenings.push(gaps.streamed.firstReply);
+      streamedLaters.push(gaps.streamed.later);
+      log(`command gaps: first ${both(gaps.first)}, later ${both(gaps.later)}; as the task's first reply ${both(gaps.firstReply)}; streamed, from the last byte: first reply ${both(gaps.streamed.firstReply)}, second ${both(gaps.streamed.later)}`);
     }
     grown = await growth();
   } finally {
@@ -170,6 +211,8 @@ export async function run(): Promise<BenchRow[]> {
   const first = medianGap(firsts);
   const later = medianGap(laters);
   const opening = medianGap(openings);
+  const streamedOpening = medianGap(streamedOpenings);
+  const streamedLater = medianGap(streamedLaters);
   log(`request sizes: ${grown.sizes.join(", ")} B`);
   const runs = (gaps: readonly Gap[]): string => gaps.map((g) => g.wall.toFixed(0)).join(", ");
   return [
@@ -190,6 +233,15 @@ export async function run(): Promise<BenchRow[]> {
       ratio: `${(opening.wall / later.wall).toFixed(2)}× wall, ${(opening.cpu / later.cpu).toFixed(2)}× CPU`,
       goal: `≤ ${GOAL_GAP_MS} ms`,
       pass: opening.wall <= GOAL_GAP_MS,
+    },
+    {
+      bench: "replies",
+      case: `gap after a command that is the task's first reply, streamed at a model's pace (${FIRST_BYTE_MS} ms to the first byte, ${EVENT_MS} ms between events: faster than any real provider), from the reply's last byte (median of ${RUNS} tasks)`,
+      measure: `${both(streamedOpening)}; runs: ${runs(streamedOpenings)} ms`,
+      baseline: `the second command, streamed too: ${both(streamedLater)}`,
+      ratio: `${(streamedOpening.wall / streamedLater.wall).toFixed(2)}× wall, ${(streamedOpening.cpu / streamedLater.cpu).toFixed(2)}× CPU`,
+      goal: `≤ ${GOAL_GAP_MS} ms`,
+      pass: streamedOpening.wall <= GOAL_GAP_MS,
     },
     {
       bench: "replies",
