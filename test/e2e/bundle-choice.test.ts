@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cairnBin, repoRoot, tempDir } from "../support/cairn-cli.js";
@@ -25,16 +25,17 @@ describe("which build bin/cairn.js runs", () => {
     };
     mkdirSync(path.join(cli, "bin"), { recursive: true });
     copyFileSync(cairnBin, path.join(cli, "bin/cairn.js"));
+    copyFileSync(path.join(path.dirname(cairnBin), "package.json"), path.join(cli, "bin/package.json"));
     entry(path.join(cli, "dist/main.js"), "compiled");
     entry(path.join(cli, "dist/bundle/main.js"), "bundle");
-    copyFileSync(path.join(repoRoot, "packages/cli/dist/code-cache.js"), path.join(cli, "dist/code-cache.js"));
-    mkdirSync(path.join(root.dir, "node_modules/@cairn"), { recursive: true });
-    symlinkSync(path.join(repoRoot, "packages/core"), path.join(root.dir, "node_modules/@cairn/core"));
+    const runLoader = path.join(cli, "dist/bundle/run-loader.cjs");
+    copyFileSync(path.join(repoRoot, "packages/cli/dist/bundle/run-loader.cjs"), runLoader);
     const runScript = path.join(cli, "dist/bundle/run-cached.js");
     writeFileSync(runScript, `(function (exports, require, module) { module.exports = { installCrashHandlers() {}, ranTask() { return true; }, beforeCodeCache() {}, async main() { process.stdout.write("run script"); return 0; } }; })`);
     const files = {
       bundle: path.join(cli, "dist/bundle/main.js"),
       runScript,
+      runLoader,
       cliBuildInfo: path.join(cli, "tsconfig.tsbuildinfo"),
       coreBuildInfo: path.join(root.dir, "packages/core/tsconfig.tsbuildinfo"),
     };
@@ -81,8 +82,12 @@ describe("which build bin/cairn.js runs", () => {
     at(files.coreBuildInfo, 60);
     at(files.bundle, 10);
     at(files.runScript, 10);
+    at(files.runLoader, 10);
     expect(ran("run", "a task")).toBe("run script");
     expect(ran("history")).toBe("bundle");
+    at(files.runLoader, 120); // a loader older than the compile: not the build that made the script
+    expect(ran("run", "a task")).toBe("bundle");
+    at(files.runLoader, 10);
     at(files.runScript, 120);
     expect(ran("run", "a task")).toBe("bundle");
   });

@@ -137,13 +137,28 @@ const result = await build({
 });
 // `cairn run` also as one script for vm.Script, which bin/cairn.js runs from a V8 code cache.
 const runScript = await buildRunScript({ entry: path.join(cliRoot, "dist/run-main.js"), outdir, plugins, external });
+// The loader of that cache, as CommonJS: bin/cairn.js is CommonJS, so `cairn run` starts no ES module loader.
+const runLoader = await build({
+  entryPoints: [path.join(cliRoot, "dist/code-cache.js")],
+  outfile: path.join(outdir, "run-loader.cjs"),
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  write: false,
+  logLevel: "warning",
+});
+if (runLoader.warnings.length > 0) {
+  console.error(`bundle (run-loader.cjs): esbuild warned: ${runLoader.warnings[0].text}`);
+  process.exit(1);
+}
 
 // Each file is written whole (temp file, then rename) and the entry last, so a cairn starting
 // during a build runs either the old bundle or the new one, never half a file. Chunks from earlier
 // builds stay a while for processes still running that load one lazily.
 mkdirSync(outdir, { recursive: true });
 const written = new Set();
-const files = [...result.outputFiles, runScript.file].sort((a, b) => Number(path.basename(a.path) === "main.js") - Number(path.basename(b.path) === "main.js"));
+const files = [...result.outputFiles, ...runLoader.outputFiles, runScript.file].sort((a, b) => Number(path.basename(a.path) === "main.js") - Number(path.basename(b.path) === "main.js"));
 for (const file of files) {
   const temp = `${file.path}.${process.pid}.tmp`;
   writeFileSync(temp, file.contents);

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import v8 from "node:v8";
 import { afterEach, expect, it } from "vitest";
 import { runFromCodeCache } from "./code-cache.js";
@@ -126,13 +127,21 @@ it("keeps the newest few caches and removes older ones", async () => {
   expect(caches(cache)).toHaveLength(4);
 });
 
-it("gives the script an import() and import.meta.resolve that find packages from its folder", async () => {
+it("gives the script an import(), and an import.meta.resolve that finds packages from the script's folder", async () => {
   const { script: file, cache } = place();
+  const pkg = path.join(dir, "node_modules", "beside-the-script");
+  mkdirSync(pkg, { recursive: true });
+  writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "beside-the-script", main: "entry.js" }));
+  writeFileSync(path.join(pkg, "entry.js"), "module.exports = 1;\n");
   writeFileSync(
     file,
     `(function (exports, require, module, __filename, __dirname, __cairnImport) {"use strict";
-module.exports = { installCrashHandlers() {}, ranTask() { return true; }, beforeCodeCache() {}, async main() { const { sep } = await __cairnImport("node:path"); globalThis.answer = sep + " " + __cairnImport.resolve("node:fs"); return 0; } };
+module.exports = { installCrashHandlers() {}, ranTask() { return true; }, beforeCodeCache() {}, async main() {
+  const { sep } = await __cairnImport("node:path");
+  globalThis.answer = [sep, __cairnImport.resolve("node:fs"), __cairnImport.resolve("beside-the-script")].join(" ");
+  return 0;
+} };
 })`,
   );
-  expect(await run(file, cache)).toEqual({ code: 0, answer: `${path.sep} node:fs` });
+  expect(await run(file, cache)).toEqual({ code: 0, answer: `${path.sep} node:fs ${pathToFileURL(path.join(pkg, "entry.js")).href}` });
 });

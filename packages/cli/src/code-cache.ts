@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { isAscii } from "node:buffer";
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import vm from "node:vm";
 import { cairnHome } from "@cairn/core/cairn-home"; // a leaf: nothing of the agent loads before the bundle
 
@@ -55,7 +56,8 @@ export function runFromCodeCache(script: string, cacheDir: string = path.join(ca
   const stale = cachedData === undefined || compiled.cachedDataRejected === true;
   const module = { exports: {} as ScriptEntry };
   const run = compiled.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string, load: Loader) => void;
-  run.call(module.exports, module.exports, createRequire(script), module, script, path.dirname(script), loader);
+  const requireHere = createRequire(script);
+  run.call(module.exports, module.exports, requireHere, module, script, path.dirname(script), loaderFor(requireHere));
   const entry = module.exports;
   return {
     installCrashHandlers: (argv) => entry.installCrashHandlers(argv),
@@ -71,10 +73,17 @@ export function runFromCodeCache(script: string, cacheDir: string = path.join(ca
 
 /**
  * A script run by vm has no module loader of its own: the build routes the bundle's import() of
- * packages and its import.meta.resolve here, which finds them from dist/ as the bundle would.
+ * packages and its import.meta.resolve here. Both find packages from the script's folder, as the
+ * bundle would. `resolve` finds a package's file as require() does, without starting Node's module
+ * loader (bin/cairn.js runs this file as CommonJS for the same reason); its one user, the
+ * tokenizer's worker, imports either form.
  */
 type Loader = ((specifier: string) => Promise<unknown>) & { resolve: (specifier: string) => string };
-const loader: Loader = Object.assign((specifier: string) => import(specifier), { resolve: (specifier: string) => import.meta.resolve(specifier) });
+function loaderFor(requireHere: NodeJS.Require): Loader {
+  return Object.assign((specifier: string) => import(specifier), {
+    resolve: (specifier: string) => (isBuiltin(specifier) ? specifier : pathToFileURL(requireHere.resolve(specifier)).href),
+  });
+}
 
 function cacheKey(bytes: Buffer): string {
   const hash = createHash("sha256").update(bytes);
