@@ -17,6 +17,7 @@
  */
 import { build } from "esbuild";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { plainSdkHeaders } from "./plain-sdk-headers.mjs";
@@ -135,8 +136,27 @@ const result = await build({
   logLevel: "warning",
   plugins,
 });
+/**
+ * Packages `cairn run`'s script holds although the ES bundle loads them from node_modules, as their
+ * CommonJS build: tree-sitter's runtime, so the first command of a task neither starts Node's ES
+ * module loader nor compiles the runtime afresh (~10 ms beside a command's first reply).
+ */
+const inlinedInRunScript = new Set(["web-tree-sitter"]);
+const requireBuilds = {
+  name: "require-builds",
+  setup(b) {
+    const requireHere = createRequire(path.join(outdir, "run-cached.js"));
+    b.onResolve({ filter: /^[^./]/ }, (args) => (inlinedInRunScript.has(args.path) ? { path: requireHere.resolve(args.path) } : undefined));
+  },
+};
+
 // `cairn run` also as one script for vm.Script, which bin/cairn.js runs from a V8 code cache.
-const runScript = await buildRunScript({ entry: path.join(cliRoot, "dist/run-main.js"), outdir, plugins, external });
+const runScript = await buildRunScript({
+  entry: path.join(cliRoot, "dist/run-main.js"),
+  outdir,
+  plugins: [requireBuilds, ...plugins],
+  external: (specifier) => external(specifier) && !inlinedInRunScript.has(specifier),
+});
 // The loader of that cache, as CommonJS: bin/cairn.js is CommonJS, so `cairn run` starts no ES module loader.
 const runLoader = await build({
   entryPoints: [path.join(cliRoot, "dist/code-cache.js")],

@@ -42,12 +42,12 @@ export async function buildRunScript({ entry, outdir, plugins, external }) {
   });
   if (result.warnings.length > 0) fail(`esbuild warned: ${result.warnings[0].text}${result.warnings[0].location ? ` (${result.warnings[0].location.file}:${result.warnings[0].location.line})` : ""}`);
   const [output] = result.outputFiles;
-  const body = instrument(output.text);
+  const { body, helperNames } = instrument(output.text);
   const nonAscii = body.search(/[^\x00-\x7f]/);
   if (nonAscii >= 0) fail(`a character outside ASCII remains (a regular expression?): …${body.slice(Math.max(0, nonAscii - 60), nonAscii + 20)}…; write it as a \\u escape in the source`);
   const text = `(function (exports, require, module, __filename, __dirname, __cairnImport) {"use strict";var __cairnImportMetaUrl = require("node:url").pathToFileURL(__filename).href;globalThis.__cairnRecordModule?.(__dirname, ${JSON.stringify(name)});\n${body}\n})`;
   // What runs as soon as the script does; each module of a lazily loaded feature reports itself.
-  const lazy = new Set([...body.matchAll(/__(?:esm|commonJS)\(\{"([^"]+)"\(/g)].map((match) => match[1]));
+  const lazy = new Set([...body.matchAll(new RegExp(`(?:${helperNames.join("|")})\\(\\{"([^"]+)"\\(`, "g"))].map((match) => match[1]));
   const [meta] = Object.values(result.metafile.outputs);
   const alwaysLoaded = Object.keys(meta.inputs).filter((input) => !lazy.has(input));
   return { file: { path: path.join(outdir, name), contents: Buffer.from(text, "latin1") }, alwaysLoaded };
@@ -58,18 +58,34 @@ function fail(message) {
   process.exit(1);
 }
 
-/** esbuild's helpers that run a wrapped module once, each made to report the module first. */
+/**
+ * esbuild's helpers that run a wrapped module once, each made to report the module first. They are
+ * the first definitions of their shape in the output (its runtime comes before any module), and are
+ * matched by shape, not name: esbuild renames them (__commonJS2) and their parameters when a bundled
+ * module has names of its own that would collide (web-tree-sitter's CommonJS build has its own).
+ */
 const helpers = [
-  { from: "var __esm=(fn,res,err)=>function __init(){", to: "var __esm=(fn,res,err)=>function __init(){if(fn&&globalThis.__cairnRecordModule)globalThis.__cairnRecordModule(__dirname,__getOwnPropNames(fn)[0]);" },
-  { from: "var __commonJS=(cb,mod)=>function __require(){", to: "var __commonJS=(cb,mod)=>function __require(){if(!mod&&globalThis.__cairnRecordModule)globalThis.__cairnRecordModule(__dirname,__getOwnPropNames(cb)[0]);" },
+  {
+    shape: /var (__esm\d*)=\((\w+),(\w+),(\w+)\)=>function __init\(\)\{/,
+    report: (fn) => `if(${fn}&&globalThis.__cairnRecordModule)globalThis.__cairnRecordModule(__dirname,Object.getOwnPropertyNames(${fn})[0]);`,
+  },
+  {
+    shape: /var (__commonJS\d*)=\((\w+),(\w+)\)=>function __require\(\)\{/,
+    report: (cb, mod) => `if(!${mod}&&globalThis.__cairnRecordModule)globalThis.__cairnRecordModule(__dirname,Object.getOwnPropertyNames(${cb})[0]);`,
+  },
 ];
 
+/** The text with the helpers reporting, and the helpers' names in it. */
 function instrument(text) {
-  for (const { from, to } of helpers) {
-    if (!text.includes(from)) fail(`esbuild's module helper changed (no "${from}"); update packages/cli/scripts/run-script.mjs`);
-    text = text.replace(from, to);
+  const names = [];
+  for (const { shape, report } of helpers) {
+    const match = shape.exec(text);
+    if (!match) fail(`esbuild's module helper changed (nothing matches ${shape}); update packages/cli/scripts/run-script.mjs`);
+    const [found, name, ...params] = match;
+    names.push(name);
+    text = `${text.slice(0, match.index + found.length)}${report(...params)}${text.slice(match.index + found.length)}`;
   }
-  return text;
+  return { body: text, helperNames: names };
 }
 
 
