@@ -17,7 +17,7 @@
  */
 import { build } from "esbuild";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { plainSdkHeaders } from "./plain-sdk-headers.mjs";
@@ -44,7 +44,7 @@ const inlined = new Set([
 
 const packageName = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
 /** A package loaded from node_modules when the bundle runs (not a file, not Node's own, not inlined). */
-const external = (specifier) => !specifier.startsWith(".") && !path.isAbsolute(specifier) && !specifier.startsWith("node:") && !inlined.has(packageName(specifier));
+const external = (specifier) => !specifier.startsWith(".") && !path.isAbsolute(specifier) && !isBuiltin(specifier) && !inlined.has(packageName(specifier));
 
 /** The folder a bare import of `name` finds from `dir`, walking up node_modules as Node does. */
 function packageFolder(dir, name) {

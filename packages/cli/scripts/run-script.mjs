@@ -1,5 +1,5 @@
 import { build } from "esbuild";
-import { createRequire } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -11,6 +11,7 @@ import path from "node:path";
  *
  *   (function (exports, require, module, __filename, __dirname, __cairnImport) { "use strict"; … })
  *
+ * - An import() of one of Node's own modules becomes require().
  * - Packages that stay outside (node_modules) are loaded as the ES module bundle loads them. A
  *   dynamic import() of one goes through __cairnImport, import.meta.resolve through
  *   __cairnImport.resolve: a script run by vm has no module loader of its own. A static import
@@ -99,8 +100,14 @@ function hostImports(requireHere, external) {
     name: "host-imports",
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => {
+        // import() of one of Node's own modules (with or without node:) becomes require(): no loader is needed for it.
+        if (args.kind === "dynamic-import" && args.namespace !== "builtin-import" && isBuiltin(args.path)) return { path: args.path, namespace: "builtin-import" };
         if (args.namespace === "host-import" || !external(args.path)) return undefined;
         if (args.kind === "dynamic-import") return { path: args.path, namespace: "host-import" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "builtin-import" }, (args) => {
+        const name = JSON.stringify(args.path.startsWith("node:") ? args.path : `node:${args.path}`);
+        return { contents: `export * from ${name};\nexport { default } from ${name};\n`, loader: "js" };
       });
       b.onLoad({ filter: /.*/, namespace: "host-import" }, (args) => ({
         contents: `export function then(loaded, failed) { return __cairnImport(${JSON.stringify(args.path)}).then(loaded, failed); }\n`,
