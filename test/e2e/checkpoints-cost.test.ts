@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -73,17 +74,32 @@ describe("what checkpoints cost a task", () => {
     expect(calls.filter((line) => subcommand(line) === "repack")).toEqual([]);
   }, 120_000);
 
-  it("a task that changes nothing adds no checkpoint to the store", async () => {
+  it("a task that changes nothing, in a workspace with checkpoints, runs no git on the work tree and adds no checkpoint; the next task's baseline waits for its first change", async () => {
     writeFileSync(file("a.txt"), "a\n");
-    fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "a.txt", content: "b\n" }), done, call("read_file", { path: "a.txt" }), done] });
+    fx.server = await startScriptedModelServer({
+      turns: [call("write_to_file", { path: "a.txt", content: "b\n" }), done, call("read_file", { path: "a.txt" }), done, call("write_to_file", { path: "a.txt", content: "c\n" }), done],
+    });
     const first = await run(["--auto-approve", "edit", "--json", "change a"], {});
     expect(first.code, first.stderr).toBe(0);
-    const second = await run(["--json", "only read"], {});
+    expect(checkpointLabels(first.events)).toEqual(["task start", "turn 1: write_to_file", "task completed"]);
+
+    const log = path.join(fx.home.dir, "git.log");
+    const second = await run(["--json", "only read"], { PATH: loggingGit(log) });
     expect(second.code, second.stderr).toBe(0);
-    const made = (events: { type: string }[]) => events.flatMap((e) => (e.type === "checkpoint" ? [(e as { hash?: string }).hash] : []));
-    // Its start and end are recorded (a restore can go back to them): the last checkpoint of the first task.
-    expect(checkpointLabels(second.events)).toEqual(["task start", "task completed"]);
-    expect(new Set([...made(second.events), made(first.events).at(-1)]).size).toBe(1);
+    expect(checkpointLabels(second.events)).toEqual([]);
+    const calls = readFileSync(log, "utf8").split("\n").filter((line) => line !== "");
+    expect(calls.length).toBeGreaterThan(0); // the shim saw the store opened (a positive control)
+    expect(calls.filter((line) => ["status", "add", "update-index", "write-tree", "commit-tree", "update-ref"].includes(subcommand(line))), calls.join("\n")).toEqual([]);
+
+    // The person changes the file between tasks; the next task's baseline, made before its write, holds their change.
+    writeFileSync(file("a.txt"), "by the person\n");
+    const third = await run(["--auto-approve", "edit", "--json", "change a again"], {});
+    expect(third.code, third.stderr).toBe(0);
+    expect(checkpointLabels(third.events)).toEqual(["task start", "turn 1: write_to_file", "task completed"]);
+    const start = third.events.find((e) => e.type === "checkpoint") as { hash: string };
+    const gitDir = path.join(fx.home.dir, "checkpoints", readdirSync(path.join(fx.home.dir, "checkpoints"))[0]!);
+    expect(execFileSync("git", ["--git-dir", gitDir, "show", `${start.hash}:a.txt`], { encoding: "utf8" })).toBe("by the person\n");
+    expect(read("a.txt")).toBe("c\n");
   }, 120_000);
 
   it("in a workspace over checkpointsLazyAboveFiles, reads run at once; the first write waits for the baseline, which says it is indexing", async () => {

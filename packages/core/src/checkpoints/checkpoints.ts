@@ -292,6 +292,14 @@ export class Checkpoints {
     return { hash, tree, changedFiles: changes.length };
   }
 
+  /**
+   * Whether the store held a checkpoint when it was opened (or at this process's latest step), without
+   * a git process: a task's baseline in such a store can wait for its first change.
+   */
+  get heldCheckpoint(): boolean {
+    return this.repo.heldCheckpoint();
+  }
+
   /** Whether the store holds a checkpoint yet: a write of a task that has none to go back to waits for a baseline. */
   hasCheckpoints(): Promise<boolean> {
     return this.run(async () => (await this.repo.latest()) !== undefined);

@@ -200,6 +200,11 @@ export class ShadowRepo {
     this.known = head;
   }
 
+  /** Whether the store held a checkpoint when this object last looked (opening it, or its own latest step), without asking git. */
+  heldCheckpoint(): boolean {
+    return typeof this.known === "object";
+  }
+
   /** The latest checkpoint as this object last saw it; "none" for a store it just created. */
   private known: { commit: string; tree: string } | "none" | undefined;
 

@@ -67,5 +67,6 @@ export function guardJournal(journal: TaskJournal, onFailure: (failure: JournalF
     event: guard((e) => journal.event(e)),
     state: guard((s) => journal.state(s)),
     ...(journal.checkpoint ? { checkpoint: guard((r: Parameters<NonNullable<TaskJournal["checkpoint"]>>[0]) => journal.checkpoint!(r)) } : {}),
+    ...(journal.hasCheckpoint ? { hasCheckpoint: () => journal.hasCheckpoint!() } : {}), // a read: nothing to lose
   };
 }

@@ -63,4 +63,33 @@ describe("a task's checkpoints", () => {
     await new StepCheckpoints(store, undefined, () => 6).readyForWrites(emit);
     expect(made()).toEqual([]);
   });
+
+  it("in a store with checkpoints, a new task's baseline waits for its first change; a carried-on task with none of its own gets one before its first write", async () => {
+    writeFileSync(path.join(ws, "a.txt"), "a\n");
+    const earlier = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir });
+    await earlier.create("an earlier task");
+    const store = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir });
+    const readOnly = new StepCheckpoints(store, undefined, () => 1);
+    readOnly.taskStarts(emit);
+    readOnly.checkpointEnd(emit);
+    await readOnly.ended(emit);
+    expect(made()).toEqual([]);
+
+    const writes = new StepCheckpoints(store, undefined, () => 1);
+    writes.taskStarts(emit);
+    writeFileSync(path.join(ws, "a.txt"), "changed before the task's first write\n");
+    writes.writeSoon(emit); // a call that may write begins to stream: the baseline is made now, at the task's start in the conversation
+    await writes.readyForWrites(emit);
+    expect(made()).toEqual([{ label: "task start", at: 1 }]);
+
+    events = [];
+    const own = { checkpointed: false };
+    const journal = { message() {}, callResult() {}, replaceMessages() {}, event() {}, state() {}, hasCheckpoint: () => own.checkpointed };
+    await new StepCheckpoints(store, journal, () => 5).readyForWrites(emit);
+    expect(made()).toEqual([{ label: "task start", at: 5 }]);
+    events = [];
+    own.checkpointed = true;
+    await new StepCheckpoints(store, journal, () => 7).readyForWrites(emit);
+    expect(made()).toEqual([]);
+  });
 });

@@ -33,7 +33,7 @@ export class StepCheckpoints {
   private indexingAway: IndexingAway | undefined;
   private leaving = false;
   private wakeEnded: (() => void) | undefined;
-  /** Whether a task with no checkpoint of its own (a resumed one) found the store without any, once. */
+  /** Whether a task with no checkpoint of its own in this process (a resumed one) was looked at for one, once. */
   private storeChecked = false;
 
   /** `messageCount`: the conversation's length now, the point a checkpoint belongs to. */
@@ -68,6 +68,27 @@ export class StepCheckpoints {
       });
     }
     await this.checkpointing;
+  }
+
+  /**
+   * A new task starts: its baseline, the checkpoint to go back to. In a store that already holds
+   * checkpoints it waits for the task's first change (`writeSoon`, `readyForWrites`), so a task that
+   * changes nothing runs no git at all; a new store's baseline starts now, since its first index may
+   * take long on a big workspace and is best built while the model thinks.
+   */
+  taskStarts(emit: Emit): void {
+    if (!this.store) return;
+    if (this.store.heldCheckpoint) this.baselineDeferred = { messageIndex: this.messageCount() };
+    else this.checkpoint("task start", emit, { mayDefer: true });
+  }
+
+  /** A call that may change files has begun to stream: a baseline put off until the first change is made now, while the call streams. */
+  writeSoon(emit: Emit): void {
+    const deferred = this.baselineDeferred;
+    if (!deferred || !this.store) return;
+    this.baselineDeferred = undefined;
+    this.changesMade = true;
+    this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint("task start", emit, {}, deferred.messageIndex));
   }
 
   /** Tools are about to run: the workspace may no longer match the last checkpoint. */
@@ -133,13 +154,17 @@ export class StepCheckpoints {
     await this.checkpointing;
     let deferred = this.baselineDeferred;
     if (!deferred && !this.lastCheckpoint && !this.storeChecked && this.store) {
-      // A resumed task whose earlier runs left no checkpoint (their baseline was put off) in a store that has none yet: one before the write.
+      // A task carried on (resumed, or moved to another model) whose earlier runs left no checkpoint of
+      // its own (their baseline was put off: they changed nothing): one before the write. Without a
+      // journal to ask, only when the store has none at all.
       this.storeChecked = true;
-      if (!(await this.store.hasCheckpoints().catch(() => true))) deferred = { messageIndex: this.messageCount() };
+      const own = this.journal?.hasCheckpoint?.();
+      const none = own !== undefined ? !own : !(await this.store.hasCheckpoints().catch(() => true));
+      if (none) deferred = { messageIndex: this.messageCount() };
     }
     if (!deferred) return;
     this.baselineDeferred = undefined;
-    // Nothing has changed since the task started: the baseline belongs where the task started.
+    // Nothing has changed since the task started (by its tools): the baseline belongs where the task started.
     this.checkpointing = this.makeCheckpoint("task start", emit, {}, deferred.messageIndex);
     await this.checkpointing;
   }

@@ -437,7 +437,7 @@ export class Task {
     const opening = fresh ? [] : this.prompt.openingNotes(this.notesNow(run.model));
     this.conversation.appendUser(`${user.text}${hookContext}${opening.map((note) => `\n\n${note}`).join("")}`, [...attached, ...user.images]);
     if (fresh) this.prompt.environmentShown(this.notesNow(run.model));
-    if (run.record.turnsAtStart === 0) this.stepCheckpoints.checkpoint("task start", emit, { mayDefer: true });
+    if (run.record.turnsAtStart === 0) this.stepCheckpoints.taskStarts(emit);
     this.journalState("running");
     return undefined;
   }
@@ -500,6 +500,7 @@ export class Task {
       ...(this.budget ? { budgetUsd: this.budget.usd } : {}),
       toolExecution: options.tools.execution ?? "parallel",
       ...(commandsOffered ? { commandSoon: () => this.prepareCommands() } : {}),
+      writeSoon: () => this.stepCheckpoints.writeSoon(emit),
     });
     this.spend.add(outcome.usage, outcome.cost);
     run.record.apiMs += outcome.apiMs;

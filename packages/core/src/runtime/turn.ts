@@ -44,6 +44,8 @@ export type TurnInput = {
   toolExecution?: ToolExecution;
   /** A command call has begun to stream: what the first command needs starts loading while its input streams. */
   commandSoon?(): void;
+  /** A call that may change files has begun to stream: its checkpoint's baseline, if put off, is made while its input streams. */
+  writeSoon?(): void;
 };
 
 export type TurnOutcome =
@@ -183,9 +185,13 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
           if (event.text) emit({ type: "reasoning_delta", message_id: messageId, text: event.text });
           break;
         }
-        case "call-start":
-          if (input.commandSoon && tools.find((tool) => tool.name === event.name)?.kind === "command") input.commandSoon();
+        case "call-start": {
+          const tool = tools.find((t) => t.name === event.name);
+          if (tool?.kind === "command") input.commandSoon?.();
+          // Its input is not known yet: by its kind alone (one a tool declares read-only for some inputs may still write).
+          if (tool && tool.kind !== "read" && tool.kind !== "interaction" && tool.kind !== "control") input.writeSoon?.();
           break;
+        }
         case "call-delta":
           emit({ type: "tool_call_delta", id: event.id, name: event.name, param: event.param, text: event.text });
           for (const preview of previews.onDelta(event.id, event.name, event.param, event.text)) emit(preview);

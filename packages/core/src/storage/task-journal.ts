@@ -35,4 +35,6 @@ export interface TaskJournal {
   state(state: TaskState): void;
   /** A checkpoint of the workspace was made; `messageIndex` is the conversation's length then. */
   checkpoint?(record: { hash: string; messageIndex: number; label: string; createdAt: string }): void;
+  /** Whether a checkpoint of this task is recorded, from any of its runs: a task carried on without one gets a baseline before its first change. */
+  hasCheckpoint?(): boolean;
 }

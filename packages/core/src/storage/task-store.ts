@@ -259,6 +259,10 @@ export class TaskStore implements TaskJournal {
   /** When this store last wrote its entry into the history index. */
   private indexedAt = 0;
 
+  hasCheckpoint(): boolean {
+    return this.meta.checkpoints.length > 0;
+  }
+
   checkpoint(record: CheckpointRecord): void {
     // A checkpoint changes nothing the history index lists. It is written before this process does
     // anything else (the next turn of the event loop), together with the state write or the other
