@@ -76,7 +76,7 @@ describe("which build bin/cairn.js runs", () => {
     expect(ran()).toBe("compiled");
   });
 
-  it("runs `cairn run` from its code-cached script while that is current, other commands from the bundle", () => {
+  it("runs `cairn run` and `cairn resume` from their code-cached script while that is current, other commands from the bundle", () => {
     const { files, at, ran } = layout();
     at(files.cliBuildInfo, 60);
     at(files.coreBuildInfo, 60);
@@ -84,6 +84,7 @@ describe("which build bin/cairn.js runs", () => {
     at(files.runScript, 10);
     at(files.runLoader, 10);
     expect(ran("run", "a task")).toBe("run script");
+    expect(ran("resume", "a1b2c3")).toBe("run script");
     expect(ran("history")).toBe("bundle");
     at(files.runLoader, 120); // a loader older than the compile: not the build that made the script
     expect(ran("run", "a task")).toBe("bundle");

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runCairn } from "../support/cairn-cli.js";
@@ -41,6 +41,18 @@ describe("cairn run's code cache", () => {
     expect(readFileSync(path.join(fx.workspace.dir, "a.txt"), "utf8")).toBe("from the cached run\n");
     const after = statSync(file);
     expect([after.ino, after.mtimeMs]).toEqual([first.ino, first.mtimeMs]);
+    expect(caches()).toHaveLength(1);
+  });
+
+  it("serves `cairn resume` too: a resumed task that ends well writes the cache", async () => {
+    expect((await task(done)).code).toBe(0);
+    rmSync(cacheDir(), { recursive: true });
+    const [id] = readdirSync(path.join(fx.home.dir, "tasks")).filter((n) => n !== "index.json");
+    fx.server = await startScriptedModelServer({ turns: [call("write_to_file", { path: "b.txt", content: "from the resumed task\n" }), done] });
+    const resumed = await runCairn(["resume", id!, "go on", "--auto-approve", "edit", "--base-url", fx.server.url, "--json"], { env: env() });
+    await fx.server.close();
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(path.join(fx.workspace.dir, "b.txt"), "utf8")).toBe("from the resumed task\n");
     expect(caches()).toHaveLength(1);
   });
 

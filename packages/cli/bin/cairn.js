@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// CommonJS (bin/package.json): `cairn run` then never starts Node's ES module loader, ~8 ms of CPU
-// on every run. Other commands import their ES module bundle as before.
+// CommonJS (bin/package.json): `cairn run` and `resume` then never start Node's ES module loader,
+// ~8 ms of CPU on every run. Other commands import their ES module bundle as before.
 "use strict";
 const { statSync } = require("node:fs");
 const path = require("node:path");
@@ -16,9 +16,10 @@ const current = (relative) => {
 };
 
 const argv = process.argv.slice(2);
-// `cairn run` runs its own bundle from a V8 code cache (src/code-cache.ts, built as run-loader.cjs): ~90 ms less compiling.
+// `cairn run` and `cairn resume` run their own bundle from a V8 code cache (src/code-cache.ts, built
+// as run-loader.cjs): ~90 ms less compiling.
 const entry =
-  argv[0] === "run" && current("../dist/bundle/run-cached.js") && current("../dist/bundle/run-loader.cjs")
+  (argv[0] === "run" || argv[0] === "resume") && current("../dist/bundle/run-cached.js") && current("../dist/bundle/run-loader.cjs")
     ? Promise.resolve(require("../dist/bundle/run-loader.cjs").runFromCodeCache(path.join(__dirname, "../dist/bundle/run-cached.js")))
     : import(current("../dist/bundle/main.js") ? "../dist/bundle/main.js" : "../dist/main.js");
 

@@ -4,7 +4,7 @@ import type { RunArgs } from "@cairn/host/run-args";
 import { UsageError } from "@cairn/host/usage-error";
 import { defaultIo, guarded } from "./command-guard.js";
 import { exitCodes } from "./exit-codes.js";
-import { runMain } from "./run-main.js";
+import { resumeMain, runMain } from "./run-main.js";
 
 export { installCrashHandlers } from "./command-guard.js";
 
@@ -22,7 +22,6 @@ const commands = {
   history: () => import("./commands/history.js"),
   import: () => import("./commands/import.js"),
   replay: () => import("./commands/replay.js"),
-  resume: () => import("./commands/resume.js"),
   rules: () => import("./commands/rules.js"),
   skills: () => import("./commands/skills.js"),
   permissions: () => import("./commands/permissions.js"),
@@ -76,15 +75,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       return 0;
     }
     if (command === "run") return await runMain(rest, io);
-    if (command === "resume") {
-      const { parseRunArgs, runHelp } = await runArgs();
-      const args = parseRunArgs(rest, process.cwd());
-      if (args === "help") {
-        io.stdout(`Usage: cairn resume <id> [message] [options]\n\n${runHelp.split("\n").slice(3).join("\n")}\n`);
-        return 0;
-      }
-      return await (await commands.resume()).resumeCommand(args, io);
-    }
+    if (command === "resume") return await resumeMain(rest, io);
     if (command === "acp") {
       const { parseRunArgs } = await runArgs();
       const acp = await commands.acp();

@@ -18,9 +18,9 @@ export function beforeCodeCache(): void {
 }
 
 /**
- * `cairn run`: the arguments, the task (or stdin), then the run command. On its own so that the
- * code-cached bundle (packages/cli/scripts/bundle.mjs, code-cache.ts) holds this command and what
- * it loads, not every other command's modules.
+ * `cairn run`: the arguments, the task (or stdin), then the run command. On its own (with `cairn
+ * resume`, which runs a task the same way) so that the code-cached bundle (packages/cli/scripts/
+ * bundle.mjs, code-cache.ts) holds these commands and what they load, not every other command's modules.
  */
 export async function runMain(rest: string[], io: Io): Promise<number> {
   const { parseRunArgs, runHelp } = await import("@cairn/host/run-args");
@@ -38,9 +38,23 @@ export async function runMain(rest: string[], io: Io): Promise<number> {
   return await runCommand(args, io);
 }
 
-/** The entry of the code-cached bundle: bin/cairn.js gives it only `run …` argument lists. */
+/** `cairn resume`: the same arguments as run, a stored task carried on headless. */
+export async function resumeMain(rest: string[], io: Io): Promise<number> {
+  const { parseRunArgs, runHelp } = await import("@cairn/host/run-args");
+  const args = parseRunArgs(rest, process.cwd());
+  if (args === "help") {
+    io.stdout(`Usage: cairn resume <id> [message] [options]\n\n${runHelp.split("\n").slice(3).join("\n")}\n`);
+    return 0;
+  }
+  const [{ resumeCommand }, { restoreWasmTiering }] = await Promise.all([import("./commands/resume.js"), import("@cairn/core")]);
+  restoreFlags = restoreWasmTiering;
+  taskStarted = true;
+  return await resumeCommand(args, io);
+}
+
+/** The entry of the code-cached bundle: bin/cairn.js gives it only `run …` and `resume …` argument lists. */
 export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
-  return await guarded(argv, io, () => runMain(argv.slice(1), io));
+  return await guarded(argv, io, () => (argv[0] === "resume" ? resumeMain(argv.slice(1), io) : runMain(argv.slice(1), io)));
 }
 
 async function readStdin(): Promise<string> {
