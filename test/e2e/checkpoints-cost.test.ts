@@ -96,7 +96,7 @@ describe("what checkpoints cost a task", () => {
     const third = await run(["--auto-approve", "edit", "--json", "change a again"], {});
     expect(third.code, third.stderr).toBe(0);
     expect(checkpointLabels(third.events)).toEqual(["task start", "turn 1: write_to_file", "task completed"]);
-    const start = third.events.find((e) => e.type === "checkpoint") as { hash: string };
+    const start = third.events.find((e) => e.type === "checkpoint") as unknown as { hash: string };
     const gitDir = path.join(fx.home.dir, "checkpoints", readdirSync(path.join(fx.home.dir, "checkpoints"))[0]!);
     expect(execFileSync("git", ["--git-dir", gitDir, "show", `${start.hash}:a.txt`], { encoding: "utf8" })).toBe("by the person\n");
     expect(read("a.txt")).toBe("c\n");
