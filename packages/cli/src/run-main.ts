@@ -32,9 +32,8 @@ export async function runMain(rest: string[], io: Io): Promise<number> {
   if (args.task === "" && !args.continue) args.task = await readStdin();
   if (args.task === "" && !args.continue) throw new UsageError('No task given: cairn run "describe the task" (or pipe it on stdin).');
   await refuseUnknownCommand(args.task, args.cwd, io);
-  const [{ runCommand }, { restoreWasmTiering }] = await Promise.all([import("./commands/run.js"), import("@cairn/core")]);
-  restoreFlags = restoreWasmTiering;
-  taskStarted = true;
+  const { runCommand } = await import("./commands/run.js");
+  await taskStarts();
   return await runCommand(args, io);
 }
 
@@ -46,10 +45,15 @@ export async function resumeMain(rest: string[], io: Io): Promise<number> {
     io.stdout(`Usage: cairn resume <id> [message] [options]\n\n${runHelp.split("\n").slice(3).join("\n")}\n`);
     return 0;
   }
-  const [{ resumeCommand }, { restoreWasmTiering }] = await Promise.all([import("./commands/resume.js"), import("@cairn/core")]);
-  restoreFlags = restoreWasmTiering;
-  taskStarted = true;
+  const { resumeCommand } = await import("./commands/resume.js");
+  await taskStarts();
   return await resumeCommand(args, io);
+}
+
+/** A task is about to run (the command's modules, core among them, are loaded): its compiled code is worth caching, once the flags it changes are put back. */
+async function taskStarts(): Promise<void> {
+  restoreFlags = (await import("@cairn/core")).restoreWasmTiering;
+  taskStarted = true;
 }
 
 /** The entry of the code-cached bundle: bin/cairn.js gives it only `run …` and `resume …` argument lists. */

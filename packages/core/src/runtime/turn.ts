@@ -67,9 +67,11 @@ export type TurnOutcome =
   | { kind: "failed"; error: ModelError; model: Model; usage: Usage; cost: number | null; apiMs: number }
   | { kind: "aborted"; usage: Usage; cost: number | null; apiMs: number };
 
-/** Reading, asking and finishing change no file (unless the tool says so of this call); an unknown tool is refused before it runs, but waits like the rest. */
-const mayWrite = (tool: AnyTool | undefined, input: Record<string, unknown>): boolean =>
-  tool?.readOnlyFor ? !tool.readOnlyFor(input) : tool?.kind !== "read" && tool?.kind !== "interaction" && tool?.kind !== "control";
+/** Reading, asking and finishing change no file; an unknown tool is refused before it runs, but waits like the rest. */
+const kindMayWrite = (tool: AnyTool | undefined): boolean => tool?.kind !== "read" && tool?.kind !== "interaction" && tool?.kind !== "control";
+
+/** Whether a call may change files: by its tool's kind, unless the tool says so of this call. */
+const mayWrite = (tool: AnyTool | undefined, input: Record<string, unknown>): boolean => (tool?.readOnlyFor ? !tool.readOnlyFor(input) : kindMayWrite(tool));
 
 /** A call that changes nothing anywhere, by its tool's declaration (for this call, or by its kind): one that names no path to edit. */
 const changesNothing = (tool: AnyTool | undefined, input: Record<string, unknown>): boolean =>
@@ -188,8 +190,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         case "call-start": {
           const tool = tools.find((t) => t.name === event.name);
           if (tool?.kind === "command") input.commandSoon?.();
-          // Its input is not known yet: by its kind alone (one a tool declares read-only for some inputs may still write).
-          if (tool && tool.kind !== "read" && tool.kind !== "interaction" && tool.kind !== "control") input.writeSoon?.();
+          // Its input is not known yet: a tool that decides per call may write.
+          if (tool && (tool.readOnlyFor !== undefined || kindMayWrite(tool))) input.writeSoon?.();
           break;
         }
         case "call-delta":
