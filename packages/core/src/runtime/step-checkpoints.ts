@@ -84,11 +84,19 @@ export class StepCheckpoints {
 
   /** A call that may change files has begun to stream: a baseline put off until the first change is made now, while the call streams. */
   writeSoon(emit: Emit): void {
+    if (this.baselineNow(emit)) this.changesMade = true;
+  }
+
+  /**
+   * Queues the baseline that was put off, if one was (returns whether): nothing the task did has
+   * changed files yet, so it belongs where the task started.
+   */
+  private baselineNow(emit: Emit): boolean {
     const deferred = this.baselineDeferred;
-    if (!deferred || !this.store) return;
+    if (!deferred || !this.store) return false;
     this.baselineDeferred = undefined;
-    this.changesMade = true;
     this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint("task start", emit, {}, deferred.messageIndex));
+    return true;
   }
 
   /** Tools are about to run: the workspace may no longer match the last checkpoint. */
@@ -151,21 +159,19 @@ export class StepCheckpoints {
   /** Tools that may change files wait for this: the previous step's checkpoint, and a deferred baseline made now. */
   async readyForWrites(emit: Emit): Promise<void> {
     this.changesMade = true;
+    this.baselineNow(emit);
+    // A baseline under way may itself be put off (a huge workspace): it is made below, before the write.
     await this.checkpointing;
-    let deferred = this.baselineDeferred;
-    if (!deferred && !this.lastCheckpoint && !this.storeChecked && this.store) {
+    if (!this.baselineDeferred && !this.lastCheckpoint && !this.storeChecked && this.store) {
       // A task carried on (resumed, or moved to another model) whose earlier runs left no checkpoint of
       // its own (their baseline was put off: they changed nothing): one before the write. Without a
       // journal to ask, only when the store has none at all.
       this.storeChecked = true;
       const own = this.journal?.hasCheckpoint?.();
       const none = own !== undefined ? !own : !(await this.store.hasCheckpoints().catch(() => true));
-      if (none) deferred = { messageIndex: this.messageCount() };
+      if (none) this.baselineDeferred = { messageIndex: this.messageCount() };
     }
-    if (!deferred) return;
-    this.baselineDeferred = undefined;
-    // Nothing has changed since the task started (by its tools): the baseline belongs where the task started.
-    this.checkpointing = this.makeCheckpoint("task start", emit, {}, deferred.messageIndex);
+    this.baselineNow(emit);
     await this.checkpointing;
   }
 
