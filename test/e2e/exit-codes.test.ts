@@ -1,9 +1,10 @@
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModelServer } from "../support/scripted-model-server.js";
 import { useE2eFixture } from "../support/e2e-fixture.js";
-import { cleanEnv, runCairn, xmlCall } from "../support/cairn-cli.js";
+import { cairnBin, cleanEnv, runCairn, xmlCall } from "../support/cairn-cli.js";
 
 const fx = useE2eFixture();
 
@@ -18,6 +19,19 @@ describe("exit code 0: completed", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("All good.\n");
     expect(run.stderr).toContain("cat out.txt");
+  });
+});
+
+describe("exit code 141: stdout's reader went away", () => {
+  it("ends quietly when the reader of its output is gone (`cairn history | head -1`), with no failure logged", async () => {
+    const child = spawn(process.execPath, [cairnBin, "--help"], { env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.destroy(); // the reader is gone before the first line is written
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(141);
+    expect(existsSync(path.join(fx.home.dir, "logs", "errors.log"))).toBe(false);
   });
 });
 

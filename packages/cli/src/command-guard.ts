@@ -41,6 +41,8 @@ export function installCrashHandlers(argv: readonly string[], io: Io = defaultIo
   };
   process.on("uncaughtException", crash);
   process.on("unhandledRejection", crash);
+  // A reader that went away is no failure of Cairn's: it ends quietly, its output cut, as git does.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? process.exit(exitCodes.readerGone) : crash(error)));
 }
 
 export function defaultIo(): Io {
