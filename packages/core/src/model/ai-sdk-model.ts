@@ -78,15 +78,16 @@ export class AiSdkModel implements Model {
     let limitError = false;
     const ids = new CallIds();
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
+    const watch = watchStreamEnd(end, signal);
     try {
-      const result = await watchStreamEnd(end, () => this.model.doStream({
+      const result = await this.model.doStream({
         prompt: toProviderPrompt(request.system, request.messages, {
           anthropic: this.provider === "anthropic",
           images: this.info.supportsImages,
           reasoningDetails: this.provider !== "anthropic" && this.provider !== "openai",
           imageLimits: imageLimits(this.provider),
         }),
-        abortSignal: signal,
+        abortSignal: watch.signal,
         includeRawChunks: true,
         // Never ask for more than a quarter of the window, which context management keeps free.
         maxOutputTokens: request.maxOutputTokens ?? Math.min(this.info.maxOutputTokens, Math.floor(this.info.contextWindow / 4)),
@@ -94,7 +95,7 @@ export class AiSdkModel implements Model {
           ? { tools: request.tools.map((t) => ({ type: "function" as const, name: t.name, description: t.description, inputSchema: t.inputSchema })) }
           : {}),
         ...(providerOptions ? { providerOptions } : {}),
-      }));
+      });
       this.answered = true;
       reader = result.stream.getReader();
       for (;;) {
@@ -183,6 +184,7 @@ export class AiSdkModel implements Model {
     } finally {
       // Closes the HTTP response when the consumer stops early or the stream failed.
       if (!finished) await reader?.cancel().catch(() => undefined);
+      watch.release();
     }
   }
 }

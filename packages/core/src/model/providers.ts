@@ -118,7 +118,9 @@ export function createModel(config: ModelConfig): Model {
     url: apiUrl ?? officialApiUrls[config.provider] ?? config.provider,
     keyEnv,
   };
-  const fetch = doneWatchingFetch(guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000, ...(config.fetch ? { fetch: config.fetch } : {}) }));
+  const guarded = guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000, ...(config.fetch ? { fetch: config.fetch } : {}) });
+  // Only the OpenAI format ends its stream with `data: [DONE]`: Anthropic's replies are not scanned for it.
+  const fetch = config.provider === "anthropic" ? guarded : doneWatchingFetch(guarded);
   const load = async (): Promise<LanguageModelV3> => {
     switch (config.provider) {
       case "anthropic": {

@@ -7,7 +7,8 @@ const answering = (...pieces: string[]): typeof fetch => async () =>
 
 async function read(pieces: string[]): Promise<{ state: StreamEnd; body: string }> {
   const state: StreamEnd = { doneSeen: false };
-  const response = await watchStreamEnd(state, () => doneWatchingFetch(answering(...pieces))("http://x"));
+  const watch = watchStreamEnd(state, new AbortController().signal);
+  const response = await doneWatchingFetch(answering(...pieces))("http://x", { signal: watch.signal });
   return { state, body: await response.text() };
 }
 
@@ -27,5 +28,29 @@ describe("doneWatchingFetch", () => {
   it("records nothing for a request made outside watchStreamEnd", async () => {
     const response = await doneWatchingFetch(answering("data: [DONE]\n\n"))("http://x");
     expect(await response.text()).toBe("data: [DONE]\n\n");
+    const other = await doneWatchingFetch(answering("data: [DONE]\n\n"))("http://x", { signal: new AbortController().signal });
+    expect(await other.text()).toBe("data: [DONE]\n\n");
+  });
+});
+
+describe("watchStreamEnd", () => {
+  it("gives the request a signal of its own that the task's stop aborts, with its reason", () => {
+    const task = new AbortController();
+    const watch = watchStreamEnd({ doneSeen: false }, task.signal);
+    expect(watch.signal).not.toBe(task.signal);
+    expect(watch.signal.aborted).toBe(false);
+    task.abort(new Error("stopped by the person"));
+    expect(watch.signal.aborted).toBe(true);
+    expect((watch.signal.reason as Error).message).toBe("stopped by the person");
+    // A signal already aborted gives an aborted one.
+    expect(watchStreamEnd({ doneSeen: false }, task.signal).signal.aborted).toBe(true);
+  });
+
+  it("leaves no listener on the task's signal once the request is released", () => {
+    const task = new AbortController();
+    const watch = watchStreamEnd({ doneSeen: false }, task.signal);
+    watch.release();
+    task.abort();
+    expect(watch.signal.aborted).toBe(false);
   });
 });

@@ -1,20 +1,28 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { fetchResponse } from "./fetch-response.js";
 
 /**
  * What the raw bytes of one response said about its end. The SDKs drop the OpenAI stream's closing
  * `data: [DONE]` before anything above them sees it, yet it is the one sign that a stream without a
  * finish_reason (Snowflake Cortex never sends one) ended because the server was done, not because a
- * proxy cut it. The model adapter runs each request inside `watchStreamEnd`, and the fetch below
- * records the marker on that request's own state.
+ * proxy cut it. The model adapter gives each request a signal of its own (`watchStreamEnd`), which
+ * the SDKs hand to fetch as it is, and the fetch below records the marker on that request's state.
+ *
+ * Keyed by the signal rather than an AsyncLocalStorage: in Node 20 a storage, once run, turns on
+ * promise hooks for the rest of the process, and every promise then pays for them (the web streams
+ * a reply flows through make many: ~60% slower).
  */
 export type StreamEnd = { doneSeen: boolean };
 
-const current = new AsyncLocalStorage<StreamEnd>();
+const watched = new WeakMap<AbortSignal, StreamEnd>();
 
-/** Runs `request` (which calls fetch) with `state` as the place its response's end is recorded. */
-export function watchStreamEnd<T>(state: StreamEnd, request: () => T): T {
-  return current.run(state, request);
+/** One request's own signal, aborted with `signal`; its response's end is recorded on `state`. `release` unlinks it once the request is over. */
+export function watchStreamEnd(state: StreamEnd, signal: AbortSignal): { signal: AbortSignal; release(): void } {
+  const own = new AbortController();
+  const abort = (): void => own.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener("abort", abort, { once: true });
+  watched.set(own.signal, state);
+  return { signal: own.signal, release: () => signal.removeEventListener("abort", abort) };
 }
 
 const doneLine = /^data:\s*\[DONE\]\s*$/;
@@ -22,7 +30,7 @@ const doneLine = /^data:\s*\[DONE\]\s*$/;
 /** A fetch whose response bodies, read as SSE, set `doneSeen` on the caller's state at `data: [DONE]`. */
 export function doneWatchingFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
   return async (input, init) => {
-    const state = current.getStore();
+    const state = init?.signal ? watched.get(init.signal) : undefined;
     const response = await fetch(input, init);
     if (!state || !response.body) return response;
     const decoder = new TextDecoder();
