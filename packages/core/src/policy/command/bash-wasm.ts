@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
 import type { Parser } from "web-tree-sitter";
+import { loadGrammar, treeSitter } from "../../tree-sitter/index.js";
 
-// Resolved from this module, so the same code finds the wasm files from src, from dist and from
-// an installed @cairn/core. (tools/code-outline has its own loader; web-tree-sitter caches its
-// runtime module, so both may call Parser.init.)
+// Resolved from this module, so the same code finds the grammar from src, from dist and from an
+// installed @cairn/core.
 const require = createRequire(import.meta.url);
 
 /**
@@ -35,11 +35,9 @@ export async function loadBashParser(): Promise<Parser> {
     process.getBuiltinModule("node:v8").setFlagsFromString(tieringOffFlags);
     tieringOff = true;
   }
-  const treeSitter = await import("web-tree-sitter");
-  const ParserClass = treeSitter.Parser;
-  await ParserClass.init({ locateFile: () => require.resolve("web-tree-sitter/web-tree-sitter.wasm") });
-  const language = await treeSitter.Language.load(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
-  const parser = new ParserClass();
+  const loaded = await treeSitter();
+  const language = loadGrammar(loaded, require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
+  const parser = new loaded.Parser();
   parser.setLanguage(language);
   // V8 compiles each wasm function when it is first called: one parse of the common shapes now compiles
   // most of the lexer and parser here, where the load happens (beside the first model request), not

@@ -1,0 +1,1 @@
+export { loadGrammar, treeSitter } from "./runtime.js";
