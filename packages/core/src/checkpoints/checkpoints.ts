@@ -48,6 +48,12 @@ export type StepOptions = {
    * caller may let it finish without this step, which then fails with `IndexingLeftRunning`.
    */
   onIndexingAway?: (indexing: IndexingAway) => void;
+  /**
+   * The workspace has been read for this checkpoint: files may change from here on without changing
+   * it (its tree and commit are written from git's own files). Not called on every path (a quick
+   * step, a first index); the step's end says the same.
+   */
+  onSnapshot?: () => void;
 };
 
 /** A step waiting for a detached git building the workspace's first index. */
@@ -211,7 +217,7 @@ export class Checkpoints {
   ): Promise<{ hash: string; tree: string; changes: Change[] } | { deferred: number }> {
     const base = head?.tree ?? emptyTree;
     const paths = options.paths ? this.stepPaths(options.paths) : undefined;
-    const prepared = await prepareStage(this.repo);
+    const prepared = prepareStage(this.repo);
     if (head && paths && this.repo.shell && !this.repo.shell.busy && quickEligible(this.repo, paths, prepared)) {
       const quick = await quickStep(this.repo.shell, this.gitDir, paths, head, message);
       if (!quick.commit) return { hash: head.commit, tree: quick.tree, changes: [] };
@@ -221,6 +227,7 @@ export class Checkpoints {
     const stageOptions = {
       ...(options.onNotice ? { onNotice: options.onNotice } : {}),
       ...(options.mayDefer ? { deferAbove: this.lazyAboveFiles } : {}),
+      ...(options.onSnapshot ? { onSnapshot: options.onSnapshot } : {}),
     };
     let staged;
     try {

@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, readFileSync, type Stats } from "node:fs";
-import { access, constants, lstat, mkdir, writeFile } from "node:fs/promises";
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync, type Stats } from "node:fs";
+import { access, constants, lstat } from "node:fs/promises";
 import path from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { encodeName, fsName } from "../disk/byte-names.js";
@@ -46,6 +46,8 @@ export type StageOptions = {
   onNotice?: (message: string) => void;
   /** A first index of more files than this is not built now; the result says how many there are. */
   deferAbove?: number;
+  /** The work tree has been read: what is left (the tree's list of changes, the commit) reads only git's own files. */
+  onSnapshot?: () => void;
 };
 
 /** The staged tree; `changes` (against the base tree) may still need a git process, which can run beside the commit. */
@@ -58,13 +60,13 @@ export type Staged = { tree: string; changes(): Promise<Change[]> } | { deferred
 export type StagePreparation = { indexExisted: boolean; rulesChanged: boolean; large: LargeFiles; adopted?: { indexer: Indexer; tookMs: number } };
 
 /** Throws `FirstIndexUnderWay` while another process builds the first index: nothing may read or write the index before it is done. */
-export async function prepareStage(repo: ShadowRepo): Promise<StagePreparation> {
+export function prepareStage(repo: ShadowRepo): StagePreparation {
   // A few reads of small files, synchronous: each step makes them, and on a busy event loop every asynchronous one waits its turn.
   const firstIndex = settleFirstIndex(repo.location.gitDir);
   if (firstIndex && "live" in firstIndex) throw new FirstIndexUnderWay(firstIndex.live, false);
   const indexExisted = existsSync(path.join(repo.location.gitDir, "index"));
   const large = new LargeFiles(repo);
-  const rulesChanged = await large.writeExcludes(await large.stillLarge());
+  const rulesChanged = large.writeExcludes(large.stillLarge());
   return { indexExisted, rulesChanged, large, ...(firstIndex ? { adopted: { indexer: firstIndex.adopted, tookMs: firstIndex.tookMs } } : {}) };
 }
 
@@ -87,7 +89,7 @@ export function quickEligible(repo: ShadowRepo, paths: readonly string[], prepar
 }
 
 export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options: StageOptions = {}, prepared?: StagePreparation): Promise<Staged> {
-  const { indexExisted, large, rulesChanged, adopted } = prepared ?? (await prepareStage(repo));
+  const { indexExisted, large, rulesChanged, adopted } = prepared ?? prepareStage(repo);
   if (adopted) options.onNotice?.(`checkpoints: indexed ${thousands(adopted.indexer.files)} files in ${(adopted.tookMs / 1000).toFixed(1)} s`);
 
   const pathspecs = options.paths?.map((file) => `:(literal)${file}`) ?? [];
@@ -104,7 +106,10 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
       await repo.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])])
     ).stdout;
     // Nothing differs from the latest checkpoint (status compares the index with HEAD too): its tree stands.
-    if (statusOutput.length === 0 && pathspecs.length === 0 && indexExisted && !rulesChanged) return { tree: baseTree, changes: async () => [] };
+    if (statusOutput.length === 0 && pathspecs.length === 0 && indexExisted && !rulesChanged) {
+      options.onSnapshot?.();
+      return { tree: baseTree, changes: async () => [] };
+    }
     status = parseStatus(statusOutput);
     if (options.deferAbove !== undefined && !indexExisted && status.paths.length > options.deferAbove) return { deferred: status.paths.length };
     if (search.finding && status.paths.length > backgroundIndexAbove) largeByFind = await search.finding.files;
@@ -116,7 +121,7 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   // update-index refuses any path "beyond a symbolic link", even to remove it: take those out by force.
   if (found.beyondLink.length > 0) await repo.forceRemove(found.beyondLink);
   if (found.tooLarge.length > 0) {
-    await large.add(found.tooLarge);
+    large.add(found.tooLarge);
     await repo.forceRemove(found.tooLarge); // a tracked file that grew past the limit leaves the checkpoints
   }
   if (found.present.length > bulkThreshold) {
@@ -141,7 +146,10 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   // adopted one was indexed under the rules of its time: only a .gitignore changed since counts.
   const gitignoreChanged = (adopted ? status.paths : changes.map((change) => change.path)).some((file) => path.posix.basename(file) === ".gitignore");
   const mayTrackIgnored = indexExisted && (rulesChanged || gitignoreChanged);
-  if (gitlinks.length === 0 && !mayTrackIgnored) return { tree, changes: async () => changes };
+  if (gitlinks.length === 0 && !mayTrackIgnored) {
+    options.onSnapshot?.();
+    return { tree, changes: async () => changes };
+  }
 
   if (gitlinks.length > 0) await stageNestedRepos(repo, gitlinks, large);
   if (mayTrackIgnored) await dropIgnoredFromIndex(repo);
@@ -319,7 +327,7 @@ async function stageNestedRepos(repo: ShadowRepo, folders: readonly string[], la
     files.filter((file) => !ignored.has(file)),
   );
   const keptOut = tooLarge.filter((file) => !ignored.has(file));
-  if (keptOut.length > 0) await large.add(keptOut);
+  if (keptOut.length > 0) large.add(keptOut);
 }
 
 /** Untracks files that the current rules exclude, so checkpoints follow rule changes. */
@@ -343,25 +351,29 @@ export class LargeFiles {
     this.excludeFile = path.join(repo.location.gitDir, "info", "exclude");
   }
 
-  async stillLarge(): Promise<string[]> {
+  stillLarge(): string[] {
     const listed = this.load();
     const still: string[] = [];
     for (const file of listed) {
       const stats = lstatSync(fsName(path.join(this.repo.location.workTree, file)), { throwIfNoEntry: false });
       if (stats?.isFile() && stats.size > this.repo.maxFileBytes) still.push(file);
     }
-    if (still.length !== listed.length) await this.save(still);
+    if (still.length !== listed.length) this.save(still);
     return still;
   }
 
-  async add(files: readonly string[]): Promise<void> {
+  add(files: readonly string[]): void {
     const next = [...new Set([...this.current, ...files])].sort();
-    await this.save(next);
-    await this.writeExcludes(next);
+    this.save(next);
+    this.writeExcludes(next);
   }
 
-  /** Rewrites `info/exclude` from the defaults, .cairnignore/.clineignore and the size list; true when it changed. */
-  async writeExcludes(largeFiles: readonly string[]): Promise<boolean> {
+  /**
+   * Rewrites `info/exclude` from the defaults, .cairnignore/.clineignore and the size list; true when it
+   * changed. Synchronous, as the reads before it: a new store's baseline makes it while the event loop is
+   * busy with the first reply and the shell parser, and each asynchronous step would wait its turn.
+   */
+  writeExcludes(largeFiles: readonly string[]): boolean {
     this.current = [...largeFiles];
     const { workTree, gitDir } = this.repo.location;
     const inside = path.relative(workTree, gitDir);
@@ -369,8 +381,8 @@ export class LargeFiles {
     // A large file whose name is not UTF-8 is excluded by its exact bytes.
     const content = encodeName(excludeFileContent({ ignoreFiles: readIgnoreFilesSync(workTree), largeFiles, ownFolders }));
     if (readBytesSync(this.excludeFile)?.equals(content)) return false;
-    await mkdir(path.dirname(this.excludeFile), { recursive: true });
-    await writeFile(this.excludeFile, content);
+    mkdirSync(path.dirname(this.excludeFile), { recursive: true });
+    writeFileSync(this.excludeFile, content);
     return true;
   }
 
@@ -383,7 +395,7 @@ export class LargeFiles {
     }
   }
 
-  private async save(files: readonly string[]): Promise<void> {
-    await writeFile(this.listFile, JSON.stringify(files));
+  private save(files: readonly string[]): void {
+    writeFileSync(this.listFile, JSON.stringify(files));
   }
 }
