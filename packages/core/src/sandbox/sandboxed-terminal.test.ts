@@ -67,6 +67,18 @@ describe("a sandboxed terminal", () => {
     expect(withMarker(`sleep\0${seconds}`)).toEqual([]);
   });
 
+  it("a process the command left running is shown running while it runs, and exited once it ends on its own", async () => {
+    const seconds = `0.${marker().replace(".", "")}`;
+    const result = await run(`setsid sleep ${seconds} </dev/null >/dev/null 2>&1 & echo started`);
+    expect(result.outcome).toMatchObject({ type: "exited", code: 0, lingering: true });
+    expect(terminal.list()[0]!.status).toBe("running");
+    // The sandbox's shell stays while anything else runs in its namespace; bubblewrap ends after it.
+    const deadline = Date.now() + 5_000;
+    while (terminal.list()[0]!.status === "running" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(terminal.list()[0]!.status).toBe("exited");
+    expect(withMarker(`sleep\0${seconds}`)).toEqual([]);
+  });
+
   it("ends a background process when the model runs the kill its result suggested", async () => {
     const seconds = marker();
     const result = await run(`sleep ${seconds} & echo started`);
