@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GitShell } from "./git-shell.js";
 import { tempWorkspace, writeFiles, type TempWorkspace } from "./test-support.js";
@@ -37,6 +38,18 @@ describe("the checkpoints' git shell", () => {
     expect(hashed.stdout.toString("utf8").trim()).toMatch(/^[0-9a-f]{40}$/);
     const listed = await shell.git(["ls-files", "-z", "--others", "--", "."]);
     expect(listed.stdout.toString("utf8").split("\0").filter(Boolean).sort()).toEqual(["a b.txt", "c\nd.txt"]);
+  });
+
+  it("gives git its input whole, NUL bytes and all, and leaves no input file behind", async () => {
+    const input = Buffer.from("one\0two\nthree\0\xff", "latin1");
+    const hashed = await shell.gitWithInput(["hash-object", "--stdin"], input);
+    expect(hashed.code).toBe(0);
+    const expected = execFileSync("git", ["hash-object", "--stdin"], { input }).toString("utf8");
+    expect(hashed.stdout.toString("utf8")).toBe(expected);
+    expect(readdirSync(`${tmp.root}/shadow.git`).filter((name) => name.startsWith("cairn-input"))).toEqual([]);
+    // The next command reads nothing of it.
+    const empty = await shell.git(["hash-object", "--stdin"]);
+    expect(empty.stdout.toString("utf8")).toBe(execFileSync("git", ["hash-object", "--stdin"], { input: "" }).toString("utf8"));
   });
 
   it("a shell that dies fails the command running in it, and the next call starts a new one", async () => {

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { GitError, gitConfigEnvironment, gitEnvironment, type GitResult, type ShadowLocation } from "./git.js";
 
@@ -10,7 +12,7 @@ type Pending = { args: readonly string[]; resolve(result: GitResult): void; reje
 
 /**
  * A small shell that runs the checkpoints' git commands, started once and fed one command line at a
- * time. Starting a process from the agent costs a fork of its whole (large) Node process, several ms
+ * time (their input, if any, from a file). Starting a process from the agent costs a fork of its whole (large) Node process, several ms
  * of its main thread each time (13 ms at 330 MB); the shell forks git for the cost of a small
  * process. One command at a time: callers are already serialized per shadow repository.
  *
@@ -45,6 +47,22 @@ export class GitShell {
   /** `git <args>` with stdin from /dev/null; resolves whatever the exit code (the caller decides). */
   git(args: readonly string[]): Promise<GitResult> {
     return this.send(`git ${args.map(quote).join(" ")} </dev/null`, ["git", ...args]);
+  }
+
+  /**
+   * `git <args>` reading `input` (paths joined by NUL, a commit message), which the command channel
+   * cannot carry: it goes through a file of this shell's own in the repository's folder, written
+   * here and removed once git is done.
+   */
+  async gitWithInput(args: readonly string[], input: string | Buffer): Promise<GitResult> {
+    if (this.pending) throw new Error("GitShell runs one command at a time");
+    const file = path.join(this.location.gitDir, `cairn-input-${this.nonce}`);
+    writeFileSync(file, input);
+    try {
+      return await this.send(`git ${args.map(quote).join(" ")} <${quote(file)}`, ["git", ...args]);
+    } finally {
+      rmSync(file, { force: true });
+    }
   }
 
   /** One of the shell functions, with these arguments; resolves whatever the exit code. */

@@ -61,7 +61,7 @@ export function shadowFolderFor(baseDir: string, workspaceRealPath: string): str
  * concurrent use: `Checkpoints` runs every call through a queue.
  */
 export class ShadowRepo {
-  /** Runs the git commands that need no input without a fork of the agent's process each (see git-shell.ts). */
+  /** Runs the git commands without a fork of the agent's process each (see git-shell.ts). */
   readonly shell: GitShell | undefined;
 
   /** A big first index may be built by a detached process (first-index.ts); off for the try after one of ours ended without it. */
@@ -75,8 +75,8 @@ export class ShadowRepo {
   }
 
   async git(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
-    if (!this.shell || this.shell.busy || options.input !== undefined || options.indexFile !== undefined) return runGit(this.location, args, options);
-    const result = await this.shell.git(args);
+    if (!this.shell || this.shell.busy || options.indexFile !== undefined) return runGit(this.location, args, options);
+    const result = options.input === undefined ? await this.shell.git(args) : await this.shell.gitWithInput(args, options.input);
     if ((options.okCodes ?? [0]).includes(result.code)) return result;
     throw new GitError(args, result.code, result.stderr, this.location.gitDir);
   }
