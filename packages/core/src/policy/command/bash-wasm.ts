@@ -35,8 +35,8 @@ export async function loadBashParser(): Promise<Parser> {
     process.getBuiltinModule("node:v8").setFlagsFromString(tieringOffFlags);
     tieringOff = true;
   }
+  const language = await loadGrammar(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
   const loaded = await treeSitter();
-  const language = loadGrammar(loaded, require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
   const parser = new loaded.Parser();
   parser.setLanguage(language);
   // V8 compiles each wasm function when it is first called: one parse of the common shapes now compiles

@@ -26,8 +26,8 @@ export function loadLanguage(spec: LanguageSpec): Promise<LoadedLanguage> {
 }
 
 async function load(spec: LanguageSpec): Promise<LoadedLanguage> {
+  const language = await loadGrammar(require.resolve(spec.grammar));
   const runtime = await treeSitter();
-  const language = loadGrammar(runtime, require.resolve(spec.grammar));
   const parser = new runtime.Parser();
   parser.setLanguage(language);
   return { spec, parser, query: new runtime.Query(language, spec.query) };
