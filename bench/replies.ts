@@ -34,7 +34,7 @@ import { median } from "./stats.js";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** CAIRN_BENCH_BIN: another build's bin/cairn.js, to measure it the same way (an older commit's, for a before/after). */
 const cairnBin = process.env.CAIRN_BENCH_BIN ?? path.join(ROOT, "packages/cli/bin/cairn.js");
-const RUNS = 5;
+const RUNS = 9;
 const GOAL_GAP_MS = 100;
 const GOAL_GROWTH_BYTES = 300;
 /** A model's pace, faster than any real provider's: the wait for the first byte, and between two events of the stream. */
