@@ -11,6 +11,8 @@
  *   Cairn's first run in a fresh home (no code cache yet; src/code-cache.ts in packages/cli).
  * - The gap from the reply that runs the task's first command (its third reply) to the next
  *   request. Goal: Cairn ≤ 100 ms.
+ * - The same gap when the command is the task's very first reply (`echo ok`, then finish), sent at
+ *   once: whatever the first command needs loads inside it. Goal: Cairn ≤ 100 ms and the lowest.
  * - The growth of the main loop's request per reply in the five-reply task. Goal: Cairn ≤ 300 B and
  *   the lowest.
  *
@@ -53,12 +55,21 @@ const FIVE_REPLIES: Step[] = [
 const FIVE_PROMPT = "Read file1.ts, change its value to 2, run echo ok, read file2.ts, then finish.";
 const ONE_TURN: Step[] = [{ kind: "finish", text: "Done." }];
 const ONE_PROMPT = "Say you are done.";
+const OPENING: Step[] = [
+  { kind: "command", command: "echo ok" },
+  { kind: "finish", text: "Done." },
+];
+const OPENING_PROMPT = "Run echo ok, then finish.";
 const COMMAND_AT = FIVE_REPLIES.findIndex((s) => s.kind === "command");
 /** That the task did its work: the edit landed, and the request after the command carries its output. */
 function didWork(ws: string, arrivals: readonly Arrival[]): string | undefined {
   if (!readFileSync(path.join(ws, "file1.ts"), "utf8").includes("value1 = 2")) return "the edit of file1.ts did not land";
+  return ranEcho(arrivals, COMMAND_AT);
+}
+/** That the request after the `echo ok` of reply `at` carries its output. */
+function ranEcho(arrivals: readonly Arrival[], at: number): string | undefined {
   // `ok` as a line of the output (not the command `echo ok` repeated), in the message's JSON, where a line break is the two characters \n (Cline's output is JSON inside it, escaped twice).
-  if (!/(?:\\n|\\r|"|>)ok(?:\\|"|<)/.test(arrivals[COMMAND_AT + 1]?.newest ?? "")) return `\`echo ok\`'s output is not in the request after it: ${arrivals[COMMAND_AT + 1]?.newest.slice(0, 200)}`;
+  if (!/(?:\\n|\\r|"|>)ok(?:\\|"|<)/.test(arrivals[at + 1]?.newest ?? "")) return `\`echo ok\`'s output is not in the request after it: ${arrivals[at + 1]?.newest.slice(0, 200)}`;
   return undefined;
 }
 
@@ -72,7 +83,7 @@ const PEERS = [
 const log = (text: string): void => void process.stderr.write(`  ${text}\n`);
 const oneLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
 
-type Round = { five: TaskRun; one: TaskRun; oneFresh?: TaskRun };
+type Round = { five: TaskRun; one: TaskRun; opening: TaskRun; oneFresh?: TaskRun };
 /** An agent's rounds, its home across them, and why it stopped when it did. */
 type Entry = { agent: Agent; home: string; rounds: Array<Round | undefined>; failed?: string };
 const newHome = (): string => realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-peers-home-")));
@@ -88,6 +99,7 @@ const MEASURES = {
   oneLeftCpu: (r: Round) => r.one.leftCpuMs,
   oneFreshCpu: (r: Round) => r.oneFresh?.cpuMs ?? Number.NaN,
   gap: (r: Round) => gapMs(r.five),
+  openingGap: (r: Round) => r.opening.arrivals[1]!.at - r.opening.arrivals[0]!.at,
   growth: (r: Round) => growthBytes(r.five),
 } satisfies Record<string, Measure>;
 
@@ -106,9 +118,10 @@ async function runRound(entry: Entry): Promise<Round | undefined> {
   try {
     const five = await runTask(entry.agent, FIVE_REPLIES, FIVE_PROMPT, didWork, entry.home);
     const one = await runTask(entry.agent, ONE_TURN, ONE_PROMPT, undefined, entry.home);
+    const opening = await runTask(entry.agent, OPENING, OPENING_PROMPT, (_ws, arrivals) => ranEcho(arrivals, 0), entry.home);
     // Cairn's first run in a home: what a person's very first task costs.
     const oneFresh = entry.agent.name === "Cairn" ? await runTask(entry.agent, ONE_TURN, ONE_PROMPT) : undefined;
-    return { five, one, ...(oneFresh ? { oneFresh } : {}) };
+    return { five, one, opening, ...(oneFresh ? { oneFresh } : {}) };
   } catch (error) {
     entry.failed = oneLine(error);
     log(`${entry.agent.name}: ${entry.failed}`);
@@ -146,7 +159,9 @@ async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: Benc
     const line = entries.map((e) => {
       const r = e.rounds[i];
       const left = r ? r.five.leftCpuMs + r.one.leftCpuMs : 0;
-      return r ? `${e.agent.name} ${r.five.cpuMs.toFixed(0)}/${r.one.cpuMs.toFixed(0)} ms CPU${left > 0 ? ` (${left.toFixed(0)} of it in processes left running)` : ""}, gap ${gapMs(r.five).toFixed(0)} ms, +${growthBytes(r.five).toFixed(0)} B` : `${e.agent.name} -`;
+      return r
+        ? `${e.agent.name} ${r.five.cpuMs.toFixed(0)}/${r.one.cpuMs.toFixed(0)} ms CPU${left > 0 ? ` (${left.toFixed(0)} of it in processes left running)` : ""}, gap ${gapMs(r.five).toFixed(0)} ms (first reply ${MEASURES.openingGap(r).toFixed(0)} ms), +${growthBytes(r.five).toFixed(0)} B`
+        : `${e.agent.name} -`;
     });
     log(`round ${i + 1}: ${line.join("; ")}`);
   }
@@ -171,6 +186,7 @@ async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: Benc
   const claude = measured.find((p) => p.agent.name.startsWith("Claude Code"));
   const counted = `median of ${ROUNDS} interleaved rounds; ratio peer / Cairn per round`;
   const growth = valueOf(base, MEASURES.growth);
+  const opening = valueOf(base, MEASURES.openingGap);
   rows.push(
     {
       bench: "peers",
@@ -198,6 +214,13 @@ async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: Benc
       ...side(ms, MEASURES.gap),
       goal: `Cairn ≤ ${GOAL_GAP_MS} ms`,
       pass: valueOf(base, MEASURES.gap) <= GOAL_GAP_MS,
+    },
+    {
+      bench: "peers",
+      case: `gap from a command's reply to the next request, the command being the task's first reply, sent at once (${counted})`,
+      ...side(ms, MEASURES.openingGap),
+      goal: `Cairn ≤ ${GOAL_GAP_MS} ms, the lowest`,
+      pass: opening <= GOAL_GAP_MS && measured.every((p) => opening < valueOf(p, MEASURES.openingGap)),
     },
     {
       bench: "peers",
