@@ -12,9 +12,10 @@ type Pending = { args: readonly string[]; resolve(result: GitResult): void; reje
 
 /**
  * A small shell that runs the checkpoints' git commands, started once and fed one command line at a
- * time (their input, if any, from a file). Starting a process from the agent costs a fork of its whole (large) Node process, several ms
- * of its main thread each time (13 ms at 330 MB); the shell forks git for the cost of a small
- * process. One command at a time: callers are already serialized per shadow repository.
+ * time (their input, if any, from a file). Starting a process from the agent costs a fork of its
+ * whole (large) Node process, several ms of its main thread each time (13 ms at 330 MB); the shell
+ * forks git for the cost of a small process. One command at a time: callers are already serialized
+ * per shadow repository.
  *
  * Each command's output ends with a marker holding a random nonce (paths cannot contain NUL, and a
  * nonce cannot be guessed by a file name), git's stdin is /dev/null so nothing reads the command

@@ -170,6 +170,8 @@ export class StepCheckpoints {
       if (this.upToDate && this.lastCheckpoint) this.recordCheckpoint(this.lastCheckpoint, "task completed", 0, messageIndex, emit);
       else await this.makeCheckpoint("task completed", emit, {}, messageIndex);
     });
+    // A write after the task's end (a later run in this process) waits for all of it.
+    this.snapshotTaken = this.checkpointing;
   }
 
   /**
