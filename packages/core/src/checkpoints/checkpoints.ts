@@ -48,12 +48,6 @@ export type StepOptions = {
    * caller may let it finish without this step, which then fails with `IndexingLeftRunning`.
    */
   onIndexingAway?: (indexing: IndexingAway) => void;
-  /**
-   * The workspace has been read for this checkpoint: files may change from here on without changing
-   * it (its tree and commit are written from git's own files). Not called on every path (a quick
-   * step, a first index); the step's end says the same.
-   */
-  onSnapshot?: () => void;
 };
 
 /** A step waiting for a detached git building the workspace's first index. */
@@ -227,7 +221,6 @@ export class Checkpoints {
     const stageOptions = {
       ...(options.onNotice ? { onNotice: options.onNotice } : {}),
       ...(options.mayDefer ? { deferAbove: this.lazyAboveFiles } : {}),
-      ...(options.onSnapshot ? { onSnapshot: options.onSnapshot } : {}),
     };
     let staged;
     try {

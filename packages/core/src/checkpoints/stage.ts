@@ -46,8 +46,6 @@ export type StageOptions = {
   onNotice?: (message: string) => void;
   /** A first index of more files than this is not built now; the result says how many there are. */
   deferAbove?: number;
-  /** The work tree has been read: what is left (the tree's list of changes, the commit) reads only git's own files. */
-  onSnapshot?: () => void;
 };
 
 /** The staged tree; `changes` (against the base tree) may still need a git process, which can run beside the commit. */
@@ -106,10 +104,7 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
       await repo.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])])
     ).stdout;
     // Nothing differs from the latest checkpoint (status compares the index with HEAD too): its tree stands.
-    if (statusOutput.length === 0 && pathspecs.length === 0 && indexExisted && !rulesChanged) {
-      options.onSnapshot?.();
-      return { tree: baseTree, changes: async () => [] };
-    }
+    if (statusOutput.length === 0 && pathspecs.length === 0 && indexExisted && !rulesChanged) return { tree: baseTree, changes: async () => [] };
     status = parseStatus(statusOutput);
     if (options.deferAbove !== undefined && !indexExisted && status.paths.length > options.deferAbove) return { deferred: status.paths.length };
     if (search.finding && status.paths.length > backgroundIndexAbove) largeByFind = await search.finding.files;
@@ -146,10 +141,7 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   // adopted one was indexed under the rules of its time: only a .gitignore changed since counts.
   const gitignoreChanged = (adopted ? status.paths : changes.map((change) => change.path)).some((file) => path.posix.basename(file) === ".gitignore");
   const mayTrackIgnored = indexExisted && (rulesChanged || gitignoreChanged);
-  if (gitlinks.length === 0 && !mayTrackIgnored) {
-    options.onSnapshot?.();
-    return { tree, changes: async () => changes };
-  }
+  if (gitlinks.length === 0 && !mayTrackIgnored) return { tree, changes: async () => changes };
 
   if (gitlinks.length > 0) await stageNestedRepos(repo, gitlinks, large);
   if (mayTrackIgnored) await dropIgnoredFromIndex(repo);

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -48,7 +47,6 @@ describe("a task's checkpoints", () => {
     // A later run of the same task writes: the baseline comes first (after the indexer), at the task's start.
     messages = 5;
     await steps.readyForWrites(emit);
-    await steps.ended(emit);
     expect(made()).toEqual([{ label: "task start", at: 1 }]);
     expect((await store.list()).map((c) => c.message)).toEqual(["task start"]);
     const pid = Number(/pid (\d+)/.exec(left ?? "")?.[1]);
@@ -59,14 +57,10 @@ describe("a task's checkpoints", () => {
   it("a resumed task's first write waits for a baseline when the store holds no checkpoint yet, and adds none when it does", async () => {
     writeFileSync(path.join(ws, "a.txt"), "a\n");
     const store = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir });
-    const first = new StepCheckpoints(store, undefined, () => 4);
-    await first.readyForWrites(emit);
-    await first.ended(emit);
+    await new StepCheckpoints(store, undefined, () => 4).readyForWrites(emit);
     expect(made()).toEqual([{ label: "task start", at: 4 }]);
     events = [];
-    const second = new StepCheckpoints(store, undefined, () => 6);
-    await second.readyForWrites(emit);
-    await second.ended(emit);
+    await new StepCheckpoints(store, undefined, () => 6).readyForWrites(emit);
     expect(made()).toEqual([]);
   });
 
@@ -86,43 +80,16 @@ describe("a task's checkpoints", () => {
     writeFileSync(path.join(ws, "a.txt"), "changed before the task's first write\n");
     writes.writeSoon(emit); // a call that may write begins to stream: the baseline is made now, at the task's start in the conversation
     await writes.readyForWrites(emit);
-    await writes.ended(emit);
     expect(made()).toEqual([{ label: "task start", at: 1 }]);
 
     events = [];
     const own = { checkpointed: false };
     const journal = { message() {}, callResult() {}, replaceMessages() {}, event() {}, state() {}, hasCheckpoint: () => own.checkpointed };
-    const carried = new StepCheckpoints(store, journal, () => 5);
-    await carried.readyForWrites(emit);
-    await carried.ended(emit);
+    await new StepCheckpoints(store, journal, () => 5).readyForWrites(emit);
     expect(made()).toEqual([{ label: "task start", at: 5 }]);
     events = [];
     own.checkpointed = true;
-    const carriedAgain = new StepCheckpoints(store, journal, () => 7);
-    await carriedAgain.readyForWrites(emit);
-    await carriedAgain.ended(emit);
+    await new StepCheckpoints(store, journal, () => 7).readyForWrites(emit);
     expect(made()).toEqual([]);
-  });
-
-  it("a write waits until the baseline has read the workspace, not for its commit, and the baseline holds the files as they were before it", async () => {
-    writeFileSync(path.join(ws, "a.txt"), "before\n");
-    const store = await Checkpoints.open({ workspace: ws, baseDir: tmp.baseDir });
-    const steps = new StepCheckpoints(store, undefined, () => 1);
-    steps.taskStarts(emit); // a new store: the baseline starts now
-    await steps.readyForWrites(emit);
-    // The write goes ahead at once, while git still writes the baseline's commit.
-    expect(made()).toEqual([]);
-    writeFileSync(path.join(ws, "a.txt"), "after\n");
-    writeFileSync(path.join(ws, "b.txt"), "new\n");
-    steps.checkpoint("step 1", emit, { step: true });
-    await steps.ended(emit);
-    const checkpoints = events.flatMap((e) => (e.type === "checkpoint" ? [e] : []));
-    expect(checkpoints.map((c) => c.label)).toEqual(["task start", "step 1"]);
-    const show = (spec: string) => execFileSync("git", ["--git-dir", store.gitDir, "show", spec], { encoding: "utf8" });
-    const tree = (hash: string) => execFileSync("git", ["--git-dir", store.gitDir, "ls-tree", "--name-only", hash], { encoding: "utf8" }).split("\n").filter(Boolean);
-    expect(show(`${checkpoints[0]!.hash}:a.txt`)).toBe("before\n");
-    expect(tree(checkpoints[0]!.hash)).toEqual(["a.txt"]);
-    expect(show(`${checkpoints[1]!.hash}:a.txt`)).toBe("after\n");
-    expect(tree(checkpoints[1]!.hash)).toEqual(["a.txt", "b.txt"]);
   });
 });

@@ -20,15 +20,8 @@ export type CheckpointScope = { paths?: string[]; step?: boolean; mayDefer?: boo
  */
 export class StepCheckpoints {
   private lastCheckpoint: string | undefined;
-  /** The checkpoints being written, in order; the model request and reads do not wait for them. */
+  /** The checkpoint being written; tools of the next step that may write wait for it, the model request and reads do not. */
   private checkpointing: Promise<void> = Promise.resolve();
-  /**
-   * Resolves once the last checkpoint queued has read the workspace (or ended): tools that may write
-   * wait for this, not for its tree and commit, which git writes from its own files meanwhile.
-   */
-  private snapshotTaken: Promise<void> = Promise.resolve();
-  /** A checkpoint was queued by this process (see `readyForWrites`). */
-  private queuedAny = false;
   /** The workspace is too big to checkpoint before it is needed: the first write waits for its baseline (recorded at this point of the conversation). */
   private baselineDeferred: { messageIndex: number } | undefined;
   /** The whole workspace was compared with `lastCheckpoint` after the last tool ran: "task completed" needs no git. */
@@ -102,7 +95,7 @@ export class StepCheckpoints {
     const deferred = this.baselineDeferred;
     if (!deferred || !this.store) return false;
     this.baselineDeferred = undefined;
-    this.queue("task start", emit, {}, deferred.messageIndex);
+    this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint("task start", emit, {}, deferred.messageIndex));
     return true;
   }
 
@@ -149,16 +142,7 @@ export class StepCheckpoints {
     // The conversation's length now: the checkpoint belongs to this point of it, however long it takes.
     const messageIndex = this.messageCount();
     if (scope.step) this.changesMade = true;
-    this.queue(label, emit, scope, messageIndex);
-  }
-
-  /** Queues a checkpoint behind those queued before it; `snapshotTaken` follows it. */
-  private queue(label: string, emit: Emit, scope: CheckpointScope, messageIndex: number): void {
-    let taken = (): void => {};
-    const snapshot = new Promise<void>((resolve) => (taken = resolve));
-    this.queuedAny = true;
-    this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint(label, emit, scope, messageIndex, taken)).finally(taken);
-    this.snapshotTaken = snapshot;
+    this.checkpointing = this.checkpointing.then(() => this.makeCheckpoint(label, emit, scope, messageIndex));
   }
 
   /** "task completed": the latest checkpoint when nothing can have changed since it was compared with the workspace. */
@@ -170,20 +154,15 @@ export class StepCheckpoints {
       if (this.upToDate && this.lastCheckpoint) this.recordCheckpoint(this.lastCheckpoint, "task completed", 0, messageIndex, emit);
       else await this.makeCheckpoint("task completed", emit, {}, messageIndex);
     });
-    // A write after the task's end (a later run in this process) waits for all of it.
-    this.snapshotTaken = this.checkpointing;
   }
 
-  /**
-   * Tools that may change files wait for this: the checkpoints queued before them (the previous step's,
-   * a deferred baseline made now) have read the workspace. Their commits may still be being written.
-   */
+  /** Tools that may change files wait for this: the previous step's checkpoint, and a deferred baseline made now. */
   async readyForWrites(emit: Emit): Promise<void> {
     this.changesMade = true;
     this.baselineNow(emit);
     // A baseline under way may itself be put off (a huge workspace): it is made below, before the write.
-    await this.snapshotTaken;
-    if (!this.baselineDeferred && !this.queuedAny && !this.storeChecked && this.store) {
+    await this.checkpointing;
+    if (!this.baselineDeferred && !this.lastCheckpoint && !this.storeChecked && this.store) {
       // A task carried on (resumed, or moved to another model) whose earlier runs left no checkpoint of
       // its own (their baseline was put off: they changed nothing): one before the write. Without a
       // journal to ask, only when the store has none at all.
@@ -193,11 +172,10 @@ export class StepCheckpoints {
       if (none) this.baselineDeferred = { messageIndex: this.messageCount() };
     }
     this.baselineNow(emit);
-    await this.snapshotTaken;
+    await this.checkpointing;
   }
 
-  /** `onSnapshot`: called once the workspace has been read for it (not on every path; the caller also calls it at the end). */
-  private async makeCheckpoint(label: string, emit: Emit, scope: CheckpointScope, messageIndex: number, onSnapshot?: () => void): Promise<void> {
+  private async makeCheckpoint(label: string, emit: Emit, scope: CheckpointScope, messageIndex: number): Promise<void> {
     const checkpoints = this.store;
     if (!checkpoints) return;
     try {
@@ -206,7 +184,6 @@ export class StepCheckpoints {
           ...(scope.paths ? { paths: scope.paths } : {}),
           ...(this.lastCheckpoint ? { since: this.lastCheckpoint } : {}),
           ...(scope.mayDefer ? { mayDefer: true, onIndexingAway: (indexing) => this.awaitsIndexer(indexing) } : {}),
-          ...(onSnapshot ? { onSnapshot } : {}),
           onNotice: (message) => emit({ type: "system", subtype: "notice", level: "info", message }),
         })
         .finally(() => (this.indexingAway = undefined));
