@@ -1,5 +1,5 @@
 import { approvalCategory, type ApprovalSettings } from "../policy/approval.js";
-import { classifyCommand, loadShellParser, type CommandPermissions, type ScriptBaseline } from "../policy/command/index.js";
+import { classifyCommand, shellParserFor, type CommandPermissions, type ScriptBaseline } from "../policy/command/index.js";
 import type { LanguageServers } from "../lsp/index.js";
 import type { Terminal } from "../terminal/index.js";
 import { asAfterVerdict } from "../hooks/index.js";
@@ -155,7 +155,7 @@ export async function executeCall(call: ParsedCall, env: CallEnv): Promise<Execu
   const hookContext = pre?.context ? [pre.context] : [];
   let endRun = pre?.endRun;
 
-  const shell = tool.kind === "command" && typeof input.command === "string" ? await loadShellParser() : undefined;
+  const shell = tool.kind === "command" && typeof input.command === "string" ? await shellParserFor(input.command) : undefined;
   const commandRisk = shell
     ? classifyCommand(
         input.command as string,

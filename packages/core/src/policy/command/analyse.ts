@@ -4,7 +4,8 @@ import { findForbiddenCharacter } from "./char-check.js";
 import { unescapeBackquoted } from "./decode.js";
 import { evaluatingBuiltin } from "./evaluating-builtins.js";
 import { refuseEvaluation } from "./evaluation.js";
-import type { ShellParser } from "./parse-shell.js";
+import { loadShellParser, NeedsParser, plainShell, type ShellParser } from "./parse-shell.js";
+import { readPlainScript } from "./plain-script.js";
 import { Unanalysable, type CommandAnalysis, type Redirect, type Segment } from "./segments.js";
 import { groupAdjacent, WordReader } from "./word-reader.js";
 import { unwrap, type Unwrapped } from "./wrappers.js";
@@ -16,7 +17,8 @@ export const maxNesting = 12;
 const maxTreeDepth = 400;
 const maxLength = 200_000;
 
-type Output = { segments: Segment[]; redirects: Redirect[] };
+/** What the analysis found; `parsePlain`: plain scripts are parsed too (the tests that hold both readings side by side). */
+type Output = { segments: Segment[]; redirects: Redirect[]; parsePlain: boolean };
 /** What tree-sitter-bash nests inside a redirect but belongs elsewhere (see Walker.redirect). */
 type Spill = { continuations: Node[]; words: Node[] };
 type Stdin = Segment["stdin"];
@@ -25,15 +27,31 @@ type Stdin = Segment["stdin"];
  * Parses a command with tree-sitter-bash and lists every simple command it would run: those in
  * chains, pipes, lists, groups, subshells, control flow and function bodies, in $(…), backquotes
  * and <(…)/>(…), in arguments, assignments, redirect targets and heredocs, and the commands
- * wrappers run (see wrappers.ts). Anything it cannot follow is a failed analysis.
+ * wrappers run (see wrappers.ts). Anything it cannot follow is a failed analysis. A plain script
+ * (plain-script.ts) is read without the parser, to the same segments.
  */
-export function analyseCommand(shell: ShellParser, command: string): CommandAnalysis {
-  const out: Output = { segments: [], redirects: [] };
+export function analyseCommand(shell: ShellParser, command: string, options: { parsePlain?: boolean } = {}): CommandAnalysis {
+  const out: Output = { segments: [], redirects: [], parsePlain: options.parsePlain === true };
   try {
     analyseScript(shell, command, 0, [], out);
-    return { ok: true, ...out };
+    return { ok: true, segments: out.segments, redirects: out.redirects };
   } catch (error) {
     if (error instanceof Unanalysable) return { ok: false, ...error.detail };
+    throw error;
+  }
+}
+
+/**
+ * The parser a command's analysis needs: none when the command and every script it carries (sh -c,
+ * eval, …) are plain (plain-script.ts), else tree-sitter-bash, loaded by the first command that
+ * needs it. `ls -la` or `cd app && npm test` runs without waiting for the parser to load.
+ */
+export async function shellParserFor(command: string): Promise<ShellParser> {
+  try {
+    analyseCommand(plainShell, command);
+    return plainShell;
+  } catch (error) {
+    if (error instanceof NeedsParser) return loadShellParser();
     throw error;
   }
 }
@@ -45,6 +63,13 @@ function analyseScript(shell: ShellParser, script: string, depth: number, via: s
   if (script.length > maxLength) throw new Unanalysable({ kind: "too-long", problem: `it is longer than ${maxLength} characters` });
   const text = script.replace(/^[ \t\n]+|[ \t\n]+$/g, "");
   if (text.includes("\0")) throw new Unanalysable({ kind: "character", problem: "it contains a NUL character, which can hide a second command" });
+  const plain = out.parsePlain ? undefined : readPlainScript(text);
+  if (plain !== undefined) {
+    for (const { assignments, words, stdin } of plain) {
+      addSegment(shell, out, { assignments, words, via, stdin, redirects: [], programFromStdin: false, runsGeneratedProgram: false }, depth);
+    }
+    return;
+  }
   shell.withTree(text, (root) => {
     if (root.hasError) throw new Unanalysable({ kind: "unparseable", problem: `it could not be parsed as bash (${syntaxErrorAt(root, text)})` });
     const forbidden = findForbiddenCharacter(root, text, maxTreeDepth);
@@ -278,40 +303,8 @@ class Walker {
     this.add({ assignments: [], words, via: this.via, stdin, redirects: [], programFromStdin: false, runsGeneratedProgram: false }, this.depth);
   }
 
-  /** Records a segment and, when it is a wrapper, the commands it runs. */
   private add(segment: Segment, depth: number): void {
-    if (depth > maxNesting) {
-      throw new Unanalysable({ kind: "too-deep", problem: `it nests commands more than ${maxNesting} levels deep (sh -c, eval, $(…), wrappers)` });
-    }
-    const name = staticValue(segment.words[0]);
-    if (name !== undefined && reservedWords.has(name)) {
-      // `time { rm x; }` and `coproc { …; }` are compound commands to bash; tree-sitter-bash reads
-      // them as words, so a reserved word in command position is refused.
-      throw new Unanalysable({ kind: "unanalysable", problem: `it uses the shell keyword "${name}" in a place Cairn cannot follow (such as time { …; } or coproc { …; })`, segment: displayWords(segment.words) });
-    }
-    const hidden = evaluatingBuiltin(segment.words) ?? carriedCode(segment.words);
-    if (hidden !== undefined) throw new Unanalysable({ kind: "opaque", problem: hidden, segment: displayWords(segment.words) });
-    const inner = unwrap(segment.words);
-    if (inner !== undefined && "problem" in inner) {
-      throw new Unanalysable({ kind: "unanalysable", problem: inner.problem, segment: displayWords(segment.words) });
-    }
-    segment.programFromStdin = inner?.programFromStdin === true;
-    segment.runsGeneratedProgram = runsGeneratedProgram(segment, inner);
-    this.out.segments.push(segment);
-    if (inner === undefined) return;
-    const via = [...segment.via, inner.via];
-    for (const words of inner.commands) {
-      this.add({ assignments: [], words, via, stdin: segment.stdin, redirects: segment.redirects, programFromStdin: false, runsGeneratedProgram: false }, depth + 1);
-    }
-    for (const script of inner.scripts) analyseScript(this.shell, script, depth + 1, via, this.out);
-    if (inner.programFromStdin) {
-      for (const redirect of segment.redirects.filter((r) => r.operator.startsWith("<<"))) {
-        if (redirect.input === undefined) {
-          throw new Unanalysable({ kind: "unanalysable", problem: `the script fed to ${inner.via} has expansions, so it cannot be checked`, segment: redirect.statement });
-        }
-        analyseScript(this.shell, redirect.input, depth + 1, via, this.out);
-      }
-    }
+    addSegment(this.shell, this.out, segment, depth);
   }
 
   /** $(…), `…`, <(…) and >(…): the commands inside are segments of their own. */
@@ -331,6 +324,42 @@ class Walker {
       throw new Unanalysable({ kind: "too-deep", problem: `it nests commands more than ${maxNesting} levels deep (sh -c, eval, $(…), wrappers)` });
     }
     for (const child of node.namedChildren) walker.statement(child, "inherited", 0);
+  }
+}
+
+/** Records a segment and, when it is a wrapper, the commands it runs. */
+function addSegment(shell: ShellParser, out: Output, segment: Segment, depth: number): void {
+  if (depth > maxNesting) {
+    throw new Unanalysable({ kind: "too-deep", problem: `it nests commands more than ${maxNesting} levels deep (sh -c, eval, $(…), wrappers)` });
+  }
+  const name = staticValue(segment.words[0]);
+  if (name !== undefined && reservedWords.has(name)) {
+    // `time { rm x; }` and `coproc { …; }` are compound commands to bash; tree-sitter-bash reads
+    // them as words, so a reserved word in command position is refused.
+    throw new Unanalysable({ kind: "unanalysable", problem: `it uses the shell keyword "${name}" in a place Cairn cannot follow (such as time { …; } or coproc { …; })`, segment: displayWords(segment.words) });
+  }
+  const hidden = evaluatingBuiltin(segment.words) ?? carriedCode(segment.words);
+  if (hidden !== undefined) throw new Unanalysable({ kind: "opaque", problem: hidden, segment: displayWords(segment.words) });
+  const inner = unwrap(segment.words);
+  if (inner !== undefined && "problem" in inner) {
+    throw new Unanalysable({ kind: "unanalysable", problem: inner.problem, segment: displayWords(segment.words) });
+  }
+  segment.programFromStdin = inner?.programFromStdin === true;
+  segment.runsGeneratedProgram = runsGeneratedProgram(segment, inner);
+  out.segments.push(segment);
+  if (inner === undefined) return;
+  const via = [...segment.via, inner.via];
+  for (const words of inner.commands) {
+    addSegment(shell, out, { assignments: [], words, via, stdin: segment.stdin, redirects: segment.redirects, programFromStdin: false, runsGeneratedProgram: false }, depth + 1);
+  }
+  for (const script of inner.scripts) analyseScript(shell, script, depth + 1, via, out);
+  if (inner.programFromStdin) {
+    for (const redirect of segment.redirects.filter((r) => r.operator.startsWith("<<"))) {
+      if (redirect.input === undefined) {
+        throw new Unanalysable({ kind: "unanalysable", problem: `the script fed to ${inner.via} has expansions, so it cannot be checked`, segment: redirect.statement });
+      }
+      analyseScript(shell, redirect.input, depth + 1, via, out);
+    }
   }
 }
 

@@ -1,15 +1,19 @@
 import type { Node, Parser, Tree } from "web-tree-sitter";
 import { loadBashParser } from "./bash-wasm.js";
 
-/** A loaded bash parser. Parsing is synchronous; every decision function takes one of these. */
-export class ShellParser {
+/** A bash parser. Parsing is synchronous; every decision function takes one of these. */
+export type ShellParser = {
+  /** Parses `script` and hands the root node to `use`; the tree is freed afterwards. */
+  withTree<T>(script: string, use: (root: Node) => T): T;
+};
+
+class TreeSitterShell implements ShellParser {
   readonly #parser: Parser;
 
   constructor(parser: Parser) {
     this.#parser = parser;
   }
 
-  /** Parses `script` and hands the root node to `use`; the tree is freed afterwards. */
   withTree<T>(script: string, use: (root: Node) => T): T {
     const tree: Tree | null = this.#parser.parse(script);
     if (tree === null) throw new Error("tree-sitter returned no tree for a bash script");
@@ -21,12 +25,26 @@ export class ShellParser {
   }
 }
 
+/** Thrown by `plainShell` when a script needs the parser after all. */
+export class NeedsParser extends Error {
+  constructor() {
+    super("a bash script that is not plain reached the analysis without a parser (use shellParserFor)");
+  }
+}
+
+/** The parser of a command whose scripts are all plain (plain-script.ts): it has nothing to parse. */
+export const plainShell: ShellParser = {
+  withTree() {
+    throw new NeedsParser();
+  },
+};
+
 let loading: Promise<ShellParser> | undefined;
 
 /** Loads tree-sitter-bash once per process (with the first command, not with the agent); later calls get the same parser. */
 export function loadShellParser(): Promise<ShellParser> {
   loading ??= loadBashParser().then(
-    (parser) => new ShellParser(parser),
+    (parser) => new TreeSitterShell(parser),
     (error: unknown) => {
       loading = undefined; // let a later call try again
       throw error;
