@@ -92,6 +92,31 @@ describe("start-up loads only what the command needs", () => {
     expect(loadedHeavy(run.modules)).toEqual(["AI SDK providers", "tree-sitter"]);
   });
 
+  it("a plain command runs without the shell parser; one with quotes loads it", async () => {
+    const oneReply = (command: string) =>
+      startScriptedModelServer({
+        turns: [
+          {
+            content: [
+              { type: "tool_use", name: "execute_command", input: { command, requires_approval: false } },
+              { type: "tool_use", name: "attempt_completion", input: { result: "Ran it." } },
+            ],
+          },
+        ],
+      });
+    const args = (url: string) => ["run", "--provider", "anthropic", "--base-url", url, "--cwd", fixture.workspace.dir, "--auto-approve", "all-commands", "--json", "Run it."];
+    fixture.server = await oneReply("echo plain-ok && ls -la");
+    const plain = await recorded(args(fixture.server.url), { ANTHROPIC_API_KEY: "k" });
+    // The output, a line of its own in the JSON (the command's own text has no line break after it).
+    expect(plain.stdout).toContain("plain-ok\\n");
+    expect(loadedHeavy(plain.modules)).toEqual(["AI SDK providers"]);
+    await fixture.server.close();
+    fixture.server = await oneReply('echo "quoted-ok"');
+    const quoted = await recorded(args(fixture.server.url), { ANTHROPIC_API_KEY: "k" });
+    expect(quoted.stdout).toContain("quoted-ok\\n");
+    expect(loadedHeavy(quoted.modules)).toEqual(["AI SDK providers", "tree-sitter"]);
+  });
+
   it("loads the exact tokenizer once the conversation nears the model's window", async () => {
     // A window the system prompt alone fills past 70% of what a request may hold (or overfills: the
     // conversation is then shrunk as far as it can be and the request goes anyway).

@@ -442,11 +442,6 @@ export class Task {
     return undefined;
   }
 
-  /** Starts loading what a first command needs; later calls do nothing. */
-  private prepareCommands(): void {
-    preloadShellParser();
-    this.processes.prepareCommands();
-  }
 
   /** One turn: the limits, the conversation fitted to the window, the model's reply and its calls. Why the loop goes round again, or the run's result. */
   private async turn(transition: Transition, run: Run): Promise<Transition | TaskResult> {
@@ -463,11 +458,15 @@ export class Task {
     emit({ type: "turn_start", turn: this.turns, reason: transition });
     const tools = run.offered();
     const commandsOffered = tools.some((tool) => tool.kind === "command");
-    // What a first command needs (the classifier's parser, the sandbox's network) loads beside a
+    // What a first command needs (the sandbox's network, the classifier's parser) loads beside a
     // model request, not between a command's reply and the next request: from the second request
-    // of a run (the model is using tools), or as a command call begins to stream. A task the model
-    // answers at once never pays for it.
-    if (commandsOffered && transition !== "start") this.prepareCommands();
+    // of a run (the model is using tools), or as a command call streams (the parser only for a
+    // command that is not plain). A task the model answers at once never pays for it.
+    if (commandsOffered && transition !== "start") {
+      this.processes.prepareCommands();
+      // Once the request has gone out: loading the parser holds this thread for some 30 ms.
+      setImmediate(preloadShellParser);
+    }
     const system = this.prompt.system(protocol.name, tools, this.mode);
     const requestTools = this.requestTools.of(protocol, tools);
     const fixedText = `${system}${JSON.stringify(requestTools ?? [])}`;
@@ -499,7 +498,7 @@ export class Task {
       costSoFar: this.spend.costUsd,
       ...(this.budget ? { budgetUsd: this.budget.usd } : {}),
       toolExecution: options.tools.execution ?? "parallel",
-      ...(commandsOffered ? { commandSoon: () => this.prepareCommands() } : {}),
+      ...(commandsOffered ? { commandSoon: () => this.processes.prepareCommands(), parserSoon: preloadShellParser } : {}),
       writeSoon: () => this.stepCheckpoints.writeSoon(emit),
     });
     this.spend.add(outcome.usage, outcome.cost);

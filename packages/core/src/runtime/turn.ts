@@ -10,6 +10,7 @@ import type { ParsedCall, ProtocolEvent, ToolProtocol, TurnParser } from "../pro
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEvent, AssistantContentJson } from "../events/index.js";
 import { CallScheduler, type ToolExecution } from "./call-scheduler.js";
+import { CommandInputWatch } from "./command-input-watch.js";
 import { executeCall, skippedResult, type CallEnv, type ExecutedCall } from "./execute-call.js";
 import { accessesOf } from "./gather-facts.js";
 import { EditPreviews } from "./edit-previews.js";
@@ -42,8 +43,10 @@ export type TurnInput = {
   budgetUsd?: number;
   /** parallel: the reply's reads run side by side (see call-scheduler.ts); sequential: one call after another. */
   toolExecution?: ToolExecution;
-  /** A command call has begun to stream: what the first command needs starts loading while its input streams. */
+  /** A command call has begun to stream: what the first command needs (the sandbox's network) starts while its input streams. */
   commandSoon?(): void;
+  /** A command streaming shows it is not plain (command-input-watch.ts): the bash parser it needs starts loading while the rest streams. */
+  parserSoon?(): void;
   /** A call that may change files has begun to stream: its checkpoint's baseline, if put off, is made while its input streams. */
   writeSoon?(): void;
 };
@@ -107,6 +110,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   /** Calls the model wrote as XML text under the native protocol: run, and the model is told to use function calls. */
   const textCalls: string[] = [];
   const previews = new EditPreviews(input.callEnv.cwd, input.callEnv.ignore, input.callEnv.files);
+  const commandInput = input.parserSoon ? new CommandInputWatch(input.parserSoon) : undefined;
 
   // The loop detector's record of calls, kept in the reply's order whatever order the calls finish in.
   const history = input.callEnv.history;
@@ -189,13 +193,17 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         }
         case "call-start": {
           const tool = tools.find((t) => t.name === event.name);
-          if (tool?.kind === "command") input.commandSoon?.();
+          if (tool?.kind === "command") {
+            input.commandSoon?.();
+            commandInput?.start(event.id);
+          }
           // Its input is not known yet: a tool that decides per call may write.
           if (tool && (tool.readOnlyFor !== undefined || kindMayWrite(tool))) input.writeSoon?.();
           break;
         }
         case "call-delta":
           emit({ type: "tool_call_delta", id: event.id, name: event.name, param: event.param, text: event.text });
+          commandInput?.delta(event.id, event.param, event.text);
           for (const preview of previews.onDelta(event.id, event.name, event.param, event.text)) emit(preview);
           break;
         case "call":
