@@ -97,6 +97,11 @@ export class CommandSandbox {
     if (this.network === "on") this.config.isolatedNetwork?.prepare();
   }
 
+  /** Resolves once what `wrap` needs is made (the network namespace), waiting without holding this thread as `wrap` would. */
+  async ready(): Promise<void> {
+    if (this.network === "on") await this.config.isolatedNetwork?.ready();
+  }
+
   /**
    * `file args` to run inside the sandbox, with the masks as the workspace is now. With
    * `reportStatus`, the command runs, stderr joined to stdout, under a small shell that reports its exit on fd 3 (the

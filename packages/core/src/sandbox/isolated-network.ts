@@ -49,54 +49,46 @@ export function findNetworkPrograms(pathVariable: string | undefined): NetworkPr
 export type Entry = { ok: true; prefix: string[]; resolvConf?: string } | { ok: false; reason: string };
 
 /**
- * Starts the holder and slirp4netns. Arguments: the state folder, unshare, slirp4netns, "user"
- * when not root: the namespace then lives in a user namespace of its own, where this script maps
- * the person's uid and gid to themselves (what `unshare --map-current-user` does, which only
- * util-linux 2.38 and later have). The state folder gets `pid` (the holder), `ready`, or `failed`
- * with one line. fd 3 is Cairn's pipe: its end is everyone's signal to stop; the holder (or, after
- * a failure, this script) then removes the folder. (bubblewrap cannot be the holder: it puts its process in a second user
+ * Starts the holder and slirp4netns. Arguments: the state folder, unshare, slirp4netns, and, when
+ * not root, the person's uid and gid: the namespace then lives in a user namespace of its own,
+ * where this script maps them to themselves (what `unshare --map-current-user` does, which only
+ * util-linux 2.38 and later have). The state folder gets `pid` (the holder), then `ready`, or
+ * `failed` with one line; this script then says `ready` or `failed` on its stdout. fd 3 is Cairn's
+ * pipe: its end is everyone's signal to stop; the holder (or, after a failure, this script) then
+ * removes the folder. (bubblewrap cannot be the holder: it puts its process in a second user
  * namespace, from which the network namespace cannot be entered.)
+ *
+ * Nothing polls: the holder says its pid on a FIFO once it is inside the namespaces (before its uid
+ * is mapped it could not write a file there), and slirp4netns writes "1" on another once the
+ * namespace's interface is up. Each closes its end when it dies, so a failure ends the wait too.
  */
-const SETUP = `d=$1; unshare=$2; slirp=$3; as=$4; exec 3<&0
+const SETUP = `d=$1; unshare=$2; slirp=$3; uid=$4; gid=$5; exec 3<&0
+trap '' PIPE
 # A failure is kept in the folder until Cairn reads it or ends: this shell waits on the lifeline
 # first, since its exit would close the lifeline (Node closes a child's stdin when it exits).
-fail() { printf '%s\\n' "$1" > "$d/failed.tmp"; mv "$d/failed.tmp" "$d/failed"; cat <&3 >/dev/null; rm -rf "$d"; exit 1; }
-if [ "$as" = user ]; then set -- --user --net; else set -- --net; fi
-# The holder waits for its uid to be mapped: until then it cannot even look into the folder.
-"$unshare" "$@" /bin/sh -c 'until [ -e "$0/mapped" ]; do sleep 0.01; done; echo $$ > "$0/pid.tmp" && mv "$0/pid.tmp" "$0/pid" || exit 1; cat >/dev/null; rm -rf "$0"' "$d" <&3 2>"$d/holder.err" &
-holder=$!
-if [ "$as" = user ]; then
-  i=0
-  while [ "$(readlink "/proc/$holder/ns/user")" = "$(readlink /proc/self/ns/user)" ]; do
-    kill -0 "$holder" 2>/dev/null || fail "unshare failed: $(head -n 1 "$d/holder.err")"
-    i=$((i + 1)); [ "$i" -gt 1500 ] && fail "the network namespace did not start within 15 s"
-    sleep 0.01
-  done
-  uid=$(id -u); gid=$(id -g)
+fail() { printf '%s\\n' "$1" > "$d/failed.tmp"; mv "$d/failed.tmp" "$d/failed"; echo failed; cat <&3 >/dev/null; rm -rf "$d"; exit 1; }
+mkfifo "$d/holder" "$d/slirp" 2>"$d/fifo.err" || fail "mkfifo failed: $(head -n 1 "$d/fifo.err")"
+if [ -n "$uid" ]; then set -- --user --net; else set -- --net; fi
+"$unshare" "$@" /bin/sh -c 'echo $$ >&4; exec 4>&-; cat >/dev/null; rm -rf "$0"' "$d" <&3 4>"$d/holder" >/dev/null 2>"$d/holder.err" &
+read -r holder < "$d/holder" || fail "unshare failed: $(head -n 1 "$d/holder.err")"
+if [ -n "$uid" ]; then
   { echo "$uid $uid 1" > "/proc/$holder/uid_map" && echo deny > "/proc/$holder/setgroups" && echo "$gid $gid 1" > "/proc/$holder/gid_map"; } 2>"$d/map.err" ||
     fail "the network namespace's user namespace could not be mapped: $(head -n 1 "$d/map.err")"
 fi
-: > "$d/mapped"
-i=0
-while [ ! -e "$d/pid" ]; do
-  kill -0 "$holder" 2>/dev/null || fail "unshare failed: $(head -n 1 "$d/holder.err")"
-  i=$((i + 1)); [ "$i" -gt 1500 ] && fail "the network namespace did not start within 15 s"
-  sleep 0.01
-done
-"$slirp" --configure --mtu=65520 --disable-host-loopback --exit-fd=3 --ready-fd=4 "$(cat "$d/pid")" tap0 4>"$d/ready.tmp" >/dev/null 2>"$d/slirp.err" &
-slirp=$!
-i=0
-while [ ! -s "$d/ready.tmp" ]; do
-  kill -0 "$slirp" 2>/dev/null || fail "slirp4netns failed: $(head -n 1 "$d/slirp.err")"
-  i=$((i + 1)); [ "$i" -gt 1500 ] && fail "slirp4netns did not connect the namespace within 15 s"
-  sleep 0.01
-done
-mv "$d/ready.tmp" "$d/ready"
+echo "$holder" > "$d/pid.tmp" && mv "$d/pid.tmp" "$d/pid" || fail "the holder's pid could not be written"
+"$slirp" --configure --mtu=65520 --disable-host-loopback --exit-fd=3 --ready-fd=4 "$holder" tap0 4>"$d/slirp" >/dev/null 2>"$d/slirp.err" &
+read -r up < "$d/slirp"
+[ "$up" = 1 ] || fail "slirp4netns failed: $(head -n 1 "$d/slirp.err")"
+: > "$d/ready"
+echo ready
 # Stay their parent, so they are reaped when they end (a container's PID 1 may never reap).
 wait`;
 
-/** Waits (synchronously, the first command only) until SETUP wrote `ready` or `failed`. */
+/** Waits (synchronously: a sandboxed process started before the setup said it is done) until SETUP wrote `ready` or `failed`. */
 const WAIT = `i=0; while [ ! -e "$1/ready" ] && [ ! -e "$1/failed" ] && [ "$i" -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done`;
+
+/** How long the setup may take before commands are told the network did not start. */
+const setupTimeoutMs = 30_000;
 
 /** slirp4netns's DNS forwarder, at this address in its default 10.0.2.0/24. */
 const SLIRP_DNS = "10.0.2.3";
@@ -106,26 +98,46 @@ export class IsolatedNetwork {
   private entry: Entry | undefined;
   /** Cairn's end of the lifeline, held for as long as Cairn runs. */
   private lifeline: unknown;
+  /** Settles once the setup has said `ready` or `failed` (or ended, or took too long): `ready` waits for it. */
+  private said: Promise<void> | undefined;
+  private saidStream: { ref(): void; unref(): void } | undefined;
+  private settled = false;
 
   constructor(private readonly programs: Programs) {}
 
   /**
    * Starts making the namespace without waiting for it: a task that may run commands calls this
-   * beside its first model request, so its first command does not wait the ~40 ms it takes (most
-   * of it the setup's polling, little CPU). Later calls do nothing.
+   * beside its model request, so its first command does not wait the ~10 ms it takes. Later calls
+   * do nothing.
    */
   prepare(): void {
     if (this.entry === undefined) this.start();
   }
 
   /**
-   * How commands enter the namespace. The first call makes it (about 40 ms, waited for here) unless
-   * `prepare` started it already, so a task that runs no command costs nothing.
+   * Waits, without holding this thread, until the namespace is made (or failed): a command awaits
+   * this before `enter`, which then has nothing to wait for.
+   */
+  async ready(): Promise<void> {
+    if (this.entry !== undefined) return;
+    this.start();
+    if (this.settled || this.said === undefined) return;
+    this.saidStream?.ref(); // waited for now: keep the process up until the setup speaks
+    try {
+      await this.said;
+    } finally {
+      this.saidStream?.unref();
+    }
+  }
+
+  /**
+   * How commands enter the namespace. The first call makes it (waited for here) unless `prepare`
+   * or `ready` started it already, so a task that runs no command costs nothing.
    */
   enter(): Entry {
     if (this.entry !== undefined) return this.entry;
     const dir = this.start();
-    if (!existsSync(path.join(dir, "ready")) && !existsSync(path.join(dir, "failed"))) {
+    if (!this.settled && !existsSync(path.join(dir, "ready")) && !existsSync(path.join(dir, "failed"))) {
       spawnSync("/bin/sh", ["-c", WAIT, "sh", dir], { stdio: "ignore", timeout: 40_000 });
     }
     this.entry = this.open(dir);
@@ -137,15 +149,31 @@ export class IsolatedNetwork {
     const dir = stateFolder();
     this.dir = dir;
     const asUser = process.getuid?.() !== 0;
-    const child = spawn("/bin/sh", ["-c", SETUP, "sh", dir, this.programs.unshare, this.programs.slirp4netns, asUser ? "user" : "root"], {
-      stdio: ["pipe", "ignore", "ignore"],
+    const ids = asUser ? [String(process.getuid?.() ?? ""), String(process.getgid?.() ?? "")] : ["", ""];
+    const child = spawn("/bin/sh", ["-c", SETUP, "sh", dir, this.programs.unshare, this.programs.slirp4netns, ...ids], {
+      stdio: ["pipe", "pipe", "ignore"],
       detached: true,
     });
     child.on("error", () => undefined);
     child.stdin!.on("error", () => undefined);
-    // The pipe is only a lifeline: nothing is written, and it must not keep Cairn from exiting.
+    const said = child.stdout!;
+    this.said = new Promise<void>((resolve) => {
+      const settle = () => {
+        this.settled = true;
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(settle, setupTimeoutMs);
+      timer.unref();
+      said.once("data", settle);
+      said.once("close", settle);
+      child.once("error", settle);
+    });
+    // The pipes only say when the setup is done and keep it alive: neither keeps Cairn from exiting.
     child.unref();
     (child.stdin as unknown as { unref?: () => void }).unref?.();
+    this.saidStream = said as unknown as { ref(): void; unref(): void };
+    this.saidStream.unref();
     this.lifeline = child.stdin!;
     return dir;
   }

@@ -123,6 +123,7 @@ export class ManagedProcess {
     let { file, args } = shellInvocation(options.shell, options.command);
     let env: NodeJS.ProcessEnv = { ...commandEnv(), ...options.env };
     if (options.sandbox) {
+      await options.sandbox.ready();
       // The sandbox's status shell joins stderr to stdout itself: no extra sh in between.
       const wrapped = options.sandbox.wrap(options.shell, ["-c", options.command], { cwd: options.cwd, env, reportStatus: true, dropSecrets: true });
       if (!wrapped.ok) throw new StartError(wrapped.message);
