@@ -277,9 +277,7 @@ export class Checkpoints {
 
   /** Commits a staged tree on top of the latest checkpoint; callers hold the lock. */
   private async commitTree(tree: string, head: { commit: string } | undefined, message: string): Promise<string> {
-    const parents = head ? ["-p", head.commit] : [];
-    const hash = (await this.repo.git(["commit-tree", tree, ...parents, "-F", "-"], { input: message || "checkpoint" })).stdout.toString("utf8").trim();
-    await this.repo.git(["update-ref", "HEAD", hash, head?.commit ?? ""]);
+    const hash = await this.repo.commit(tree, head?.commit, message || "checkpoint");
     this.repo.madeLatest({ commit: hash, tree });
     return hash;
   }

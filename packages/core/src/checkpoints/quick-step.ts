@@ -34,6 +34,32 @@ cairn_step() {
 }
 `;
 
+/**
+ * Two steps of every checkpoint, each one call of the shell instead of two git round trips (each
+ * waits its turn on a main thread that may be busy with the model's reply):
+ * - `cairn_tree BASE`: `write-tree`, the tree on its own line, then (when it differs from BASE) the
+ *   raw diff between them, NUL-separated.
+ * - `cairn_commit TREE PARENT MESSAGE`: `commit-tree` and `update-ref` (against the expected old
+ *   value; none when PARENT is empty), then the commit on its own line.
+ */
+export const treeAndCommitFunctions = `
+cairn_tree() {
+  tree=$(git write-tree) || return $?
+  printf '%s\\n' "$tree"
+  [ "$tree" = "$1" ] && return 0
+  git diff-tree -r -z --raw --no-renames "$1" "$tree"
+}
+cairn_commit() {
+  if [ -n "$2" ]; then
+    commit=$(git commit-tree "$1" -p "$2" -m "$3") || return $?
+  else
+    commit=$(git commit-tree "$1" -m "$3") || return $?
+  fi
+  git update-ref HEAD "$commit" "$2" || return $?
+  printf '%s\\n' "$commit"
+}
+`;
+
 export type QuickStep = { tree: string; commit?: string; changes: Change[] };
 
 /** `paths`: workspace-relative, checked by `quickEligible`; `head`: the latest checkpoint. */

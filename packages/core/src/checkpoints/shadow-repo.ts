@@ -8,7 +8,7 @@ import { attributesFileContent } from "./exclusions.js";
 import { GitError, gitArguments, gitVersionOutput, gitEnvironment, joinNul, runGit, splitNul, type GitOptions, type GitResult, type ShadowLocation } from "./git.js";
 import { GitShell } from "./git-shell.js";
 import { indexerNamed } from "./first-index.js";
-import { quickStepFunction } from "./quick-step.js";
+import { quickStepFunction, treeAndCommitFunctions } from "./quick-step.js";
 import { stageWorkTree, type StageOptions, type StagePreparation, type Staged } from "./stage.js";
 
 /** Files larger than this are left out of checkpoints (a log, a data dump, a model file). */
@@ -71,7 +71,7 @@ export class ShadowRepo {
     readonly location: ShadowLocation,
     readonly maxFileBytes: number,
   ) {
-    this.shell = process.platform === "win32" ? undefined : new GitShell(location, quickStepFunction);
+    this.shell = process.platform === "win32" ? undefined : new GitShell(location, quickStepFunction + treeAndCommitFunctions);
   }
 
   async git(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
@@ -141,6 +141,31 @@ export class ShadowRepo {
 
   async writeTree(): Promise<string> {
     return (await this.git(["write-tree"])).stdout.toString("utf8").trim();
+  }
+
+  /** Writes the index as a tree, and what differs from `baseTree` to it: one call of the shell where there is one. */
+  async writeTreeWithChanges(baseTree: string): Promise<{ tree: string; changes: Change[] }> {
+    if (!this.shell || this.shell.busy) {
+      const tree = await this.writeTree();
+      return { tree, changes: await this.changesBetween(baseTree, tree) };
+    }
+    const result = await this.shell.call("cairn_tree", [baseTree]);
+    if (result.code !== 0) throw new GitError(["write-tree", "diff-tree"], result.code, result.stderr, this.location.gitDir);
+    const lineEnd = result.stdout.indexOf(0x0a);
+    const tree = result.stdout.subarray(0, lineEnd).toString("utf8");
+    return { tree, changes: tree === baseTree ? [] : parseRawDiff(result.stdout.subarray(lineEnd + 1)) };
+  }
+
+  /** Commits `tree` on top of `parent` (none: the first checkpoint) and moves HEAD to it, if HEAD is still `parent`. */
+  async commit(tree: string, parent: string | undefined, message: string): Promise<string> {
+    if (!this.shell || this.shell.busy) {
+      const hash = (await this.git(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-F", "-"], { input: message })).stdout.toString("utf8").trim();
+      await this.git(["update-ref", "HEAD", hash, parent ?? ""]);
+      return hash;
+    }
+    const result = await this.shell.call("cairn_commit", [tree, parent ?? "", message]);
+    if (result.code !== 0) throw new GitError(["commit-tree", "update-ref"], result.code, result.stderr, this.location.gitDir);
+    return result.stdout.toString("utf8").trim();
   }
 
   async changesBetween(fromTree: string, toTree: string): Promise<Change[]> {

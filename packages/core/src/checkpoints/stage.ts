@@ -133,8 +133,7 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
   }
   if (status.nestedRepos.length > 0) await stageNestedRepos(repo, status.nestedRepos, large);
 
-  let tree = await repo.writeTree();
-  let changes = await repo.changesBetween(baseTree, tree);
+  const { tree, changes } = await repo.writeTreeWithChanges(baseTree);
   // A repository that appeared between `status` and `add` was staged as a gitlink: take its files instead.
   const gitlinks = changes.filter((change) => change.newMode === "160000").map((change) => change.path);
   // New rules can make tracked files ignored; on a first index nothing was tracked before, and an
@@ -145,9 +144,8 @@ export async function stageWorkTree(repo: ShadowRepo, baseTree: string, options:
 
   if (gitlinks.length > 0) await stageNestedRepos(repo, gitlinks, large);
   if (mayTrackIgnored) await dropIgnoredFromIndex(repo);
-  tree = await repo.writeTree();
-  const final = await repo.changesBetween(baseTree, tree);
-  return { tree, changes: async () => final };
+  const final = await repo.writeTreeWithChanges(baseTree);
+  return { tree: final.tree, changes: async () => final.changes };
 }
 
 /** A small file's bytes, or undefined when it cannot be read. */
