@@ -17,7 +17,7 @@ import { findProgram } from "./probe.js";
  * too. Servers bound to the machine's other addresses stay reachable, as from the network.
  *
  * One namespace per Cairn process, made when the first command needs it, not one per command: it
- * costs ~40 ms to start, and commands of a task keep talking to each other over its loopback (a
+ * costs ~15 ms to start, and commands of a task keep talking to each other over its loopback (a
  * dev server one command started in the background, a test another runs against it). Each command
  * enters it with nsenter before bubblewrap starts. A holder process keeps it, and it and
  * slirp4netns read a pipe from Cairn: they end when Cairn does, even by kill -9.
