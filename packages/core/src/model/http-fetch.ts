@@ -110,12 +110,26 @@ function send(url: URL, out: Outgoing): Promise<Incoming> {
     });
     // Over TLS nothing is written before the handshake ends, as undici does: a failed handshake
     // then reports OpenSSL's own code (ERR_SSL_WRONG_VERSION_NUMBER...), not a failed write's EPROTO.
-    const end = () => req.end(out.body ?? undefined);
+    const end = () => req.end(out.body ?? undefined, warmReaderRelease);
     req.once("socket", (socket) => {
       if (url.protocol === "https:" && !req.reusedSocket) socket.once("secureConnect", end);
       else end();
     });
   });
+}
+
+let readerReleaseWarm = false;
+
+/**
+ * The SDKs release a stream reader on every reply (Anthropic's reads the first chunk through a tee).
+ * Node builds the error it keeps for released readers on the first release, in a new vm context
+ * (~3 ms): done once the first request has been written, while the model answers, not while the
+ * reply is read.
+ */
+function warmReaderRelease(): void {
+  if (readerReleaseWarm) return;
+  readerReleaseWarm = true;
+  new ReadableStream().getReader().releaseLock();
 }
 
 /** fetch's decoders for the response's content-encoding, the last coding applied undone first; none for a coding it does not know. */
