@@ -27,13 +27,15 @@ const QUESTION = /\b(?:are you sure|do you want|would you like|do you wish|shall
  * mark and a space after a colon, which log lines and progress bars ("50%", "Compiling...") lack.
  */
 // (› ❯ », escaped: the code-cached bundle must stay ASCII)
+/** What every pattern here needs (a `?`, a colon, a bracket, an arrow, or "press"): a line without any is no prompt, and costs no pattern. */
+const MAY_PROMPT = /[?:)\]\u203a\u276f\u00bb]|press/i;
 const OPEN_QUESTION = /[A-Za-z][^\n]{0,200}(?:\?\s*|:\s+|[\u203a\u276f\u00bb]\s*)$/;
 /** Unfinished lines that end like a prompt but are not one: "12:30: ", "http://host: ". */
 const NOT_A_PROMPT = /(?:\d:\s+$|\/\/\S*:\s+$|^\s*(?:\[[^\]]*\]\s*)?(?:error|warning|warn|info|debug|note)\s*:\s+$)/i;
 
 export function looksLikePrompt(line: string, partial: boolean): boolean {
   const text = line.trimStart();
-  if (text === "" || text.length > 300) return false;
+  if (text === "" || text.length > 300 || !MAY_PROMPT.test(text)) return false;
   if (CHOICES.test(text) || DEFAULT_ANSWER.test(text) || PRESS_KEY.test(text)) return true;
   if (SECRET.test(text) || CREDENTIAL.test(text) || QUESTION.test(text)) return true;
   return partial && OPEN_QUESTION.test(text) && !NOT_A_PROMPT.test(text);
