@@ -7,9 +7,10 @@
  *   sandboxed command, the journal, the step's checkpoint). The first command of the task is measured
  *   against the later ones of the same run, which pay no one-time loading. Goal: ≤ 100 ms, every
  *   command. Beside it, a task whose very first reply is the command (what the first command needs
- *   starts loading as its call streams, and the scripted model sends it at once, so it loads inside
- *   this gap; a model's call usually streams for a while first, though the fastest providers can send
- *   a short one in an event or two). And the same task with its replies streamed at a fast model's
+ *   starts as its call streams, and the scripted model sends it at once, so it starts inside this
+ *   gap; a model's call usually streams for a while first, though the fastest providers can send a
+ *   short one in an event or two). `echo ok` is plain and needs no shell parser; a first reply of
+ *   `echo "ok" 2>&1` needs it, and loads it inside the gap. And the same task with its replies streamed at a fast model's
  *   pace (300 ms to the first byte, 15 ms between events, so the call streams for ~100 ms), the gaps
  *   counted from a reply's last byte: the first command's against the second's.
  * - The growth of the request per reply: the five-reply task (read, edit, `echo ok`, read, finish),
@@ -130,6 +131,8 @@ function gapAfterReply(arrivals: readonly Arrival[], i: number): Gap {
 const medianGap = (gaps: readonly Gap[]): Gap => ({ wall: median(gaps.map((g) => g.wall)), cpu: median(gaps.map((g) => g.cpu)) });
 
 const echo = call("execute_command", { command: "echo ok", requires_approval: false });
+/** A command the classifier needs tree-sitter for (quotes, a redirect): the parser loads with it. */
+const quotedEcho = call("execute_command", { command: 'echo "ok" 2>&1', requires_approval: false });
 const done = call("attempt_completion", { result: "done" });
 
 /**
@@ -137,11 +140,12 @@ const done = call("attempt_completion", { result: "done" });
  * its third reply; and after a command that is the task's first reply, sent at once, and streamed (with
  * the gap after the second command, streamed too).
  */
-export async function commandGaps(): Promise<{ first: Gap; later: Gap; firstReply: Gap; streamed: { firstReply: Gap; later: Gap } }> {
+export async function commandGaps(): Promise<{ first: Gap; later: Gap; firstReply: Gap; firstReplyParsed: Gap; streamed: { firstReply: Gap; later: Gap } }> {
   const arrivals = await runTask([call("read_file", { path: "file1.ts" }), call("write_to_file", { path: "new.txt", content: "one line\n" }), echo, echo, echo, done], "Read, edit, then run echo three times.");
   if (arrivals.length < 6) throw new Error(`bench replies: expected 6 requests, the task sent ${arrivals.length}`);
   // The same command as the task's very first reply: the parser and the sandbox's network start loading as the call streams, which the scripted model does at once, so they load inside this gap.
   const opening = await runTask([echo, echo, done], "Run echo twice.");
+  const openingParsed = await runTask([quotedEcho, echo, done], "Run echo twice.");
   // At a model's pace they load as the call streams, as with a real provider.
   const paced: ScriptedTurn = { ...echo, delayMs: FIRST_BYTE_MS, chunkDelayMs: EVENT_MS };
   const streamed = await runTask([paced, paced, done], "Run echo twice.");
@@ -149,6 +153,7 @@ export async function commandGaps(): Promise<{ first: Gap; later: Gap; firstRepl
     first: gap(arrivals, 2),
     later: medianGap([gap(arrivals, 3), gap(arrivals, 4)]),
     firstReply: gap(opening, 0),
+    firstReplyParsed: gap(openingParsed, 0),
     streamed: { firstReply: gapAfterReply(streamed, 0), later: gapAfterReply(streamed, 1) },
   };
 }
@@ -190,6 +195,7 @@ export async function run(): Promise<BenchRow[]> {
   const firsts: Gap[] = [];
   const laters: Gap[] = [];
   const openings: Gap[] = [];
+  const parsedOpenings: Gap[] = [];
   const streamedOpenings: Gap[] = [];
   const streamedLaters: Gap[] = [];
   home = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-replies-home-")));
@@ -201,9 +207,10 @@ export async function run(): Promise<BenchRow[]> {
       firsts.push(gaps.first);
       laters.push(gaps.later);
       openings.push(gaps.firstReply);
+      parsedOpenings.push(gaps.firstReplyParsed);
       streamedOpenings.push(gaps.streamed.firstReply);
       streamedLaters.push(gaps.streamed.later);
-      log(`command gaps: first ${both(gaps.first)}, later ${both(gaps.later)}; as the task's first reply ${both(gaps.firstReply)}; streamed, from the last byte: first reply ${both(gaps.streamed.firstReply)}, second ${both(gaps.streamed.later)}`);
+      log(`command gaps: first ${both(gaps.first)}, later ${both(gaps.later)}; as the task's first reply ${both(gaps.firstReply)}, needing the parser ${both(gaps.firstReplyParsed)}; streamed, from the last byte: first reply ${both(gaps.streamed.firstReply)}, second ${both(gaps.streamed.later)}`);
     }
     grown = await growth();
   } finally {
@@ -213,6 +220,7 @@ export async function run(): Promise<BenchRow[]> {
   const first = medianGap(firsts);
   const later = medianGap(laters);
   const opening = medianGap(openings);
+  const parsedOpening = medianGap(parsedOpenings);
   const streamedOpening = medianGap(streamedOpenings);
   const streamedLater = medianGap(streamedLaters);
   log(`request sizes: ${grown.sizes.join(", ")} B`);
@@ -235,6 +243,15 @@ export async function run(): Promise<BenchRow[]> {
       ratio: ratios(opening, later),
       goal: `≤ ${GOAL_GAP_MS} ms`,
       pass: opening.wall <= GOAL_GAP_MS,
+    },
+    {
+      bench: "replies",
+      case: `gap after a command that is the task's first reply and needs the shell parser (echo "ok" 2>&1), sent at once (median of ${RUNS} tasks)`,
+      measure: `${both(parsedOpening)}; runs: ${runs(parsedOpenings)} ms`,
+      baseline: `the same with echo ok, which needs no parser: ${both(opening)}`,
+      ratio: ratios(parsedOpening, opening),
+      goal: `≤ ${GOAL_GAP_MS} ms`,
+      pass: parsedOpening.wall <= GOAL_GAP_MS,
     },
     {
       bench: "replies",
