@@ -1,1 +1,1 @@
-export { loadGrammar, treeSitter } from "./runtime.js";
+export { loadGrammar, type LoadedGrammar } from "./runtime.js";

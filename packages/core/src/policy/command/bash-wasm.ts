@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { Parser } from "web-tree-sitter";
-import { loadGrammar, treeSitter } from "../../tree-sitter/index.js";
+import { loadGrammar } from "../../tree-sitter/index.js";
 
 // Resolved from this module, so the same code finds the grammar from src, from dist and from an
 // installed @cairn/core.
@@ -35,10 +35,7 @@ export async function loadBashParser(): Promise<Parser> {
     process.getBuiltinModule("node:v8").setFlagsFromString(tieringOffFlags);
     tieringOff = true;
   }
-  const language = await loadGrammar(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
-  const loaded = await treeSitter();
-  const parser = new loaded.Parser();
-  parser.setLanguage(language);
+  const { parser } = await loadGrammar(require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm"));
   // V8 compiles each wasm function when it is first called: one parse of the common shapes now compiles
   // most of the lexer and parser here, where the load happens (beside the first model request), not
   // with the first command.

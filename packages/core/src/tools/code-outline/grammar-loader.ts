@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { Parser, Query } from "web-tree-sitter";
-import { loadGrammar, treeSitter } from "../../tree-sitter/index.js";
+import { loadGrammar } from "../../tree-sitter/index.js";
 import type { LanguageSpec } from "./language-spec.js";
 
 /** A language ready to use: one parser and the compiled definitions query, kept for the life of the process. */
@@ -26,9 +26,6 @@ export function loadLanguage(spec: LanguageSpec): Promise<LoadedLanguage> {
 }
 
 async function load(spec: LanguageSpec): Promise<LoadedLanguage> {
-  const language = await loadGrammar(require.resolve(spec.grammar));
-  const runtime = await treeSitter();
-  const parser = new runtime.Parser();
-  parser.setLanguage(language);
+  const { language, parser, runtime } = await loadGrammar(require.resolve(spec.grammar));
   return { spec, parser, query: new runtime.Query(language, spec.query) };
 }
