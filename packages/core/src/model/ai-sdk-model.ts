@@ -6,7 +6,7 @@ import { ModelError } from "./errors.js";
 import { imageLimits } from "./image-limits.js";
 import { reasoningProviderOptions, type ReasoningOptions } from "./reasoning.js";
 import { RawStreamFacts, refusalLine } from "./raw-facts.js";
-import { watchStreamEnd, type StreamEnd } from "./stream-end.js";
+import { endsWithDone, watchStreamEnd, type StreamEnd } from "./stream-end.js";
 import { toProviderPrompt } from "./to-provider-prompt.js";
 import { reasoningDetailsMark, redactedThinkingMark, type FinishReason, type Model, type ModelEvent, type ModelInfo, type ModelRequest, type ProviderId } from "./types.js";
 import { usageAsMeant } from "./usage.js";
@@ -78,7 +78,7 @@ export class AiSdkModel implements Model {
     let limitError = false;
     const ids = new CallIds();
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
-    const watch = watchStreamEnd(end, signal);
+    const watch = endsWithDone(this.provider) ? watchStreamEnd(end, signal) : undefined;
     try {
       const result = await this.model.doStream({
         prompt: toProviderPrompt(request.system, request.messages, {
@@ -87,7 +87,7 @@ export class AiSdkModel implements Model {
           reasoningDetails: this.provider !== "anthropic" && this.provider !== "openai",
           imageLimits: imageLimits(this.provider),
         }),
-        abortSignal: watch.signal,
+        abortSignal: watch?.signal ?? signal,
         includeRawChunks: true,
         // Never ask for more than a quarter of the window, which context management keeps free.
         maxOutputTokens: request.maxOutputTokens ?? Math.min(this.info.maxOutputTokens, Math.floor(this.info.contextWindow / 4)),
@@ -184,7 +184,7 @@ export class AiSdkModel implements Model {
     } finally {
       // Closes the HTTP response when the consumer stops early or the stream failed.
       if (!finished) await reader?.cancel().catch(() => undefined);
-      watch.release();
+      watch?.release();
     }
   }
 }

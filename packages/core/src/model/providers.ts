@@ -4,7 +4,7 @@ import { modelInfo } from "./catalog.js";
 import { baseUrlProblem, officialApiUrls, type Endpoint } from "./endpoint.js";
 import { defaultRequestTimeoutSeconds, guardedFetch } from "./guarded-fetch.js";
 import { LazyLanguageModel } from "./lazy-language-model.js";
-import { doneWatchingFetch } from "./stream-end.js";
+import { doneWatchingFetch, endsWithDone } from "./stream-end.js";
 import type { ReasoningOptions } from "./reasoning.js";
 import type { Model, ModelInfo, ProviderId } from "./types.js";
 
@@ -119,8 +119,7 @@ export function createModel(config: ModelConfig): Model {
     keyEnv,
   };
   const guarded = guardedFetch({ url: endpoint.url, idleTimeoutMs: timeout * 1000, ...(config.fetch ? { fetch: config.fetch } : {}) });
-  // Only the OpenAI format ends its stream with `data: [DONE]`: Anthropic's replies are not scanned for it.
-  const fetch = config.provider === "anthropic" ? guarded : doneWatchingFetch(guarded);
+  const fetch = endsWithDone(config.provider) ? doneWatchingFetch(guarded) : guarded;
   const load = async (): Promise<LanguageModelV3> => {
     switch (config.provider) {
       case "anthropic": {

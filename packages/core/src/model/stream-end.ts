@@ -15,6 +15,11 @@ export type StreamEnd = { doneSeen: boolean };
 
 const watched = new WeakMap<AbortSignal, StreamEnd>();
 
+/** Only the OpenAI format ends its stream with `data: [DONE]`: Anthropic's replies are neither scanned nor watched. */
+export function endsWithDone(provider: string): boolean {
+  return provider !== "anthropic";
+}
+
 /** One request's own signal, aborted with `signal`; its response's end is recorded on `state`. `release` unlinks it once the request is over. */
 export function watchStreamEnd(state: StreamEnd, signal: AbortSignal): { signal: AbortSignal; release(): void } {
   const own = new AbortController();
