@@ -442,7 +442,6 @@ export class Task {
     return undefined;
   }
 
-
   /** One turn: the limits, the conversation fitted to the window, the model's reply and its calls. Why the loop goes round again, or the run's result. */
   private async turn(transition: Transition, run: Run): Promise<Transition | TaskResult> {
     const { options } = this;
