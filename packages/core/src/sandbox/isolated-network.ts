@@ -107,7 +107,7 @@ export class IsolatedNetwork {
 
   /**
    * Starts making the namespace without waiting for it: a task that may run commands calls this
-   * beside its model request, so its first command does not wait the ~10 ms it takes. Later calls
+   * beside its model request, so its first command does not wait the ~15 ms it takes. Later calls
    * do nothing.
    */
   prepare(): void {
