@@ -11,18 +11,19 @@ const token = /[^ ;&|]+|&&|\|\||[;&|]/g;
 export function plainCharacters(text: string): boolean {
   return plainText.test(text);
 }
+
 /** NAME=value or NAME+=value; tree-sitter-bash reads `_=x` as a word. */
 const assignment = /^([A-Za-z]\w*|_\w+)\+?=/;
 
 /**
  * Words that make a script not plain wherever they stand: bash's reserved words, which tree-sitter
- * reads by context; declaration builtins, whose arguments may be assignments; and variables bash
- * runs as code (assigning them is refused, with the parser's wording).
+ * reads by context, and declaration builtins, whose arguments may be assignments.
  */
 const parserWords = new Set([
   "if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "function", "select", "time", "coproc",
   "export", "declare", "local", "readonly", "typeset", "unset",
 ]);
+/** Variables bash runs as code: assigning them is refused, in the parser's wording. */
 const codeVariables = new Set(["PROMPT_COMMAND", "BASH_ENV", "ENV"]);
 
 /**
@@ -71,12 +72,11 @@ function statement(pieces: readonly string[], stdin: PlainStatement["stdin"]): P
     if (codeVariables.has(name)) return undefined;
   }
   const words = pieces.slice(first);
-  // tree-sitter-bash reads `a.b=c`, `user@host` or `x:y` where a command name belongs as broken
-  // assignments or variables: its reading decides.
   const name = words[0];
   // A bare `A=` before `|` or `||` trips tree-sitter-bash; a plain script runs a command.
   if (name === undefined) return undefined;
-  // It reads `- a=b` as the assignment alone.
+  // tree-sitter-bash reads `a.b=c`, `user@host` or `x:y` where a command name belongs as broken
+  // assignments or variables, and `- a=b` as the assignment alone: its reading decides.
   if (/[=@:%]/.test(name) || name === "-") return undefined;
   return { assignments: pieces.slice(0, first).map(literalWord), words: words.map(literalWord), stdin };
 }
