@@ -29,8 +29,11 @@ export class CommandInputWatch {
     const json = streamed + text;
     this.#arguments.set(id, json);
     // The command's JSON string so far; any escape (\", \n, \\…) decodes to a character a plain script lacks.
-    const command = /"command"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(json)?.[1];
-    if (command !== undefined && !plainCharacters(command)) this.#tell();
+    const found = /"command"\s*:\s*"((?:[^"\\]|\\.)*)(")?/.exec(json);
+    if (found === null) return;
+    if (!plainCharacters(found[1] ?? "")) this.#tell();
+    // Its closing quote came and it is plain: the rest of the arguments need not be read again at every piece.
+    else if (found[2] !== undefined) this.#arguments.delete(id);
   }
 
   #tell(): void {
