@@ -65,6 +65,17 @@ describe("redirects", () => {
     expect(list).toEqual([">f:false", "2>&1:true", ">&-:true", "<g:false", ">>/dev/null:true", "&>h:false", "<&0:true", "<<<s:false"]);
   });
 
+  it("gives the redirects written after a list or pipeline to its last command, as bash does", () => {
+    // tree-sitter-bash reads `a && b > f` as the whole list redirected; bash runs `a && (b > f)`.
+    const analysis = analyseCommand(shell, "cd app && grep -r x . | sort > out.txt 2>&1; ls | wc -l < in.txt");
+    const read = analysis.ok ? analysis.segments.map((s) => `${segmentText(s)}:${s.stdin}:${s.redirects.map((r) => `${r.operator}${displayWord(r.target!)}`).join(",")}`) : [];
+    expect(read).toEqual(["cd app:inherited:", "grep -r x .:inherited:", "sort:pipe:>out.txt,>&1", "ls:inherited:", "wc -l:redirect:<in.txt"]);
+    expect(analysis.ok && analysis.redirects.map((r) => r.statement)).toEqual(["sort > out.txt 2>&1", "sort > out.txt 2>&1", "wc -l < in.txt"]);
+    // A quoted string of blanks is those blanks (tree-sitter-bash gives it no content node).
+    const blanks = analyseCommand(shell, 'echo " " x"  "');
+    expect(blanks.ok && blanks.segments[0]?.words.slice(1).map(displayWord)).toEqual([" ", "x  "]);
+  });
+
   it("keeps the fixed text of heredocs and here-strings, and none when it has expansions", () => {
     const fixed = analyseCommand(shell, "cat <<'EOF'\n$x `y`\nEOF");
     expect(fixed.ok && fixed.redirects[0]?.input).toBe("$x `y`\n");

@@ -65,8 +65,16 @@ function analyseScript(shell: ShellParser, script: string, depth: number, via: s
   if (text.includes("\0")) throw new Unanalysable({ kind: "character", problem: "it contains a NUL character, which can hide a second command" });
   const plain = out.parsePlain ? undefined : readPlainScript(text);
   if (plain !== undefined) {
-    for (const { assignments, words, stdin } of plain) {
-      addSegment(shell, out, { assignments, words, via, stdin, redirects: [], programFromStdin: false, runsGeneratedProgram: false }, depth);
+    for (const { assignments, words, redirects: written, stdin, text } of plain) {
+      const statement = firstLine(text);
+      const redirects = written.map(({ operator, descriptor, target }): Redirect => {
+        const redirect: Redirect = { operator, harmless: isHarmless(operator, staticValue(target)), statement, target };
+        if (descriptor !== undefined) redirect.descriptor = descriptor;
+        return redirect;
+      });
+      out.redirects.push(...redirects);
+      const input = redirects.some((r) => inputOperators.has(r.operator)) ? "redirect" : stdin;
+      addSegment(shell, out, { assignments, words, via, stdin: input, redirects, programFromStdin: false, runsGeneratedProgram: false }, depth);
     }
     return;
   }
@@ -110,8 +118,13 @@ const reservedWords = new Set(["{", "}", "(", ")", "!", "[[", "]]", "if", "then"
 const redirectTypes = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
 const inputOperators = new Set(["<", "<<", "<<-", "<<<", "<&"]);
 
+/** Redirects tree-sitter-bash put on a whole list or pipeline, waiting for the command bash gives them to. */
+type Attached = { redirects: Redirect[]; words: Node[] };
+
 class Walker {
   readonly #words: WordReader;
+  /** By node id: the last command of a list or pipeline and the redirects written after it (see redirected). */
+  readonly #attached = new Map<number, Attached>();
 
   constructor(
     readonly shell: ShellParser,
@@ -129,6 +142,11 @@ class Walker {
     if (treeDepth > maxTreeDepth) throw new Unanalysable({ kind: "too-deep", problem: "its syntax is nested too deeply" });
     const next = treeDepth + 1;
     const type = node.type;
+    const attached = this.#attached.get(node.id);
+    if (attached !== undefined) {
+      this.#attached.delete(node.id);
+      return this.attach(node, stdin, attached, next);
+    }
     if (type === "comment") return;
     if (type === "command") return this.command(node, stdin, []);
     if (type === "pipeline") return this.pipeline(node, stdin, next);
@@ -171,19 +189,45 @@ class Walker {
   }
 
   private redirected(node: Node, stdin: Stdin, treeDepth: number): void {
-    const statement = firstLine(node.text);
+    const body = node.childForFieldName("body");
+    // tree-sitter-bash reads `a && b > f` and `a | b > f` as the whole list or pipeline redirected;
+    // bash gives the redirects to its last command (`a && (b > f)`), and so does the analysis.
+    let last = body;
+    while (last !== null && (last.type === "list" || last.type === "pipeline")) last = last.lastNamedChild;
+    const statement = firstLine(this.text.slice((last ?? node).startIndex, node.endIndex));
     const redirects: Redirect[] = [];
     const spill: Spill = { continuations: [], words: [] };
+    const before = this.out.redirects.length;
     node.children.forEach((child, i) => {
       if (node.fieldNameForChild(i) === "redirect") redirects.push(...this.redirect(child, statement, spill));
     });
-    const body = node.childForFieldName("body");
+    if (last !== null && last !== body && body !== null) {
+      // Listed with the command they belong to, in the order they are written.
+      this.out.redirects.splice(before);
+      this.#attached.set(last.id, { redirects, words: spill.words });
+      this.statement(body, stdin, treeDepth);
+      // Checked all the same should the walk not have come to that command.
+      if (this.#attached.delete(last.id)) this.out.redirects.push(...redirects);
+      for (const continuation of spill.continuations) this.statement(continuation, stdin, treeDepth);
+      return;
+    }
     const bodyStdin = redirects.some((r) => inputOperators.has(r.operator)) ? "redirect" : stdin;
     if (body?.type === "command") this.command(body, bodyStdin, redirects, spill.words);
     else if (spill.words.length > 0) {
       throw new Unanalysable({ kind: "unanalysable", problem: "it has words after a redirect of a compound command", segment: statement });
     } else if (body !== null) this.statement(body, bodyStdin, treeDepth);
     for (const continuation of spill.continuations) this.statement(continuation, stdin, treeDepth);
+  }
+
+  /** The last command of a list or pipeline, with the redirects written after the list or pipeline. */
+  private attach(node: Node, stdin: Stdin, { redirects, words }: Attached, treeDepth: number): void {
+    this.out.redirects.push(...redirects);
+    const input = redirects.some((r) => inputOperators.has(r.operator)) ? "redirect" : stdin;
+    if (node.type === "command") return this.command(node, input, redirects, words);
+    if (words.length > 0) {
+      throw new Unanalysable({ kind: "unanalysable", problem: "it has words after a redirect of a compound command", segment: redirects[0]?.statement ?? "" });
+    }
+    this.statement(node, input, treeDepth);
   }
 
   /** A redirect with no command, such as `> file` or `$(< file)`. */

@@ -151,7 +151,11 @@ export class WordReader {
       const isQuote = child.type === '"' && (i === 0 || i === children.length - 1);
       if (child.startIndex > previous) raw += this.text.slice(previous, child.startIndex);
       previous = Math.max(previous, child.endIndex);
-      if (isQuote) return;
+      // tree-sitter-bash gives a string of only blanks no content: the closing quote's token holds them (`" "` is a space).
+      if (isQuote) {
+        if (i > 0) raw += child.text.slice(0, -1);
+        return;
+      }
       if (child.type === "string_content" || !child.isNamed) {
         raw += child.text;
         return;
