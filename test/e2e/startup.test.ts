@@ -92,7 +92,7 @@ describe("start-up loads only what the command needs", () => {
     expect(loadedHeavy(run.modules)).toEqual(["AI SDK providers", "tree-sitter"]);
   });
 
-  it("a plain command runs without the shell parser; one with quotes loads it", async () => {
+  it("a plain command runs without the shell parser, quotes and redirects included; a loop loads it", async () => {
     const oneReply = (command: string) =>
       startScriptedModelServer({
         turns: [
@@ -105,16 +105,16 @@ describe("start-up loads only what the command needs", () => {
         ],
       });
     const args = (url: string) => ["run", "--provider", "anthropic", "--base-url", url, "--cwd", fixture.workspace.dir, "--auto-approve", "all-commands", "--json", "Run it."];
-    fixture.server = await oneReply("echo plain-ok && ls -la");
+    fixture.server = await oneReply('echo "plain-ok" 2>&1 && ls -la > /dev/null');
     const plain = await recorded(args(fixture.server.url), { ANTHROPIC_API_KEY: "k" });
     // The output, a line of its own in the JSON (the command's own text has no line break after it).
     expect(plain.stdout).toContain("plain-ok\\n");
     expect(loadedHeavy(plain.modules)).toEqual(["AI SDK providers"]);
     await fixture.server.close();
-    fixture.server = await oneReply('echo "quoted-ok"');
-    const quoted = await recorded(args(fixture.server.url), { ANTHROPIC_API_KEY: "k" });
-    expect(quoted.stdout).toContain("quoted-ok\\n");
-    expect(loadedHeavy(quoted.modules)).toEqual(["AI SDK providers", "tree-sitter"]);
+    fixture.server = await oneReply('for w in parsed-ok; do echo "$w"; done');
+    const parsed = await recorded(args(fixture.server.url), { ANTHROPIC_API_KEY: "k" });
+    expect(parsed.stdout).toContain("parsed-ok\\n");
+    expect(loadedHeavy(parsed.modules)).toEqual(["AI SDK providers", "tree-sitter"]);
   });
 
   it("loads the exact tokenizer once the conversation nears the model's window", async () => {

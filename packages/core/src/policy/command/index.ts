@@ -1,7 +1,7 @@
 export { restoreWasmTiering } from "./bash-wasm.js";
 export { loadShellParser, preloadShellParser, type ShellParser } from "./parse-shell.js";
 export { analyseCommand, shellParserFor } from "./analyse.js";
-export { plainCharacters } from "./plain-script.js";
+export { plainSoFar } from "./plain-script.js";
 export type { CommandAnalysis, Segment, Redirect } from "./segments.js";
 export { checkCommand, type CommandDecision } from "./check-command.js";
 export { segmentText } from "./forms.js";
