@@ -13,6 +13,9 @@
  *   request. Goal: Cairn ≤ 100 ms.
  * - The same gap when the command is the task's very first reply (`echo ok`, then finish), sent at
  *   once: whatever the first command needs loads inside it. Goal: Cairn ≤ 100 ms and the lowest.
+ *   Beside it the same with `echo "ok" 2>&1` (quotes and a redirect, which Cairn's command policy
+ *   reads without its shell parser too) and with `for w in ok; do echo "$w"; done` (a loop and an
+ *   expansion: Cairn's policy loads its parser, tree-sitter-bash, then). Same goal.
  * - The growth of the main loop's request per reply in the five-reply task. Goal: Cairn ≤ 300 B and
  *   the lowest.
  *
@@ -60,6 +63,12 @@ const OPENING: Step[] = [
   { kind: "finish", text: "Done." },
 ];
 const OPENING_PROMPT = "Run echo ok, then finish.";
+const QUOTED_COMMAND = 'echo "ok" 2>&1';
+const PARSED_COMMAND = 'for w in ok; do echo "$w"; done';
+const openingWith = (command: string): Step[] => [
+  { kind: "command", command },
+  { kind: "finish", text: "Done." },
+];
 const COMMAND_AT = FIVE_REPLIES.findIndex((s) => s.kind === "command");
 /** That the task did its work: the edit landed, and the request after the command carries its output. */
 function didWork(ws: string, arrivals: readonly Arrival[]): string | undefined {
@@ -73,6 +82,15 @@ function ranEcho(arrivals: readonly Arrival[], at: number): string | undefined {
   return undefined;
 }
 
+/**
+ * The same for a command whose text may hold `"ok"` too, with its quotes escaped: what follows the
+ * output's `ok` is a line break, a quote that is not escaped, or a tag.
+ */
+function ranQuoted(command: string): (ws: string, arrivals: readonly Arrival[]) => string | undefined {
+  const output = /(?:\\+[nr]|"|>)ok(?:\\+[nr]|(?<!\\)"|<)/;
+  return (_ws, arrivals) => (output.test(arrivals[1]?.newest ?? "") ? undefined : `\`${command}\`'s output is not in the request after it: ${arrivals[1]?.newest.slice(0, 200)}`);
+}
+
 /** The peers, Claude Code first (the goal names it): package, version, command, and how to run it. */
 const PEERS = [
   { ...CLAUDE_CODE, make: claudeCode },
@@ -83,7 +101,7 @@ const PEERS = [
 const log = (text: string): void => void process.stderr.write(`  ${text}\n`);
 const oneLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
 
-type Round = { five: TaskRun; one: TaskRun; opening: TaskRun; oneFresh?: TaskRun };
+type Round = { five: TaskRun; one: TaskRun; opening: TaskRun; openingQuoted: TaskRun; openingParsed: TaskRun; oneFresh?: TaskRun };
 /** An agent's rounds, its home across them, and why it stopped when it did. */
 type Entry = { agent: Agent; home: string; rounds: Array<Round | undefined>; failed?: string };
 const newHome = (): string => realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-peers-home-")));
@@ -100,6 +118,8 @@ const MEASURES = {
   oneFreshCpu: (r: Round) => r.oneFresh?.cpuMs ?? Number.NaN,
   gap: (r: Round) => gapMs(r.five),
   openingGap: (r: Round) => r.opening.arrivals[1]!.at - r.opening.arrivals[0]!.at,
+  openingQuotedGap: (r: Round) => r.openingQuoted.arrivals[1]!.at - r.openingQuoted.arrivals[0]!.at,
+  openingParsedGap: (r: Round) => r.openingParsed.arrivals[1]!.at - r.openingParsed.arrivals[0]!.at,
   growth: (r: Round) => growthBytes(r.five),
 } satisfies Record<string, Measure>;
 
@@ -119,9 +139,11 @@ async function runRound(entry: Entry): Promise<Round | undefined> {
     const five = await runTask(entry.agent, FIVE_REPLIES, FIVE_PROMPT, didWork, entry.home);
     const one = await runTask(entry.agent, ONE_TURN, ONE_PROMPT, undefined, entry.home);
     const opening = await runTask(entry.agent, OPENING, OPENING_PROMPT, (_ws, arrivals) => ranEcho(arrivals, 0), entry.home);
+    const openingQuoted = await runTask(entry.agent, openingWith(QUOTED_COMMAND), `Run ${QUOTED_COMMAND}, then finish.`, ranQuoted(QUOTED_COMMAND), entry.home);
+    const openingParsed = await runTask(entry.agent, openingWith(PARSED_COMMAND), `Run ${PARSED_COMMAND}, then finish.`, ranQuoted(PARSED_COMMAND), entry.home);
     // Cairn's first run in a home: what a person's very first task costs.
     const oneFresh = entry.agent.name === "Cairn" ? await runTask(entry.agent, ONE_TURN, ONE_PROMPT) : undefined;
-    return { five, one, opening, ...(oneFresh ? { oneFresh } : {}) };
+    return { five, one, opening, openingQuoted, openingParsed, ...(oneFresh ? { oneFresh } : {}) };
   } catch (error) {
     entry.failed = oneLine(error);
     log(`${entry.agent.name}: ${entry.failed}`);
@@ -160,7 +182,7 @@ async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: Benc
       const r = e.rounds[i];
       const left = r ? r.five.leftCpuMs + r.one.leftCpuMs : 0;
       return r
-        ? `${e.agent.name} ${r.five.cpuMs.toFixed(0)}/${r.one.cpuMs.toFixed(0)} ms CPU${left > 0 ? ` (${left.toFixed(0)} of it in processes left running)` : ""}, gap ${gapMs(r.five).toFixed(0)} ms (first reply ${MEASURES.openingGap(r).toFixed(0)} ms), +${growthBytes(r.five).toFixed(0)} B`
+        ? `${e.agent.name} ${r.five.cpuMs.toFixed(0)}/${r.one.cpuMs.toFixed(0)} ms CPU${left > 0 ? ` (${left.toFixed(0)} of it in processes left running)` : ""}, gap ${gapMs(r.five).toFixed(0)} ms (first reply ${MEASURES.openingGap(r).toFixed(0)} ms, quoted ${MEASURES.openingQuotedGap(r).toFixed(0)} ms, a loop ${MEASURES.openingParsedGap(r).toFixed(0)} ms), +${growthBytes(r.five).toFixed(0)} B`
         : `${e.agent.name} -`;
     });
     log(`round ${i + 1}: ${line.join("; ")}`);
@@ -187,6 +209,8 @@ async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: Benc
   const counted = `median of ${ROUNDS} interleaved rounds; ratio peer / Cairn per round`;
   const growth = valueOf(base, MEASURES.growth);
   const opening = valueOf(base, MEASURES.openingGap);
+  const openingQuoted = valueOf(base, MEASURES.openingQuotedGap);
+  const openingParsed = valueOf(base, MEASURES.openingParsedGap);
   rows.push(
     {
       bench: "peers",
@@ -221,6 +245,20 @@ async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: Benc
       ...side(ms, MEASURES.openingGap),
       goal: `Cairn ≤ ${GOAL_GAP_MS} ms, the lowest`,
       pass: opening <= GOAL_GAP_MS && measured.every((p) => opening < valueOf(p, MEASURES.openingGap)),
+    },
+    {
+      bench: "peers",
+      case: `the same gap with ${QUOTED_COMMAND} as the first reply (quotes and a redirect; Cairn reads it without its shell parser) (${counted})`,
+      ...side(ms, MEASURES.openingQuotedGap),
+      goal: `Cairn ≤ ${GOAL_GAP_MS} ms, the lowest`,
+      pass: openingQuoted <= GOAL_GAP_MS && measured.every((p) => openingQuoted < valueOf(p, MEASURES.openingQuotedGap)),
+    },
+    {
+      bench: "peers",
+      case: `the same gap with ${PARSED_COMMAND} as the first reply (a loop and an expansion: Cairn loads its shell parser then) (${counted})`,
+      ...side(ms, MEASURES.openingParsedGap),
+      goal: `Cairn ≤ ${GOAL_GAP_MS} ms, the lowest`,
+      pass: openingParsed <= GOAL_GAP_MS && measured.every((p) => openingParsed < valueOf(p, MEASURES.openingParsedGap)),
     },
     {
       bench: "peers",

@@ -10,7 +10,8 @@
  *   starts as its call streams, and the scripted model sends it at once, so it starts inside this
  *   gap; a model's call usually streams for a while first, though the fastest providers can send a
  *   short one in an event or two). `echo ok` is plain and needs no shell parser; a first reply of
- *   `echo "ok" 2>&1` needs it, and loads it inside the gap. And the same task with its replies streamed at a fast model's
+ *   `for w in ok; do echo "$w"; done` (a loop, an expansion) needs it, and loads it inside the gap.
+ *   And the same task with its replies streamed at a fast model's
  *   pace (300 ms to the first byte, 15 ms between events, so the call streams for ~100 ms), the gaps
  *   counted from a reply's last byte: the first command's against the second's.
  * - The growth of the request per reply: the five-reply task (read, edit, `echo ok`, read, finish),
@@ -131,8 +132,9 @@ function gapAfterReply(arrivals: readonly Arrival[], i: number): Gap {
 const medianGap = (gaps: readonly Gap[]): Gap => ({ wall: median(gaps.map((g) => g.wall)), cpu: median(gaps.map((g) => g.cpu)) });
 
 const echo = call("execute_command", { command: "echo ok", requires_approval: false });
-/** A command the classifier needs tree-sitter for (quotes, a redirect): the parser loads with it. */
-const quotedEcho = call("execute_command", { command: 'echo "ok" 2>&1', requires_approval: false });
+/** A command the classifier needs tree-sitter for (a loop, an expansion): the parser loads with it. */
+const PARSED_COMMAND = 'for w in ok; do echo "$w"; done';
+const parsedEcho = call("execute_command", { command: PARSED_COMMAND, requires_approval: false });
 const done = call("attempt_completion", { result: "done" });
 
 /**
@@ -145,7 +147,7 @@ export async function commandGaps(): Promise<{ first: Gap; later: Gap; firstRepl
   if (arrivals.length < 6) throw new Error(`bench replies: expected 6 requests, the task sent ${arrivals.length}`);
   // The same command as the task's very first reply: the parser and the sandbox's network start loading as the call streams, which the scripted model does at once, so they load inside this gap.
   const opening = await runTask([echo, echo, done], "Run echo twice.");
-  const openingParsed = await runTask([quotedEcho, echo, done], "Run echo twice.");
+  const openingParsed = await runTask([parsedEcho, echo, done], "Run echo twice.");
   // At a model's pace they load as the call streams, as with a real provider.
   const paced: ScriptedTurn = { ...echo, delayMs: FIRST_BYTE_MS, chunkDelayMs: EVENT_MS };
   const streamed = await runTask([paced, paced, done], "Run echo twice.");
@@ -246,7 +248,7 @@ export async function run(): Promise<BenchRow[]> {
     },
     {
       bench: "replies",
-      case: `gap after a command that is the task's first reply and needs the shell parser (echo "ok" 2>&1), sent at once (median of ${RUNS} tasks)`,
+      case: `gap after a command that is the task's first reply and needs the shell parser (${PARSED_COMMAND}), sent at once (median of ${RUNS} tasks)`,
       measure: `${both(parsedOpening)}; runs: ${runs(parsedOpenings)} ms`,
       baseline: `the same with echo ok, which needs no parser: ${both(opening)}`,
       ratio: ratios(parsedOpening, opening),
