@@ -105,7 +105,7 @@ describe("start-up loads only what the command needs", () => {
         ],
       });
     const args = (url: string) => ["run", "--provider", "anthropic", "--base-url", url, "--cwd", fixture.workspace.dir, "--auto-approve", "all-commands", "--json", "Run it."];
-    fixture.server = await oneReply('echo "plain-ok" 2>&1 && ls -la > /dev/null');
+    fixture.server = await oneReply('ls -la > /dev/null && echo "plain-ok" 2>&1');
     const plain = await recorded(args(fixture.server.url), { ANTHROPIC_API_KEY: "k" });
     // The output, a line of its own in the JSON (the command's own text has no line break after it).
     expect(plain.stdout).toContain("plain-ok\\n");

@@ -120,6 +120,9 @@ describe("plain scripts", () => {
     expect(read("git log --format=%H -n 5|head -3; CI=1 make -j4")).toEqual(["git log --format=%H -n 5:inherited", "head -3:pipe", "CI=1 make -j4:inherited"]);
     expect(read('grep -rn "TODO (later)" src | head -20')).toEqual(['grep -rn "TODO (later)" src:inherited', "head -20:pipe"]);
     expect(read('git commit -m "Fix the parser: quotes" && git log -n 1')).toEqual(['git commit -m "Fix the parser: quotes":inherited', "git log -n 1:inherited"]);
+    for (const command of ['echo "ok" 2>&1', "npm test 2>&1", "ls > out.txt", "make 2>/dev/null", "cat < in.txt", "echo x >&2", "a >> log"]) {
+      expect(read(command)).toEqual([`${command.split(/ \d?[<>]/)[0]}:inherited`]);
+    }
     const redirected = readPlainScript("npm test 2>&1 | tail -30 > 'last run.txt'");
     expect(redirected?.map((s) => [s.text, s.redirects.map((r) => `${r.descriptor ?? ""}${r.operator}${r.target.pieces[0]?.kind === "lit" ? r.target.pieces[0].text : ""}`)])).toEqual([
       ["npm test 2>&1", ["2>&1"]],

@@ -179,8 +179,7 @@ function readRedirect(text: string, start: number): (Token & { kind: "redirect" 
     if (digit === undefined) return "incomplete";
     if (!/\d/.test(digit)) return "not plain";
     const after = text[i + 3];
-    if (after === undefined) return "incomplete";
-    if (!/[ ;&|]/.test(after)) return "not plain";
+    if (after !== undefined && !/[ ;&|]/.test(after)) return "not plain";
     const target: Word = { pieces: [lit(digit)], source: digit };
     return { kind: "redirect", redirect: { operator: ">&", ...(descriptor === undefined ? {} : { descriptor }), target }, start, end: i + 3 };
   }
