@@ -136,6 +136,22 @@ describe("settings.json's models", () => {
 });
 
 describe("cairn models", () => {
+  it("without ids, lists the models the endpoint has beside the task's, each described by the endpoint", async () => {
+    const args = await ollama({ ollamaTags: "ollama-tags.json", ollamaShow: { [model]: "ollama-show-qwen2.5vl.json" } });
+    const run = await runCairn(["models", ...args, "--cwd", fx.workspace.dir, "--json"], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    const listed = JSON.parse(run.stdout) as { models: Array<{ id: string; role?: string; images: { value: unknown; source: string } }> };
+    expect(listed.models.map((m) => [m.id, m.role ?? "", m.images.value, m.images.source])).toEqual([
+      [model, "the task's model", true, "discovered"],
+      ["qwen2.5-coder:14b", "", false, "default"],
+    ]);
+    expect(endpoint!.asked).toEqual(["GET /api/tags", `POST /api/show ${model}`, "POST /api/show qwen2.5-coder:14b"]);
+    // The terminal's table shows a listed name as Ollama gave it, and no escape sequence.
+    const table = await runCairn(["models", ...args, "--cwd", fx.workspace.dir], { env: env() });
+    expect(table.stdout).toContain("\nqwen2.5-coder:14b\n");
+    expect(table.stdout).not.toContain("\u001b");
+  });
+
   it("shows each capability and where it came from: discovered, settings, built-in, default", async () => {
     settings({ models: { [model]: { contextWindow: 32_768, pricing: { input: 0, output: 0 } }, "claude-sonnet-4-5": { images: false } } });
     const args = await ollama({ ollamaShow: { [model]: "ollama-show-qwen2.5vl.json" } });

@@ -1,6 +1,6 @@
 /**
  * A model endpoint's own API beside its chat API, for tests of what Cairn asks it about its models:
- * Ollama's POST /api/show, LM Studio's GET /api/v0/models and OpenRouter's GET /api/v1/models,
+ * Ollama's POST /api/show and GET /api/tags, LM Studio's GET /api/v0/models and OpenRouter's GET /api/v1/models,
  * answered from fixtures in model-endpoints/ written after each provider's documented response.
  * Anything else goes on to `chat` (the scripted model server), so one URL serves a whole run.
  */
@@ -25,6 +25,8 @@ export type ModelEndpointServer = {
 export type ModelEndpointOptions = {
   /** Ollama: model name → fixture file for POST /api/show (an unknown model is a 404, as Ollama answers). */
   ollamaShow?: Record<string, string>;
+  /** Ollama: the fixture for GET /api/tags (the models pulled). */
+  ollamaTags?: string;
   /** LM Studio: the fixture for GET /api/v0/models. */
   lmstudioModels?: string;
   /** OpenRouter: the fixture for GET /api/v1/models. */
@@ -49,7 +51,11 @@ export async function startModelEndpointServer(o: ModelEndpointOptions): Promise
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     });
-    const mine = (req.method === "POST" && where === "/api/show" && o.ollamaShow) || (req.method === "GET" && where === "/api/v0/models" && o.lmstudioModels) || (req.method === "GET" && where === "/api/v1/models" && o.openrouterModels);
+    const mine =
+      (req.method === "POST" && where === "/api/show" && o.ollamaShow) ||
+      (req.method === "GET" && where === "/api/tags" && o.ollamaTags) ||
+      (req.method === "GET" && where === "/api/v0/models" && o.lmstudioModels) ||
+      (req.method === "GET" && where === "/api/v1/models" && o.openrouterModels);
     if (mine) {
       const model = where === "/api/show" ? String((JSON.parse(body || "{}") as { model?: unknown }).model) : undefined;
       asked.push(`${req.method} ${where}${model ? ` ${model}` : ""}`);
@@ -58,7 +64,9 @@ export async function startModelEndpointServer(o: ModelEndpointOptions): Promise
         const file = o.ollamaShow![model];
         return file ? send(res, 200, endpointFixture(file)) : send(res, 404, JSON.stringify({ error: `model '${model}' not found` }));
       }
-      return send(res, 200, endpointFixture(where === "/api/v0/models" ? o.lmstudioModels! : o.openrouterModels!));
+      const fixtures: Record<string, string | undefined> = { "/api/tags": o.ollamaTags, "/api/v0/models": o.lmstudioModels, "/api/v1/models": o.openrouterModels };
+      const fixture = fixtures[where];
+      return send(res, 200, endpointFixture(fixture!));
     }
     if (!o.chat) return send(res, 404, JSON.stringify({ error: "not found" }));
     // OpenRouter's API root is /api/v1; the scripted model server's is /v1.

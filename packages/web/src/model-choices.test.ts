@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { RunArgs } from "@cairn/host/run-args";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startModelEndpointServer } from "../../../test/support/model-endpoint-server.js";
 import { checkModel, choiceOverrides, modelCatalog } from "./model-choices.js";
 
 let dir: string;
@@ -23,12 +24,25 @@ describe("model choices", () => {
     expect(choiceOverrides({ provider: "anthropic", model: "claude-haiku-4-5" }, args(), env())).toEqual({ ok: true, overrides: { provider: "anthropic", model: "claude-haiku-4-5" } });
   });
 
-  it("a provider with no API of its own is refused unless it is the configured one", () => {
+  it("a provider with no API of its own is refused unless it is the configured one", async () => {
     expect(choiceOverrides({ provider: "openai-compatible", model: "m" }, args(), env())).toEqual({
       ok: false,
       message: "openai-compatible needs a base URL of its own: start cairn web with --provider openai-compatible --base-url <url>.",
     });
-    expect(modelCatalog(args(), env()).providers.map((p) => p.id)).not.toContain("openai-compatible");
+    expect((await modelCatalog(args(), env())).providers.map((p) => p.id)).not.toContain("openai-compatible");
+  });
+
+  it("offers the models an Ollama endpoint has pulled, after the configured one", async () => {
+    const endpoint = await startModelEndpointServer({ ollamaTags: "ollama-tags.json" });
+    try {
+      const ollama = { cwd: dir, provider: "ollama", baseUrl: `${endpoint.url}/v1`, model: "qwen2.5vl:7b" } as unknown as RunArgs;
+      const catalog = await modelCatalog(ollama, env());
+      expect(catalog.providers[0]?.id).toBe("ollama");
+      expect(catalog.providers[0]!.models.slice(0, 2)).toEqual(["qwen2.5vl:7b", "qwen2.5-coder:14b"]);
+      expect(endpoint.asked).toEqual(["GET /api/tags"]);
+    } finally {
+      await endpoint.close();
+    }
   });
 
   it("checks a choice as the session would: a missing key names its variable; images by the catalog", async () => {

@@ -1,6 +1,8 @@
 import {
   apiKeyFromEnv,
   catalogModelIds,
+  discoverModels,
+  listedModels,
   loadWorkspaceSettings,
   mergeSettings,
   officialApiUrls,
@@ -32,7 +34,7 @@ export type ModelCatalog = { default: ModelChoice; providers: ProviderOption[]; 
 export type ModelCheck = { ok: true; provider: string; model: string; supports_images: boolean } | { ok: false; message: string };
 
 /** The provider and model a new task gets when the person picks none: the same layers a session resolves (flags > env > workspace > user). */
-function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice & { error?: string } {
+function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice & { baseUrl?: string; error?: string } {
   let settings: Settings = {};
   let error: string | undefined;
   try {
@@ -50,16 +52,24 @@ function configuredModel(args: RunArgs, env: NodeJS.ProcessEnv): ModelChoice & {
     }
   }
   const provider = settings.provider ?? "anthropic";
-  return { provider, model: settings.model ?? providers[provider].defaultModel ?? "", ...(error ? { error } : {}) };
+  const baseUrl = settings.baseUrl ?? providers[provider].baseUrl;
+  return { provider, model: settings.model ?? providers[provider].defaultModel ?? "", ...(baseUrl ? { baseUrl } : {}), ...(error ? { error } : {}) };
 }
 
-/** What the page may offer: each provider with the models the catalog knows for it, the configured one first. */
-export function modelCatalog(args: RunArgs, env: NodeJS.ProcessEnv): ModelCatalog {
-  const { error, ...configured } = configuredModel(args, env);
+/**
+ * What the page may offer: each provider with the models the catalog knows for it, the configured
+ * one first, with the models its endpoint has when it is Ollama or LM Studio (asked once an hour).
+ */
+export async function modelCatalog(args: RunArgs, env: NodeJS.ProcessEnv): Promise<ModelCatalog> {
+  const { error, baseUrl, ...configured } = configuredModel(args, env);
+  const endpoint = { home: cairnHome(env), provider: configured.provider, baseUrl };
+  await discoverModels(endpoint, [], { list: true });
+  const listed = listedModels(endpoint);
   const offered = providerIds.flatMap((id): ProviderOption[] => {
     if (id !== configured.provider && endpointOf(id) === undefined) return [];
     const models = [
       ...(id === configured.provider && configured.model ? [configured.model] : []),
+      ...(id === configured.provider ? listed : []),
       ...(providers[id].defaultModel ? [providers[id].defaultModel] : []),
       ...catalogModelIds(id),
     ];

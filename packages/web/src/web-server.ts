@@ -103,7 +103,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       send(res, 200, found ?? { items: [], from: 0, to: 0 });
     }],
     ["GET", "/api/history", ({ res, url }) => send(res, 200, hub.history(url.searchParams.get("all") === "1"))],
-    ["GET", "/api/models", ({ res }) => send(res, 200, modelCatalog(options.args, options.env))],
+    ["GET", "/api/models", async ({ res }) => send(res, 200, await modelCatalog(options.args, options.env))],
     ["GET", "/api/models/check", async ({ res, url }) => {
       const chosen = modelChoice.safeParse({ provider: url.searchParams.get("provider"), model: url.searchParams.get("model") });
       if (!chosen.success) return send(res, 400, { error: "Name a provider and a model (provider=…&model=…)." });

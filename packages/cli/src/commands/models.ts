@@ -7,6 +7,7 @@ import {
   discoverModels,
   factsFromSettings,
   layeredModelInfo,
+  listedModels,
   loadSettings,
   loadWorkspaceSettings,
   mergeSettings,
@@ -29,7 +30,8 @@ export const modelsHelp = `Usage: cairn models [id...] [--provider id] [--base-u
 
 What each model takes, and where that came from: images, context window, max output, native tool
 calls (or the XML protocol), reasoning and price. Without ids: the task's model (and fallback and
-compaction models) and every model under "models" in settings.json.
+compaction models), every model under "models" in settings.json, and the models the endpoint has
+(Ollama's pulled models, LM Studio's downloaded ones).
 
 Sources, highest first:
   settings     "models" in CAIRN_HOME/settings.json or the workspace's trusted .cairn/settings.json
@@ -91,8 +93,9 @@ export async function modelsCommand(argv: string[], io: Io): Promise<number> {
   if (main) roles.set(main, "the task's model");
   if (settings.fallbackModel && !roles.has(settings.fallbackModel)) roles.set(settings.fallbackModel, "fallback model");
   if (settings.compactionModel && !roles.has(settings.compactionModel)) roles.set(settings.compactionModel, "compaction model");
-  const ids = [...new Set([...(positionals.length > 0 ? positionals : [...roles.keys(), ...Object.keys(settings.models ?? {})])])];
   const target: DiscoveryTarget = { home, provider, baseUrl: settings.baseUrl ?? providers[provider].baseUrl };
+  if (positionals.length === 0) await discoverModels(target, [], { list: true });
+  const ids = [...new Set([...(positionals.length > 0 ? positionals : [...roles.keys(), ...Object.keys(settings.models ?? {}), ...listedModels(target)])])];
   const found = await discoverModels(target, ids);
   if (found.notice) notices.push(found.notice);
   const rows: Row[] = ids.map((id) => ({

@@ -1,8 +1,10 @@
 import {
   catalogModelIds,
   discoveredFacts,
+  discoverModels,
   factsFromSettings,
   layeredModelInfo,
+  listedModels,
   loadSettings,
   loadWorkspaceSettings,
   mergeSettings,
@@ -20,10 +22,11 @@ export type ModelPick = { label: string; value: string; hint: string };
 
 /**
  * The models /model offers on the session's provider: the current one first, then those under
- * "models" in settings.json, the provider's default and the built-in list's, each described as
- * cairn models describes it (settings over what the endpoint said over the built-in list).
+ * "models" in settings.json, those the endpoint has (Ollama's pulled models, LM Studio's
+ * downloaded ones, asked once an hour), the provider's default and the built-in list's, each
+ * described as cairn models describes it (settings over what the endpoint said over the built-in list).
  */
-export function modelPicks(o: { home: string; cwd: string; env: Env; overrides: SessionOverrides; provider: ProviderId; current: string }): ModelPick[] {
+export async function modelPicks(o: { home: string; cwd: string; env: Env; overrides: SessionOverrides; provider: ProviderId; current: string }): Promise<ModelPick[]> {
   let settings: Settings = {};
   try {
     settings = mergeSettings(loadSettings(o.home), loadWorkspaceSettings(o.home, o.cwd).settings, settingsFromEnv(o.env), o.overrides);
@@ -33,7 +36,11 @@ export function modelPicks(o: { home: string; cwd: string; env: Env; overrides: 
   }
   const target = { home: o.home, provider: o.provider, baseUrl: settings.baseUrl ?? providers[o.provider].baseUrl };
   const defaultModel = providers[o.provider].defaultModel;
-  const ids = [...new Set([o.current, ...Object.keys(settings.models ?? {}), ...(defaultModel ? [defaultModel] : []), ...catalogModelIds(o.provider)].filter(Boolean))];
+  // An endpoint that does not answer leaves the list as settings and the built-in list make it.
+  await discoverModels(target, [], { list: true });
+  const listed = listedModels(target);
+  await discoverModels(target, listed);
+  const ids = [...new Set([o.current, ...Object.keys(settings.models ?? {}), ...listed, ...(defaultModel ? [defaultModel] : []), ...catalogModelIds(o.provider)].filter(Boolean))];
   return ids.map((id) => {
     const { info } = layeredModelInfo(id, o.provider, { discovered: discoveredFacts(target, id), settings: factsFromSettings(settings.models?.[id]) });
     const window = `${Math.round(info.contextWindow / 1000)}k context`;

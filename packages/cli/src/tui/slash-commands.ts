@@ -106,15 +106,11 @@ export async function runSlashCommand(session: SlashCommandSession, line: string
     case "model": {
       if (needsIdle()) return true;
       // Without an id: a pick list of the models Cairn knows on this provider.
+      const picks = rest[0] === undefined ? await modelPicks({ home: session.home, cwd: session.cwd, env: session.io.env, overrides: overridesOf(session.args), provider: view.status.provider as ProviderId, current: view.status.model }) : [];
       const id =
         rest[0] ??
         (await view.ask<string | undefined>(
-          (resolve) => ({
-            kind: "choice",
-            title: `Pick a model on ${view.status.provider} (or type /model <id>)`,
-            options: modelPicks({ home: session.home, cwd: session.cwd, env: session.io.env, overrides: overridesOf(session.args), provider: view.status.provider as ProviderId, current: view.status.model }),
-            resolve,
-          }),
+          (resolve) => ({ kind: "choice", title: `Pick a model on ${view.status.provider} (or type /model <id>)`, options: picks, resolve }),
           undefined,
         ));
       if (!id || (rest[0] === undefined && id === view.status.model)) return true;

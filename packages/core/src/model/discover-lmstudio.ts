@@ -24,3 +24,10 @@ export function lmstudioFacts(list: unknown): Record<string, ModelFacts> {
 export async function discoverLmstudio(baseUrl: string, _ids: readonly string[], timeoutMs: number): Promise<Record<string, ModelFacts | undefined>> {
   return lmstudioFacts(await fetchJson(`${rootOf(baseUrl)}/api/v0/models`, { timeoutMs }));
 }
+
+/** The chat models LM Studio has downloaded (`GET /api/v0/models`), embedding models left out. */
+export async function listLmstudio(baseUrl: string, timeoutMs: number): Promise<string[]> {
+  const list = await fetchJson(`${rootOf(baseUrl)}/api/v0/models`, { timeoutMs });
+  const data = isRecord(list) && Array.isArray(list.data) ? list.data : [];
+  return data.flatMap((m) => (isRecord(m) && typeof m.id === "string" && (m.type === "llm" || m.type === "vlm") ? [m.id] : []));
+}

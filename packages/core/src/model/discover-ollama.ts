@@ -36,3 +36,10 @@ function notFound(error: unknown): undefined {
   if ((error as { kind?: string }).kind === "unsupported") return undefined;
   throw error;
 }
+
+/** The models Ollama has pulled (`GET /api/tags`), by the names a request takes. */
+export async function listOllama(baseUrl: string, timeoutMs: number): Promise<string[]> {
+  const tags = await fetchJson(`${rootOf(baseUrl)}/api/tags`, { timeoutMs });
+  const models = isRecord(tags) && Array.isArray(tags.models) ? tags.models : [];
+  return models.flatMap((m) => (isRecord(m) && typeof m.name === "string" ? [m.name] : []));
+}

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startModelEndpointServer, type ModelEndpointServer } from "../../../../test/support/model-endpoint-server.js";
 import { layeredModelInfo } from "./capabilities.js";
-import { discoveredFacts, discoverModels, discoveryTtlMs } from "./discover.js";
+import { discoveredFacts, discoverModels, discoveryTtlMs, listedModels } from "./discover.js";
 
 let server: ModelEndpointServer | undefined;
 const homes: string[] = [];
@@ -70,6 +70,45 @@ describe("LM Studio (/api/v0/models)", () => {
     expect(discoveredFacts(target, "qwen2-vl-7b-instruct")).toEqual({ contextWindow: 32_768, supportsImages: true });
     expect(discoveredFacts(target, "meta-llama-3.1-8b-instruct")).toEqual({ contextWindow: 16_384, supportsImages: false, nativeTools: true });
     expect(server.asked).toEqual(["GET /api/v0/models"]);
+  });
+});
+
+describe("the models an endpoint has", () => {
+  it("Ollama's pulled models (/api/tags), asked once an hour and only when listing is asked for; a name no model has is left out", async () => {
+    server = await startModelEndpointServer({ ollamaTags: "ollama-tags.json", ollamaShow: { "qwen2.5vl:7b": "ollama-show-qwen2.5vl.json" } });
+    const target = { home: home(), provider: "ollama" as const, baseUrl: `${server.url}/v1` };
+    const now = Date.now();
+    await discoverModels(target, ["qwen2.5vl:7b"], { now });
+    expect(listedModels(target)).toEqual([]);
+    expect(await discoverModels(target, [], { list: true, now })).toEqual({ learned: false });
+    // The third entry's name is a terminal escape, not a model's name.
+    expect(listedModels(target)).toEqual(["qwen2.5-coder:14b", "qwen2.5vl:7b"]);
+    await discoverModels(target, [], { list: true, now: now + 60_000 });
+    expect(server.asked).toEqual(["POST /api/show qwen2.5vl:7b", "GET /api/tags"]);
+    await discoverModels(target, [], { list: true, now: now + discoveryTtlMs + 1 });
+    expect(server.asked.at(-1)).toBe("GET /api/tags");
+    expect(server.asked).toHaveLength(3);
+  });
+
+  it("LM Studio's downloaded chat models, not its embedding models", async () => {
+    server = await startModelEndpointServer({ lmstudioModels: "lmstudio-models.json" });
+    const target = { home: home(), provider: "lmstudio" as const, baseUrl: `${server.url}/v1` };
+    await discoverModels(target, [], { list: true });
+    expect(listedModels(target)).toEqual(["qwen2-vl-7b-instruct", "meta-llama-3.1-8b-instruct"]);
+  });
+
+  it("an endpoint that is not there lists nothing and fails nothing; one that was keeps its last list", async () => {
+    server = await startModelEndpointServer({ ollamaTags: "ollama-tags.json" });
+    const target = { home: home(), provider: "ollama" as const, baseUrl: `${server.url}/v1` };
+    const now = Date.now();
+    await discoverModels(target, [], { list: true, now });
+    await server.close();
+    server = undefined;
+    expect(await discoverModels(target, [], { list: true, now: now + discoveryTtlMs + 1 })).toEqual({ learned: false });
+    expect(listedModels(target)).toEqual(["qwen2.5-coder:14b", "qwen2.5vl:7b"]);
+    const gone = { home: home(), provider: "ollama" as const, baseUrl: target.baseUrl };
+    expect(await discoverModels(gone, [], { list: true })).toEqual({ learned: false });
+    expect(listedModels(gone)).toEqual([]);
   });
 });
 

@@ -6,7 +6,7 @@ export { baseUrlProblem, officialApiUrls, redactUrl, type Endpoint } from "./end
 export { defaultRequestTimeoutSeconds } from "./guarded-fetch.js";
 export { catalogModelIds, isKnownModel, modelInfo } from "./catalog.js";
 export { factsFromSettings, layeredModelInfo, type CapabilitySource, type LayeredModelInfo, type ModelFacts, type ModelSettings } from "./capabilities.js";
-export { discoveredFacts, discoverModels, type DiscoveryTarget } from "./discover.js";
+export { discoveredFacts, discoverModels, listedModels, type DiscoveryTarget } from "./discover.js";
 export { reasoningEfforts, reasoningProviderOptions, type ReasoningEffort, type ReasoningOptions } from "./reasoning.js";
 export { defaultRetryPolicy, parseRetryAfter, retryDelayMs, sleep, type RetryPolicy } from "./retry.js";
 export { apiKeyFromEnv, createModel, isProviderId, ModelConfigError, providerIds, providers, type ModelConfig } from "./providers.js";
