@@ -98,6 +98,22 @@ describe("replaying a stored task", () => {
     ]);
   });
 
+  it("fills the status line's context alike live and when the task is reopened", () => {
+    const events: AgentEvent[] = [
+      { type: "session_opened", task_id: "t1", title: "t", cwd: "/w", model: "m", provider: "p", context_window: 1000, mode: "act" },
+      { type: "usage", model: "m", usage: { input_tokens: 200, output_tokens: 50, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 }, cost_usd: null, total_cost_usd: null },
+    ];
+    const fill = (how: "live" | "replay") => {
+      const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
+      const presenter = new EventPresenter(view);
+      if (how === "replay") presenter.replay(events, false);
+      else for (const event of events) presenter.apply(event);
+      return view.status.contextTokens;
+    };
+    expect(fill("live")).toBe(350);
+    expect(fill("replay")).toBe(350);
+  });
+
   it("shows the last items of a long record, saying the rest is not shown", () => {
     const events = Array.from({ length: 30 }, (_, i) => call(`t${i}`, "read_file", { path: `${i}.txt` }, `read ${i}.txt`)).flat();
     const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });

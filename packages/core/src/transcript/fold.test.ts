@@ -259,6 +259,8 @@ describe("foldEvent", () => {
     expect(seen(t)).toEqual(["notice mode", "notice fallback_model", "checkpoint turn 1 (1 files)", "notice compact_boundary", "restored both to 2", "notice error", "result error_during_execution"]);
     expect(t).toMatchObject({ task_id: "t1", title: "fix it", mode: "act", model: "m2", context_window: 1000, status: "failed", checklist: [{ text: "read", done: true }, { text: "fix", done: false }] });
     expect(t.usage).toEqual({ input_tokens: 110, output_tokens: 10, context_tokens: 300, estimated: false, cost_usd: 0.01 });
+    // Without a compaction after it, the fill is the last request and the reply to it.
+    expect(fold([{ type: "usage", model: "m2", usage: { ...usage, cache_read_input_tokens: 90 }, cost_usd: 0.01, total_cost_usd: 0.01 }]).usage.context_tokens).toBe(usage.input_tokens + 90 + usage.output_tokens);
     expect(t.checkpoints).toEqual([{ hash: "abc", message_index: 2, label: "turn 1", changed_files: 1 }]);
     expect(fold([result("error_aborted")]).status).toBe("stopped");
   });

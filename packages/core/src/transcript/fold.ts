@@ -124,7 +124,8 @@ function addUsage(u: TranscriptUsage, event: Extract<AgentEvent, { type: "usage"
   return {
     input_tokens: u.input_tokens + sent,
     output_tokens: u.output_tokens + event.usage.output_tokens,
-    context_tokens: sent,
+    // What the next request carries: the last one and the reply to it (as Cline and Claude Code count).
+    context_tokens: sent + event.usage.output_tokens,
     estimated: event.usage.estimated === true,
     cost_usd: event.total_cost_usd ?? u.cost_usd,
     ...(event.budget_usd !== undefined ? { budget_usd: event.budget_usd } : u.budget_usd !== undefined ? { budget_usd: u.budget_usd } : {}),
