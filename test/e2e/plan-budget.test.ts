@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
@@ -104,6 +104,34 @@ describe("A cost agreed before acting, in the terminal", () => {
     expect(stopped).toMatch(new RegExp(`\\$\\d+\\.\\d{4} / \\$${budget.replace(".", "\\.")}`));
     expect(fx.server.requests.length).toBeLessThan(8);
     expect(readFileSync(path.join(fx.workspace.dir, "app.js"), "utf8")).not.toContain("v6");
+  });
+
+  it("a budget agreed with the plan at the terminal holds when the task is resumed later", { timeout: 240_000 }, async () => {
+    expect(existsSync(TMUX), `tmux is needed for this test and is not at ${TMUX}`).toBe(true);
+    fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "app.js" }, 20_000), call("plan_mode_respond", { response: plan }, 20_000), ...actTurns()] });
+    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
+    terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
+    terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url, "--mode", "plan", "--auto-approve", "read,edit"]);
+    const t = terminal;
+    await t.waitFor(" PLAN ", 60_000);
+    await t.type("update the log line");
+    await t.press("Enter");
+    const budget = /Approve with budget \$(\d+\.\d\d)/.exec(await t.waitFor("Approve with budget", 60_000))![1]!;
+    await t.press("b");
+    await t.waitFor("reaching the budget of", 120_000);
+    await t.close();
+    terminal = undefined;
+    const asked = fx.server.requests.length;
+    const [id] = readdirSync(path.join(fx.home.dir, "tasks"));
+
+    // Resumed without --max-budget-usd: the budget agreed with the plan still stops it, before any request.
+    const resumed = await runCairn(["resume", id!, "--base-url", fx.server.url, "--auto-approve", "edit", "--json", "carry on"], { env: env(), timeoutMs: 90_000 });
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(resumed.events.at(-1)).toMatchObject({ subtype: "error_max_budget_usd", result: expect.stringContaining(`reaching the budget of $${Number(budget)} (agreed with the plan)`) });
+    expect(fx.server.requests.length).toBe(asked);
+    // A tighter budget given on resume is the one that holds.
+    const tighter = await runCairn(["resume", id!, "--base-url", fx.server.url, "--max-budget-usd", "0.2", "--json", "carry on"], { env: env(), timeoutMs: 90_000 });
+    expect(tighter.events.at(-1)).toMatchObject({ subtype: "error_max_budget_usd", result: expect.stringContaining("reaching the budget of $0.2 (--max-budget-usd)") });
   });
 
   it("a plan left waiting by cairn run is offered again with its estimate when the task is resumed at a terminal, and approved with its budget", { timeout: 240_000 }, async () => {

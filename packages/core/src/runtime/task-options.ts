@@ -152,7 +152,16 @@ export type JournalOptions = {
   /** Results of calls recorded after the last message, when resuming a task cut by a crash. */
   pendingResults?: PendingResult[];
   /** Totals of earlier runs of a resumed task, so its record keeps adding up. */
-  prior?: { turns: number; usage: Usage; costUsd: number | null; taskProgress?: TaskProgressItem[]; /** When the task began (ms): script files changed since then count as changed. */ startedAt?: number };
+  prior?: {
+    turns: number;
+    usage: Usage;
+    costUsd: number | null;
+    taskProgress?: TaskProgressItem[];
+    /** When the task began (ms): script files changed since then count as changed. */
+    startedAt?: number;
+    /** A budget agreed with an approved plan in an earlier run (USD). */
+    agreedBudgetUsd?: number;
+  };
 };
 
 /** A Task's options, grouped by concern (hosts normally get them from session/openSession). */
@@ -178,6 +187,8 @@ export type TaskSnapshot = {
   turns: number;
   usage: Usage;
   costUsd: number | null;
+  /** A budget agreed with an approved plan (USD), which the task keeps to under another model too. */
+  agreedBudgetUsd?: number;
 };
 
 /**

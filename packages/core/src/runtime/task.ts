@@ -116,6 +116,9 @@ export class Task {
     this.context = new ContextFit({ compactionModel: options.model.compaction, strategy: options.limits?.compaction ?? "auto" });
     this.spend = new TaskSpend(journal.prior);
     if (options.limits?.maxBudgetUsd !== undefined) this.budget = { usd: options.limits.maxBudgetUsd, from: "--max-budget-usd" };
+    // A budget agreed with the plan in an earlier run holds, unless this run's is tighter.
+    const agreed = journal.prior?.agreedBudgetUsd;
+    if (agreed !== undefined && !(this.budget !== undefined && this.budget.usd <= agreed)) this.budget = { usd: agreed, from: "agreed with the plan" };
     this.policyState = options.policy?.shared ?? { rules: [...(options.policy?.rules ?? [])] };
     this.turns = journal.prior?.turns ?? 0;
     this.tools = new TaskTools(options.tools.list, options.tools.mcp);
@@ -196,7 +199,15 @@ export class Task {
   }
 
   snapshot(): TaskSnapshot {
-    return { sessionId: this.sessionId, mode: this.mode, messages: structuredClone(this.conversation.messages), turns: this.turns, usage: { ...this.spend.usage }, costUsd: this.spend.costUsd };
+    return {
+      sessionId: this.sessionId,
+      mode: this.mode,
+      messages: structuredClone(this.conversation.messages),
+      turns: this.turns,
+      usage: { ...this.spend.usage },
+      costUsd: this.spend.costUsd,
+      ...(this.budget?.from === "agreed with the plan" ? { agreedBudgetUsd: this.budget.usd } : {}),
+    };
   }
 
   restore(messages: Message[]): void {
@@ -310,6 +321,7 @@ export class Task {
       usage: usageJson(this.spend.usage),
       totalCostUsd: this.spend.costUsd,
       ...(this.focus.current ? { taskProgress: this.focus.current.map((i) => ({ ...i })) } : {}),
+      ...(this.budget?.from === "agreed with the plan" ? { agreedBudgetUsd: this.budget.usd } : {}),
       ...(result === undefined ? {} : { result }),
     });
   }

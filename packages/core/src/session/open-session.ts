@@ -304,7 +304,7 @@ async function assemble(parts: Parts): Promise<Session> {
           sessionId: task.sessionId,
           store,
           messages: snapshot.messages,
-          prior: { turns: snapshot.turns, usage: snapshot.usage, costUsd: snapshot.costUsd },
+          prior: { turns: snapshot.turns, usage: snapshot.usage, costUsd: snapshot.costUsd, ...(snapshot.agreedBudgetUsd !== undefined ? { agreedBudgetUsd: snapshot.agreedBudgetUsd } : {}) },
         };
         store.update({ model: next.model.id });
         const moved = session(build(next, journal, []), next, []);
@@ -400,6 +400,7 @@ function priorOf(meta: TaskMetadata): NonNullable<JournalOptions["prior"]> {
   const u = meta.usage;
   return {
     ...(meta.taskProgress ? { taskProgress: meta.taskProgress } : {}),
+    ...(typeof meta.agreedBudgetUsd === "number" && meta.agreedBudgetUsd > 0 ? { agreedBudgetUsd: meta.agreedBudgetUsd } : {}),
     turns: meta.turns,
     usage: { inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadTokens: u.cache_read_input_tokens, cacheWriteTokens: u.cache_creation_input_tokens },
     costUsd: meta.totalCostUsd,

@@ -18,6 +18,8 @@ export type TaskState = {
   result?: string;
   /** The focus chain's latest checklist, so a resumed task and its readers have it. */
   taskProgress?: Array<{ text: string; done: boolean }>;
+  /** What the whole task may cost (USD) as agreed with an approved plan, so a resumed task keeps to it. */
+  agreedBudgetUsd?: number;
 };
 
 /**
