@@ -1,7 +1,7 @@
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanEnv } from "../support/cairn-cli.js";
+import { cleanEnv, runCairn } from "../support/cairn-cli.js";
 import { TuiTerminal } from "../support/tui-terminal.js";
 import { startScriptedModelServer, type ScriptedTurn } from "../support/scripted-model-server.js";
 import { useTuiFixture } from "../support/tui-fixture.js";
@@ -47,5 +47,32 @@ describe("checkpoints in the terminal's conversation", () => {
     const replayed = resumed.slice(resumed.lastIndexOf("❯ Change both lines"), resumed.lastIndexOf("Resumed task"));
     expect(replayed.indexOf("checkpoint 2 · 1 file · /checkpoints restore 2")).toBeGreaterThan(replayed.indexOf("hello tui"));
     expect(replayed.indexOf("checkpoint 3 · 1 file · /checkpoints restore 3")).toBeGreaterThan(replayed.indexOf("checkpoint 2 ·"));
+  });
+
+  it("after a restore, which adds two checkpoints of its own, the reopened task still numbers each step as cairn checkpoints does", { timeout: 120_000 }, async () => {
+    fx.server = await startScriptedModelServer({
+      turns: [edit("hello world", "hello tui"), edit("second line", "second tui line"), { content: [{ type: "tool_use", name: "attempt_completion", input: { result: "Both lines changed" } }] }],
+    });
+    const provider = ["--provider", "anthropic", "--base-url", fx.server.url, "--auto-approve", "edit"];
+    const env = cleanEnv({ CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" });
+    const done = await runCairn(["run", ...provider, "--cwd", fx.workspace.dir, "Change both lines"], { env });
+    expect(done.code, done.stderr).toBe(0);
+    const [id] = readdirSync(path.join(fx.home.dir, "tasks"));
+    const restored = await runCairn(["checkpoints", "restore", id!, "2", "--workspace"], { env });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(readFileSync(path.join(fx.workspace.dir, "greeting.txt"), "utf8")).toBe("hello tui\nsecond line\n");
+    const listed = await runCairn(["checkpoints", id!], { env });
+    // The task's start, two steps, the end, then the restore's "before restore" and "restored to checkpoint 2".
+    expect(listed.stdout).toMatch(/\b6\b.*restored to checkpoint 2/);
+
+    const t = (fx.terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir));
+    t.launch(provider);
+    await t.waitFor("Resume a recent task, or start a new one");
+    await t.press("Down", "Enter");
+    const resumed = await t.waitFor(/Resumed task \S+/);
+    const replayed = resumed.slice(resumed.lastIndexOf("❯ Change both lines"), resumed.lastIndexOf("Resumed task"));
+    expect(replayed).toContain("checkpoint 2 · 1 file · /checkpoints restore 2");
+    expect(replayed).toContain("checkpoint 3 · 1 file · /checkpoints restore 3");
+    expect(replayed).toContain("Files restored to checkpoint");
   });
 });

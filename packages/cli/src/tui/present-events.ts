@@ -85,7 +85,8 @@ export class EventPresenter {
   /**
    * The /checkpoints number of each checkpoint in a stored task's record: its place among the
    * task's checkpoints (from its last hand-off on), when those are all the task's list holds. A
-   * restore adds to the list without an event of its own: the markers then name their hash.
+   * restore recorded before restores published their own checkpoints added to the list without an
+   * event: the markers of such a task name their hash.
    */
   private replayedNumbers(items: readonly TranscriptItem[]): Map<string, number | string> {
     const numbers = new Map<string, number | string>();

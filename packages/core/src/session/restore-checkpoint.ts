@@ -28,7 +28,9 @@ export type CheckpointRestoreRequest = {
  * Takes a task back to one of its checkpoints: its files (the files as they are are saved first,
  * as the way back), its conversation (cut to the checkpoint's message_index; the task is left
  * stopped, so its next message says so), or both. Every host's restore is this one, and each
- * ends with a `restored` event in the task's journal, so whoever opens the task sees it.
+ * ends with a `restored` event in the task's journal, after a `checkpoint` event for each of the two
+ * checkpoints the restore adds to the task's list, so whoever opens the task sees it and numbers
+ * the checkpoints as the list does.
  */
 export async function restoreCheckpoint(r: CheckpointRestoreRequest): Promise<CheckpointRestore> {
   const records = r.store.metadata().checkpoints;
@@ -49,7 +51,12 @@ export async function restoreCheckpoint(r: CheckpointRestoreRequest): Promise<Ch
       untouched: r.untouched ?? "keep",
       messageIndex: r.messages.length,
       messageIndexAfter: cut ? target.messageIndex : r.messages.length,
-      record: (record) => r.store.checkpoint(record),
+      // Published too, so whoever folds the task's events numbers its checkpoints as its list does
+      // (with no files counted: a restore marks no step; its `restored` event says what it did).
+      record: (record) => {
+        r.store.checkpoint(record);
+        r.publish({ type: "checkpoint", hash: record.hash, message_index: record.messageIndex, label: record.label, changed_files: 0 });
+      },
     });
   }
   if (cut) {
