@@ -113,6 +113,22 @@ describe("plain scripts", () => {
     }
   });
 
+  it("read to tree-sitter's analysis: random text of every printable character, tabs, line breaks and non-ASCII, and random joins of shell fragments", () => {
+    const next = rng(7);
+    const pick = <T,>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
+    const characters = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), "\t", "\n", "é"];
+    const fragments = ["ls", "echo", '"', "'", ">", "2>&1", "|", "&&", ";", "a=b", "-x", "$x", "`", "\\", "*", "#", "~", "{a,b}", "(", ")", "<", ">>", " ", '"a b"', "'c d'", "1", "2", "&", "!", "=="];
+    let plain = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const length = 1 + Math.floor(next() * 9);
+      const command = i % 2 === 0 ? `echo ${Array.from({ length }, () => pick(characters)).join("")}` : Array.from({ length }, () => pick(fragments)).join("");
+      if (readPlainScript(command) === undefined) continue;
+      plain++;
+      expectSameReading(command);
+    }
+    expect(plain).toBeGreaterThan(2_000);
+  });
+
   it("reads the commands models start with", () => {
     const read = (command: string) => readPlainScript(command)?.map((s) => `${[...s.assignments, ...s.words].map((w) => w.source).join(" ")}:${s.stdin}`);
     expect(read("ls -la")).toEqual(["ls -la:inherited"]);
@@ -131,7 +147,7 @@ describe("plain scripts", () => {
   });
 
   it("read to tree-sitter's analysis: every script of up to four characters of quotes, redirects and separators, in every place a word stands", () => {
-    const alphabet = [..."a12&><\"' =-|"];
+    const alphabet = [..."a012&><\"' =-|"];
     let scripts = [""];
     const all: string[] = [];
     for (let n = 1; n <= 4; n++) {

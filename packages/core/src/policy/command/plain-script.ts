@@ -166,6 +166,8 @@ function tokens(text: string): Token[] | Stop {
 function readRedirect(text: string, start: number): (Token & { kind: "redirect" }) | Stop | undefined {
   let i = start;
   const descriptor = /\d/.test(text[i] ?? "") && /[<>]/.test(text[i + 1] ?? "") ? text[i++] : undefined;
+  // tree-sitter-bash reads `0>f` as the word 0 and `>f`: its reading decides.
+  if (descriptor === "0") return "not plain";
   const c = text[i];
   if (c !== ">" && c !== "<") return undefined;
   const next = text[i + 1];
