@@ -73,6 +73,6 @@ describe("checkpoints in the terminal's conversation", () => {
     const replayed = resumed.slice(resumed.lastIndexOf("❯ Change both lines"), resumed.lastIndexOf("Resumed task"));
     expect(replayed).toContain("checkpoint 2 · 1 file · /checkpoints restore 2");
     expect(replayed).toContain("checkpoint 3 · 1 file · /checkpoints restore 3");
-    expect(replayed).toContain("Files restored to checkpoint");
+    expect(replayed).toContain("Files restored to checkpoint 2.");
   });
 });

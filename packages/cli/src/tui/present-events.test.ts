@@ -84,6 +84,7 @@ describe("replaying a stored task", () => {
       { type: "question", tool_use_id: "q1", question: "Which folder?", options: [] },
       { type: "answered", kind: "question", text: "src", tool_use_id: "q1" },
       { type: "restored", hash: "0123456789abcdef", message_index: 2, what: "both" },
+      { type: "restored", hash: "0123456789abcdef", message_index: 2, what: "files", checkpoint: 3 },
       { type: "handoff", from_task_id: "a", task_id: "b", context: "Goal: go on" },
     ];
     const view = new SessionView({ frameMs: 0, columns: 100, rows: 40 });
@@ -93,7 +94,9 @@ describe("replaying a stored task", () => {
       { kind: "user", text: "Tidy up\n[image: picture]" },
       { kind: "question", question: "Which folder?" },
       { kind: "user", text: "src" },
+      // A task recorded before restores named their checkpoint's number: its hash.
       { kind: "notice", text: "Files and conversation restored to checkpoint 0123456789 (2 messages kept)." },
+      { kind: "notice", text: "Files restored to checkpoint 3." },
       { kind: "info", title: "A fresh task carries this work on, starting from:", lines: ["Goal: go on"] },
     ]);
   });

@@ -302,10 +302,10 @@ export class EventPresenter {
     this.view.add({ kind: "notice", level: "info", text: `checkpoint ${ref} · ${plural(checkpoint.changed_files, "file")} · /checkpoints restore ${ref}` });
   }
 
-  private restored(event: { hash: string; message_index: number; what: "files" | "conversation" | "both" }): void {
+  private restored(event: { hash: string; message_index: number; what: "files" | "conversation" | "both"; checkpoint?: number }): void {
     const what = event.what === "both" ? "Files and conversation" : event.what === "files" ? "Files" : "Conversation";
     const kept = event.what === "files" ? "" : ` (${plural(event.message_index, "message")} kept)`;
-    this.view.add({ kind: "notice", level: "info", text: `${what} restored to checkpoint ${event.hash.slice(0, 10)}${kept}.` });
+    this.view.add({ kind: "notice", level: "info", text: `${what} restored to checkpoint ${event.checkpoint ?? event.hash.slice(0, 10)}${kept}.` });
   }
 
   private system(event: Extract<AgentEvent, { type: "system" }>): void {

@@ -164,7 +164,8 @@ export type AgentEvent =
   /** The work goes on in a fresh task (new_task agreed to, /newtask): `task_id` is the new task, whose events follow; `context` is its first message. */
   | { type: "handoff"; from_task_id: string; task_id: string; context: string }
   /** The person took the task back to a checkpoint: its files, its conversation (to `message_index`), or both. */
-  | { type: "restored"; hash: string; message_index: number; what: "files" | "conversation" | "both" }
+  /** `checkpoint`: its number in the task's list, from 1 (absent in tasks recorded before it was given). */
+  | { type: "restored"; hash: string; message_index: number; what: "files" | "conversation" | "both"; checkpoint?: number }
   /** A piece of a tool call still streaming: text of one parameter (xml), or of the raw JSON arguments (native, param null). */
   | { type: "tool_call_delta"; id: string; name: string; param: string | null; text: string }
   /** A complete tool call, before anything is decided about it. `locations`: the absolute paths it touches. */

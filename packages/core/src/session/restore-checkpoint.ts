@@ -65,6 +65,6 @@ export async function restoreCheckpoint(r: CheckpointRestoreRequest): Promise<Ch
     r.store.update({ status: "aborted" });
     done.messagesKept = target.messageIndex;
   }
-  r.publish({ type: "restored", hash: target.hash, message_index: cut ? target.messageIndex : r.messages.length, what: r.what });
+  r.publish({ type: "restored", hash: target.hash, message_index: cut ? target.messageIndex : r.messages.length, what: r.what, checkpoint: number });
   return done;
 }

@@ -221,7 +221,7 @@ export function foldEvent(t: Transcript, event: AgentEvent): Transcript {
       return { ...next, items, checkpoints: [...t.checkpoints, checkpoint], turnStart: items === next.items ? t.turnStart : t.turnStart + 1 };
     }
     case "restored":
-      return added(t, { kind: "restored", hash: event.hash, message_index: event.message_index, what: event.what });
+      return added(t, { kind: "restored", hash: event.hash, message_index: event.message_index, what: event.what, ...(event.checkpoint !== undefined ? { checkpoint: event.checkpoint } : {}) });
     case "handoff": {
       // The events that follow are the new task's: its own ids, checklist, checkpoints and spend.
       const next = added(t, { kind: "handoff", from_task_id: event.from_task_id, task_id: event.task_id, context: event.context });

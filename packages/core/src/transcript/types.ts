@@ -80,7 +80,7 @@ export type TranscriptItem =
   | { kind: "handoff"; key: string; from_task_id: string; task_id: string; context: string }
   /** A checkpoint of the workspace, where it was made (after the step whose changes it holds). */
   | ({ kind: "checkpoint"; key: string } & TranscriptCheckpoint)
-  | { kind: "restored"; key: string; hash: string; message_index: number; what: "files" | "conversation" | "both" }
+  | { kind: "restored"; key: string; hash: string; message_index: number; what: "files" | "conversation" | "both"; checkpoint?: number }
   | { kind: "result"; key: string; subtype: ResultSubtype; event: ResultEvent };
 
 /** A tool call still streaming (its arguments arriving), before its tool_call event makes it a card. */

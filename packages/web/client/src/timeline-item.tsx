@@ -216,7 +216,8 @@ export function ItemView({ item, task, onOpenTask }: Props) {
       return <HandoffItem item={item} task={task} onOpenTask={onOpenTask} />;
     case "restored": {
       const label = task.checkpoints.find((c) => c.hash === item.hash)?.label;
-      return <p className="notice info">{`Went back to the checkpoint ${label ? `“${label}”` : item.hash.slice(0, 8)}: ${restoredText[item.what]} restored.`}</p>;
+      const name = `${item.checkpoint !== undefined ? `checkpoint ${item.checkpoint}` : "the checkpoint"}${label ? ` “${label}”` : item.checkpoint !== undefined ? "" : ` ${item.hash.slice(0, 8)}`}`;
+      return <p className="notice info">{`Went back to ${name}: ${restoredText[item.what]} restored.`}</p>;
     }
     case "notice": {
       const notice = noticeOf(item.event);
