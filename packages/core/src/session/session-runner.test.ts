@@ -200,19 +200,21 @@ describe("SessionRunner", () => {
       expect(done).toMatchObject({ checkpoint: first, hash: target.hash, files: { restored: 1 } });
       expect(done.messagesKept).toBeUndefined();
       expect(runner.session!.task.snapshot().messages).toHaveLength(length);
-      expect(events.at(-1)).toEqual({ type: "restored", hash: target.hash, message_index: length, what: "files" });
+      expect(events.at(-1)).toEqual({ type: "restored", hash: target.hash, message_index: length, what: "files", checkpoint: first });
+      // The two checkpoints the restore added to the task's list came before it, as events too.
+      expect(events.slice(-3, -1).map((e) => e.type === "checkpoint" && e.label)).toEqual(["before restore", `restored to checkpoint ${first}`]);
       await runner.send("Check");
       expect(lastSent()).not.toContain("stopped by the user");
       await runner.close();
     });
 
     it("conversation: cut back to the checkpoint's message, files as they are, the next message says the task was stopped", async () => {
-      const { runner, events, target } = await twoEdits();
+      const { runner, events, first, target } = await twoEdits();
       await runner.restore(target.hash.slice(0, 8), "conversation");
       expect(read("a.txt")).toBe("two\n");
       expect(runner.session!.task.snapshot().messages).toHaveLength(target.messageIndex);
       expect(runner.session!.store.loadConversation().messages).toHaveLength(target.messageIndex);
-      expect(events.at(-1)).toEqual({ type: "restored", hash: target.hash, message_index: target.messageIndex, what: "conversation" });
+      expect(events.at(-1)).toEqual({ type: "restored", hash: target.hash, message_index: target.messageIndex, what: "conversation", checkpoint: first });
       await runner.send("Try another way");
       expect(lastSent()).toContain("[The task was stopped by the user and has now been resumed.]\n\nTry another way");
       await runner.close();
@@ -224,7 +226,7 @@ describe("SessionRunner", () => {
       await runner.close();
       expect(read("a.txt")).toBe("one\n");
       expect(runner.session!.store.loadConversation().messages).toHaveLength(target.messageIndex);
-      expect(runner.session!.store.loadEvents().at(-1)).toEqual({ type: "restored", hash: target.hash, message_index: target.messageIndex, what: "both" });
+      expect(runner.session!.store.loadEvents().at(-1)).toEqual({ type: "restored", hash: target.hash, message_index: target.messageIndex, what: "both", checkpoint: first });
     });
 
     it("refuses an unknown checkpoint in one line", async () => {
