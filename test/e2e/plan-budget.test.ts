@@ -85,16 +85,21 @@ describe("A cost agreed before acting, in the terminal", () => {
     terminal = undefined;
   });
 
-  it("the plan prompt shows the estimate and approves with its budget; the status line shows the spend against it until the budget stops the task", { timeout: 240_000 }, async () => {
+  /** `cairn` at a terminal, in Plan mode, asked to update the log line: it plans, then acts for as long as the script goes. */
+  async function planAtTerminal(): Promise<TuiTerminal> {
     expect(existsSync(TMUX), `tmux is needed for this test and is not at ${TMUX}`).toBe(true);
     fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "app.js" }, 20_000), call("plan_mode_respond", { response: plan }, 20_000), ...actTurns()] });
     writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
-    terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
-    terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url, "--mode", "plan", "--auto-approve", "read,edit"]);
-    const t = terminal;
+    const t = (terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir));
+    t.launch(["--provider", "anthropic", "--base-url", fx.server.url, "--mode", "plan", "--auto-approve", "read,edit"]);
     await t.waitFor(" PLAN ", 60_000);
     await t.type("update the log line");
     await t.press("Enter");
+    return t;
+  }
+
+  it("the plan prompt shows the estimate and approves with its budget; the status line shows the spend against it until the budget stops the task", { timeout: 240_000 }, async () => {
+    const t = await planAtTerminal();
     const prompt = await t.waitFor("The plan is above. Carry it out?", 60_000);
     expect(prompt).toMatch(/Act phase estimate: \$\d+\.\d\d–\$\d+\.\d\d \(4–8 requests/);
     const budget = /Approve with budget \$(\d+\.\d\d)/.exec(await t.waitFor("Approve with budget"))![1]!;
@@ -107,15 +112,7 @@ describe("A cost agreed before acting, in the terminal", () => {
   });
 
   it("a budget agreed with the plan at the terminal holds when the task is resumed later", { timeout: 240_000 }, async () => {
-    expect(existsSync(TMUX), `tmux is needed for this test and is not at ${TMUX}`).toBe(true);
-    fx.server = await startScriptedModelServer({ turns: [call("read_file", { path: "app.js" }, 20_000), call("plan_mode_respond", { response: plan }, 20_000), ...actTurns()] });
-    writeFileSync(path.join(fx.home.dir, "settings.json"), JSON.stringify({ checkpoints: false }));
-    terminal = new TuiTerminal(cleanEnv({ TERM: "xterm-256color", CAIRN_HOME: fx.home.dir, ANTHROPIC_API_KEY: "k" }), fx.home.dir, fx.workspace.dir);
-    terminal.launch(["--provider", "anthropic", "--base-url", fx.server.url, "--mode", "plan", "--auto-approve", "read,edit"]);
-    const t = terminal;
-    await t.waitFor(" PLAN ", 60_000);
-    await t.type("update the log line");
-    await t.press("Enter");
+    const t = await planAtTerminal();
     const budget = /Approve with budget \$(\d+\.\d\d)/.exec(await t.waitFor("Approve with budget", 60_000))![1]!;
     await t.press("b");
     await t.waitFor("reaching the budget of", 120_000);
