@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Language, Parser } from "web-tree-sitter";
+import { lowerMemoryMinimum } from "./memory-minimum.js";
 
 type TreeSitter = typeof import("web-tree-sitter");
 
@@ -24,11 +25,17 @@ let runtime: Promise<TreeSitter> | undefined;
  * outline share it). The runtime's wasm (210 KB) is read and compiled synchronously: the first command
  * waits for the parser, and each asynchronous step of the load (Emscripten's own reading and
  * instantiating) would wait its turn behind the reply being streamed and the checkpoint being written.
+ * Its memory starts small (lowerMemoryMinimum), which spares the first command two collections.
  */
 export function treeSitter(): Promise<TreeSitter> {
   runtime ??= import("web-tree-sitter")
     .then(async (loaded) => {
-      await loaded.Parser.init({ instantiateWasm: instantiateNow });
+      const wasm = readFileSync(require.resolve("web-tree-sitter/web-tree-sitter.wasm"));
+      const small = lowerMemoryMinimum(wasm, initialPages);
+      await loaded.Parser.init({
+        ...(small ? { INITIAL_MEMORY: initialPages * wasmPage } : {}),
+        instantiateWasm: (imports: object, receive: Receive) => instantiateNow(wasm, imports, receive),
+      });
       return loaded;
     })
     .catch((error: unknown) => {
@@ -38,9 +45,18 @@ export function treeSitter(): Promise<TreeSitter> {
   return runtime;
 }
 
+/**
+ * The runtime's memory starts at 4 MB instead of the 32 MB its module asks for (see
+ * lowerMemoryMinimum): enough for the bash grammar and a long script, and it grows for bigger ones.
+ */
+const initialPages = 64;
+const wasmPage = 65536;
+
+type Receive = (instance: WasmInstance, module: WasmModule) => void;
+
 /** Emscripten's hook for instantiating the runtime: compiled and instantiated here and now, handed back at once. */
-function instantiateNow(imports: object, receive: (instance: WasmInstance, module: WasmModule) => void): object {
-  const module = new WebAssembly.Module(readFileSync(require.resolve("web-tree-sitter/web-tree-sitter.wasm")));
+function instantiateNow(wasm: Uint8Array, imports: object, receive: Receive): object {
+  const module = new WebAssembly.Module(wasm);
   receive(new WebAssembly.Instance(module, imports), module);
   return {};
 }
