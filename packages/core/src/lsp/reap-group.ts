@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { procStat } from "../proc/index.js";
 
 type Proc = { pid: number; ppid: number; pgrp: number; state: string };
 
@@ -14,13 +15,8 @@ function processes(): Proc[] {
   for (const entry of entries) {
     const code = entry.charCodeAt(0);
     if (code < 48 || code > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      found.push({ pid: Number(entry), state: fields[0] ?? "", ppid: Number(fields[1]), pgrp: Number(fields[2]) });
-    } catch {
-      // Gone.
-    }
+    const stat = procStat(entry);
+    if (stat !== undefined) found.push({ pid: Number(entry), state: stat.state, ppid: stat.ppid, pgrp: stat.pgrp });
   }
   return found;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import os from "node:os";
+import { procStat, type ProcStat } from "../proc/index.js";
 
 /**
  * A process as a lock or a task's metadata names it: its pid, when it started (so a pid the system
@@ -23,7 +24,7 @@ export function processRunning(who: ProcessIdentity): boolean {
   if (who.host !== thisProcess.host) return true;
   if (!Number.isInteger(who.pid) || who.pid <= 0) return false;
   if (who.pid === process.pid) return who.start === "" || who.start === thisProcess.start;
-  const stat = procStat(who.pid);
+  const stat = procStatOrNone(who.pid);
   if (stat === "no-proc") return signalable(who.pid);
   if (stat === undefined) return false;
   if (stat.state === "Z" || stat.state === "X" || stat.state === "x") return false;
@@ -32,21 +33,13 @@ export function processRunning(who: ProcessIdentity): boolean {
 
 /** The start time of a process in clock ticks since boot (/proc/<pid>/stat field 22); undefined without /proc. */
 export function processStart(pid: number): string | undefined {
-  const stat = procStat(pid);
-  return stat === undefined || stat === "no-proc" ? undefined : stat.start;
+  return procStat(pid)?.start;
 }
 
-function procStat(pid: number): { state: string; start: string } | undefined | "no-proc" {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
-    return hasProc() ? undefined : "no-proc";
-  }
-  // The command name (field 2) is in parentheses and may itself hold spaces and ") ": count from its end.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return { state: fields[0] ?? "", start: fields[19] ?? "" };
+function procStatOrNone(pid: number): ProcStat | undefined | "no-proc" {
+  const stat = procStat(pid);
+  if (stat !== undefined) return stat;
+  return hasProc() ? undefined : "no-proc";
 }
 
 let procMounted: boolean | undefined;

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { procStat } from "../proc/index.js";
 
 /**
  * Every command runs in its own process group (spawned detached, so the shell is the group's
@@ -25,7 +26,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 export function groupAlive(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
   if (process.platform !== "linux") return true;
-  const leader = processState(pgid);
+  const leader = procStat(pgid);
   if (leader !== undefined && leader.pgrp === pgid && !isDead(leader.state)) return true;
   return liveMembers(pgid);
 }
@@ -38,7 +39,7 @@ export function processAlive(pid: number): boolean {
     return false;
   }
   if (process.platform !== "linux") return true;
-  const state = processState(pid);
+  const state = procStat(pid);
   return state !== undefined && !isDead(state.state);
 }
 
@@ -72,21 +73,6 @@ async function waitForGroupExit(pgid: number, timeoutMs: number): Promise<boolea
   }
 }
 
-type ProcState = { state: string; pgrp: number };
-
-/** From /proc/<pid>/stat: the state letter and the process group. */
-function processState(pid: number): ProcState | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) is in parentheses and may itself contain ") ".
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { state: fields[0] ?? "", pgrp: Number(fields[2]) };
-}
-
 function liveMembers(pgid: number): boolean {
   let entries: string[];
   try {
@@ -97,7 +83,7 @@ function liveMembers(pgid: number): boolean {
   for (const entry of entries) {
     const code = entry.charCodeAt(0);
     if (code < 48 || code > 57) continue;
-    const proc = processState(Number(entry));
+    const proc = procStat(Number(entry));
     if (proc !== undefined && proc.pgrp === pgid && !isDead(proc.state)) return true;
   }
   return false;

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { procStat } from "../proc/index.js";
 import { terminateGroup } from "./kill-tree.js";
 
 /** The variable every command of a task carries, so its processes can be found after a crash. */
@@ -23,11 +24,9 @@ export async function stopLeftoverCommands(taskId: string): Promise<number> {
     try {
       const environ = readFileSync(`/proc/${pid}/environ`, "latin1");
       if (!`${environ}\0`.includes(marker)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (fields[0] === "Z") continue;
-      const group = Number(fields[2]);
-      if (group > 1) groups.add(group);
+      const stat = procStat(pid);
+      if (stat === undefined || stat.state === "Z") continue;
+      if (stat.pgrp > 1) groups.add(stat.pgrp);
     } catch {
       // gone, or not ours to read
     }
