@@ -1,5 +1,6 @@
 import { InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { CallIds } from "./call-ids.js";
+import { DeltaBatch, readyThisTurn } from "./delta-batch.js";
 import { classifyModelError } from "./classify-error.js";
 import type { Endpoint } from "./endpoint.js";
 import { ModelError } from "./errors.js";
@@ -37,6 +38,9 @@ function isCompleteJsonObject(text: string): boolean {
     return false;
   }
 }
+
+/** The stream parts whose deltas are joined when they come together (DeltaBatch); `raw` passes nothing on. */
+const batched = new Set<LanguageModelV3StreamPart["type"]>(["text-delta", "reasoning-delta", "tool-input-delta", "raw"]);
 
 /** Adapts an AI SDK provider model (LanguageModelV3) to Cairn's one-method Model. */
 export class AiSdkModel implements Model {
@@ -77,6 +81,7 @@ export class AiSdkModel implements Model {
     const facts = new RawStreamFacts();
     let limitError = false;
     const ids = new CallIds();
+    const batch = new DeltaBatch();
     const providerOptions = reasoningProviderOptions(this.provider, this.reasoning);
     const watch = endsWithDone(this.provider) ? watchStreamEnd(end, signal) : undefined;
     try {
@@ -99,21 +104,30 @@ export class AiSdkModel implements Model {
       this.answered = true;
       reader = result.stream.getReader();
       for (;;) {
-        const { done, value: part } = await reader.read();
+        const reading = reader.read();
+        // Deltas held while more of them were queued: passed on once the queue is read.
+        if (batch.holding && !(await readyThisTurn(reading))) yield batch.take()!;
+        const { done, value: part } = await reading;
         if (done) break;
+        if (!batched.has(part.type)) {
+          const held = batch.take();
+          if (held) yield held;
+        }
         switch (part.type) {
           case "text-delta":
             if (part.delta) {
               started = true;
               outputChars += part.delta.length;
-              yield { type: "text-delta", text: part.delta };
+              const before = batch.add({ type: "text-delta", text: part.delta });
+              if (before) yield before;
             }
             break;
           case "reasoning-delta": {
             started = true;
             reasoningChars += part.delta.length;
             const signature = (part.providerMetadata?.anthropic as { signature?: string } | undefined)?.signature;
-            yield signature ? { type: "reasoning-delta", text: part.delta, signature } : { type: "reasoning-delta", text: part.delta };
+            const before = batch.add(signature ? { type: "reasoning-delta", text: part.delta, signature } : { type: "reasoning-delta", text: part.delta });
+            if (before) yield before;
             break;
           }
           case "reasoning-start": {
@@ -129,9 +143,11 @@ export class AiSdkModel implements Model {
             started = true;
             yield { type: "tool-call-start", id: ids.start(part.id), name: part.toolName };
             break;
-          case "tool-input-delta":
-            yield { type: "tool-call-delta", id: ids.delta(part.id), argsText: part.delta };
+          case "tool-input-delta": {
+            const before = batch.add({ type: "tool-call-delta", id: ids.delta(part.id), argsText: part.delta });
+            if (before) yield before;
             break;
+          }
           case "tool-call": {
             started = true;
             sawToolCall = true;
@@ -178,7 +194,11 @@ export class AiSdkModel implements Model {
             break;
         }
       }
-      if (!finished) throw this.cut();
+      if (!finished) {
+        const held = batch.take();
+        if (held) yield held;
+        throw this.cut();
+      }
     } catch (error) {
       throw classifyModelError(error, started, signal, this.endpoint, { answeredBefore: this.answered });
     } finally {
