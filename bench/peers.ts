@@ -9,6 +9,9 @@
  *   Claude Code's ≥ 1.25× Cairn's.
  * - One-turn task (the model finishes at once): CPU with children. Goal: Cairn ≤ 250 ms. Beside it,
  *   Cairn's first run in a fresh home (no code cache yet; src/code-cache.ts in packages/cli).
+ * - The CPU a long final answer adds to the one-turn task: 40,000 characters, sent at once in 2,000
+ *   deltas, each agent's own way to finish (Cairn's attempt_completion, the others' text). Measured,
+ *   no goal yet: what each streamed delta costs.
  * - The gap from the reply that runs the task's first command (its third reply) to the next
  *   request. Goal: Cairn ≤ 100 ms.
  * - The same gap when the command is the task's very first reply (`echo ok`, then finish), sent at
@@ -63,6 +66,9 @@ const FIVE_REPLIES: Step[] = [
 const FIVE_PROMPT = "Read file1.ts, change its value to 2, run echo ok, read file2.ts, then finish.";
 const ONE_TURN: Step[] = [{ kind: "finish", text: "Done." }];
 const ONE_PROMPT = "Say you are done.";
+/** A final answer of 40,000 characters, streamed at once in 2,000 deltas (the scripted server's 20 characters each). */
+const LONG_ANSWER_CHARS = 40_000;
+const LONG_ANSWER: Step[] = [{ kind: "finish", text: "All work is done; here is the summary. ".repeat(1_100).slice(0, LONG_ANSWER_CHARS) }];
 const OPENING: Step[] = [
   { kind: "command", command: "echo ok" },
   { kind: "finish", text: "Done." },
@@ -106,7 +112,7 @@ const PEERS = [
 const log = (text: string): void => void process.stderr.write(`  ${text}\n`);
 const oneLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
 
-type Round = { five: TaskRun; one: TaskRun; opening: TaskRun; openingQuoted: TaskRun; openingParsed: TaskRun; oneFresh?: TaskRun };
+type Round = { five: TaskRun; one: TaskRun; longAnswer: TaskRun; opening: TaskRun; openingQuoted: TaskRun; openingParsed: TaskRun; oneFresh?: TaskRun };
 /** An agent's rounds, its home across them, and why it stopped when it did. */
 type Entry = { agent: Agent; home: string; rounds: Array<Round | undefined>; failed?: string };
 const newHome = (): string => realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-peers-home-")));
@@ -120,6 +126,7 @@ const MEASURES = {
   fiveLeftCpu: (r: Round) => r.five.leftCpuMs,
   oneCpu: (r: Round) => r.one.cpuMs,
   oneLeftCpu: (r: Round) => r.one.leftCpuMs,
+  longAnswerCpu: (r: Round) => r.longAnswer.cpuMs - r.one.cpuMs,
   oneFreshCpu: (r: Round) => r.oneFresh?.cpuMs ?? Number.NaN,
   gap: (r: Round) => gapMs(r.five),
   openingGap: (r: Round) => r.opening.arrivals[1]!.at - r.opening.arrivals[0]!.at,
@@ -143,12 +150,13 @@ async function runRound(entry: Entry): Promise<Round | undefined> {
   try {
     const five = await runTask(entry.agent, FIVE_REPLIES, FIVE_PROMPT, didWork, entry.home);
     const one = await runTask(entry.agent, ONE_TURN, ONE_PROMPT, undefined, entry.home);
+    const longAnswer = await runTask(entry.agent, LONG_ANSWER, ONE_PROMPT, undefined, entry.home);
     const opening = await runTask(entry.agent, OPENING, OPENING_PROMPT, (_ws, arrivals) => ranEcho(arrivals, 0), entry.home);
     const openingQuoted = await runTask(entry.agent, openingWith(QUOTED_COMMAND), `Run ${QUOTED_COMMAND}, then finish.`, ranQuoted(QUOTED_COMMAND), entry.home);
     const openingParsed = await runTask(entry.agent, openingWith(PARSED_COMMAND), `Run ${PARSED_COMMAND}, then finish.`, ranQuoted(PARSED_COMMAND), entry.home);
     // Cairn's first run in a home: what a person's very first task costs.
     const oneFresh = entry.agent.name === "Cairn" ? await runTask(entry.agent, ONE_TURN, ONE_PROMPT) : undefined;
-    return { five, one, opening, openingQuoted, openingParsed, ...(oneFresh ? { oneFresh } : {}) };
+    return { five, one, longAnswer, opening, openingQuoted, openingParsed, ...(oneFresh ? { oneFresh } : {}) };
   } catch (error) {
     entry.failed = oneLine(error);
     log(`${entry.agent.name}: ${entry.failed}`);
@@ -187,7 +195,7 @@ async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: Benc
       const r = e.rounds[i];
       const left = r ? r.five.leftCpuMs + r.one.leftCpuMs : 0;
       return r
-        ? `${e.agent.name} ${r.five.cpuMs.toFixed(0)}/${r.one.cpuMs.toFixed(0)} ms CPU${left > 0 ? ` (${left.toFixed(0)} of it in processes left running)` : ""}, gap ${gapMs(r.five).toFixed(0)} ms (first reply ${MEASURES.openingGap(r).toFixed(0)} ms, quoted ${MEASURES.openingQuotedGap(r).toFixed(0)} ms, a loop ${MEASURES.openingParsedGap(r).toFixed(0)} ms), +${growthBytes(r.five).toFixed(0)} B`
+        ? `${e.agent.name} ${r.five.cpuMs.toFixed(0)}/${r.one.cpuMs.toFixed(0)} ms CPU (a long answer +${MEASURES.longAnswerCpu(r).toFixed(0)})${left > 0 ? ` (${left.toFixed(0)} of it in processes left running)` : ""}, gap ${gapMs(r.five).toFixed(0)} ms (first reply ${MEASURES.openingGap(r).toFixed(0)} ms, quoted ${MEASURES.openingQuotedGap(r).toFixed(0)} ms, a loop ${MEASURES.openingParsedGap(r).toFixed(0)} ms), +${growthBytes(r.five).toFixed(0)} B`
         : `${e.agent.name} -`;
     });
     log(`round ${i + 1}: ${line.join("; ")}`);
@@ -236,6 +244,12 @@ async function measure(base: Entry, peers: Entry[], entries: Entry[], rows: Benc
       case: `one-turn task, Cairn's first run in a fresh home (it compiles everything and writes its code cache), CPU with children (median of ${ROUNDS} rounds)`,
       measure: ms(valueOf(base, MEASURES.oneFreshCpu)),
       baseline: `Cairn in its home: ${ms(valueOf(base, MEASURES.oneCpu))}`,
+    },
+    {
+      bench: "peers",
+      case: `CPU a 40,000-character final answer adds to the one-turn task, streamed at once in 2,000 deltas (${counted})`,
+      ...side(ms, MEASURES.longAnswerCpu),
+      goal: "— (measured: each delta's cost, mostly the AI SDK's web streams, see bench/README.md)",
     },
     {
       bench: "peers",
