@@ -1,7 +1,7 @@
 import { InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { CallIds } from "./call-ids.js";
-import { DeltaBatch, readyThisTurn } from "./delta-batch.js";
 import { classifyModelError } from "./classify-error.js";
+import { DeltaBatch, readyThisTurn } from "./delta-batch.js";
 import type { Endpoint } from "./endpoint.js";
 import { ModelError } from "./errors.js";
 import { imageLimits } from "./image-limits.js";
