@@ -18,11 +18,12 @@ async function startSlowSource(workspace: string, holdMs: number) {
   const arrivals: Arrival[] = [];
   let waiting: Array<() => void> = [];
   const server: Server = createServer((req, res) => {
-    const arrival: Arrival = { path: req.url ?? "", at: Date.now() };
+    // performance.now(), not Date.now(): an answer sent in the millisecond its request arrived is still after it.
+    const arrival: Arrival = { path: req.url ?? "", at: performance.now() };
     arrivals.push(arrival);
     const answer = (text: string, extraMs = 0) =>
       setTimeout(() => {
-        arrival.answeredAt = Date.now();
+        arrival.answeredAt = performance.now();
         res.writeHead(200, { "content-type": "text/plain" }).end(text);
       }, extraMs);
     if (arrival.path === "/after-write") {
