@@ -48,6 +48,9 @@ export type { TaskOptions, TaskResult, TaskSnapshot, Transition } from "./task-o
 /** TaskOptions with the optional groups filled in, so reads need no `?.` on the group. */
 type GroupedOptions = Required<Omit<TaskOptions, "host" | "notices">> & Pick<TaskOptions, "host">;
 
+/** Where a budget agreed with an approved plan came from, as the stop message names it. */
+const agreedWithPlan = "agreed with the plan";
+
 /**
  * A coding task: a conversation with a model that acts through tools until it calls
  * attempt_completion. `run` and `continue` stream AgentEvents and return the result.
@@ -118,7 +121,7 @@ export class Task {
     if (options.limits?.maxBudgetUsd !== undefined) this.budget = { usd: options.limits.maxBudgetUsd, from: "--max-budget-usd" };
     // A budget agreed with the plan in an earlier run holds, unless this run's is tighter.
     const agreed = journal.prior?.agreedBudgetUsd;
-    if (agreed !== undefined && !(this.budget !== undefined && this.budget.usd <= agreed)) this.budget = { usd: agreed, from: "agreed with the plan" };
+    if (agreed !== undefined && !(this.budget !== undefined && this.budget.usd <= agreed)) this.budget = { usd: agreed, from: agreedWithPlan };
     this.policyState = options.policy?.shared ?? { rules: [...(options.policy?.rules ?? [])] };
     this.turns = journal.prior?.turns ?? 0;
     this.tools = new TaskTools(options.tools.list, options.tools.mcp);
@@ -190,7 +193,12 @@ export class Task {
 
   /** A plan left waiting was approved with a budget (a host asking again on resume): the whole task may cost this much from now on. */
   agreeBudget(usd: number): void {
-    this.budget = { usd, from: "agreed with the plan" };
+    this.budget = { usd, from: agreedWithPlan };
+  }
+
+  /** The budget agreed with a plan, as the task's snapshot and stored state carry it (none for --max-budget-usd's). */
+  private agreedBudget(): { agreedBudgetUsd?: number } {
+    return this.budget?.from === agreedWithPlan ? { agreedBudgetUsd: this.budget.usd } : {};
   }
 
   /** What the whole task may cost (USD), if it has a budget: its sub-agents share what is left of it. */
@@ -206,7 +214,7 @@ export class Task {
       turns: this.turns,
       usage: { ...this.spend.usage },
       costUsd: this.spend.costUsd,
-      ...(this.budget?.from === "agreed with the plan" ? { agreedBudgetUsd: this.budget.usd } : {}),
+      ...this.agreedBudget(),
     };
   }
 
@@ -321,7 +329,7 @@ export class Task {
       usage: usageJson(this.spend.usage),
       totalCostUsd: this.spend.costUsd,
       ...(this.focus.current ? { taskProgress: this.focus.current.map((i) => ({ ...i })) } : {}),
-      ...(this.budget?.from === "agreed with the plan" ? { agreedBudgetUsd: this.budget.usd } : {}),
+      ...this.agreedBudget(),
       ...(result === undefined ? {} : { result }),
     });
   }

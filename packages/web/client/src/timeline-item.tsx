@@ -216,7 +216,8 @@ export function ItemView({ item, task, onOpenTask }: Props) {
       return <HandoffItem item={item} task={task} onOpenTask={onOpenTask} />;
     case "restored": {
       const label = task.checkpoints.find((c) => c.hash === item.hash)?.label;
-      const name = `${item.checkpoint !== undefined ? `checkpoint ${item.checkpoint}` : "the checkpoint"}${label ? ` “${label}”` : item.checkpoint !== undefined ? "" : ` ${item.hash.slice(0, 8)}`}`;
+      const numbered = item.checkpoint === undefined ? undefined : `checkpoint ${item.checkpoint}`;
+      const name = label ? `${numbered ?? "the checkpoint"} “${label}”` : (numbered ?? `the checkpoint ${item.hash.slice(0, 8)}`);
       return <p className="notice info">{`Went back to ${name}: ${restoredText[item.what]} restored.`}</p>;
     }
     case "notice": {
